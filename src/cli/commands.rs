@@ -1,0 +1,281 @@
+//! `run`, `list` and `gen`.
+
+use super::{read_text, write_out};
+use crate::cluster::{builtin_clusters, parse_cluster, Cluster};
+use crate::error::{Error, Result};
+use crate::params::split_overrides;
+use crate::perf::ModelZoo;
+use crate::policy::registry;
+use crate::report::{check_owners, run_policy, to_csv, to_table, RunReport};
+use crate::sim::ENGINE_PARAMS;
+use crate::workload::gen::{generate, generators, provenance_comment};
+use crate::workload::{bundled_trace, bundled_traces, load_named, write_native, Format, Trace};
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+use std::io::IsTerminal;
+use std::sync::Arc;
+
+#[derive(Args)]
+pub struct RunArgs {
+    /// A bundled trace name (see `list traces`) or a trace file.
+    #[arg(long)]
+    pub trace: String,
+    /// Trace format; detected from the header when omitted (see `list formats`).
+    #[arg(long = "trace-format")]
+    pub trace_format: Option<String>,
+    /// A built-in cluster name or TYPE:NODESxGPUS[,...]; defaults to a bundled trace's recommended cluster.
+    #[arg(long)]
+    pub cluster: Option<String>,
+    /// Policies to compare, comma-separated; defaults to a bundled trace's recommended set.
+    #[arg(long)]
+    pub policy: Option<String>,
+    /// Parameter override OWNER.KEY=VALUE (OWNER is a policy or `engine`); repeatable.
+    #[arg(long = "set")]
+    pub set: Vec<String>,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// table | json | csv
+    #[arg(long, default_value = "table")]
+    pub format: String,
+    /// Write the report here instead of stdout.
+    #[arg(long)]
+    pub out: Option<String>,
+    /// Also write each policy's timeline (allocation segments, rounds) as JSON here.
+    #[arg(long)]
+    pub timeline: Option<String>,
+}
+
+fn load_trace(name: &str, format: Option<&str>) -> Result<Trace> {
+    let fmt = match format {
+        Some(f) => Some(Format::by_name(f).ok_or_else(|| {
+            Error::config(format!(
+                "unknown trace format '{f}'; known: {}",
+                Format::ALL.iter().map(|(_, n, _)| *n).collect::<Vec<_>>().join(", ")
+            ))
+        })?),
+        None => None,
+    };
+    if fmt.is_none() {
+        if let Some(t) = load_named(name) {
+            return t;
+        }
+    }
+    if !std::path::Path::new(name).exists() {
+        return Err(Error::config(format!(
+            "trace '{name}' is neither a bundled trace ({}) nor a file",
+            bundled_traces().iter().map(|t| t.name).collect::<Vec<_>>().join(", ")
+        )));
+    }
+    let text = read_text(name)?;
+    Trace::parse(name, &text, fmt)
+}
+
+pub fn run(a: RunArgs) -> Result<()> {
+    if !["table", "json", "csv"].contains(&a.format.as_str()) {
+        return Err(Error::config(format!("--format {}: expected table, json or csv", a.format)));
+    }
+    let trace = load_trace(&a.trace, a.trace_format.as_deref())?;
+    let bundled = bundled_trace(&a.trace);
+    let cluster_name = match (&a.cluster, &bundled) {
+        (Some(c), _) => c.clone(),
+        (None, Some(b)) => b.cluster.to_string(),
+        (None, None) => return Err(Error::config("--cluster is required for a trace file (e.g. --cluster homog-64)")),
+    };
+    let cluster: Arc<Cluster> = Arc::new(parse_cluster(&cluster_name)?);
+    let policies: Vec<String> = match (&a.policy, &bundled) {
+        (Some(p), _) => p.split(',').map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect(),
+        (None, Some(b)) => b.policies.iter().map(|s| s.to_string()).collect(),
+        (None, None) => vec!["fifo".to_string()],
+    };
+    if policies.is_empty() {
+        return Err(Error::config("--policy: name at least one policy"));
+    }
+    for p in &policies {
+        crate::policy::info(p)?;
+    }
+    let overrides = split_overrides(&a.set)?;
+    check_owners(&overrides, &policies)?;
+    let zoo = Arc::new(ModelZoo::builtin());
+
+    let show = std::io::stderr().is_terminal();
+    let mut results = Vec::new();
+    for p in &policies {
+        let bar = if show { ProgressBar::new(trace.jobs.len() as u64) } else { ProgressBar::hidden() };
+        bar.set_style(
+            ProgressStyle::with_template("{prefix:>10} [{bar:30}] {pos}/{len} jobs  {msg}")
+                .unwrap_or_else(|_| ProgressStyle::default_bar())
+                .progress_chars("=> "),
+        );
+        bar.set_prefix(p.clone());
+        let mut cb = |pr: &crate::sim::Progress| {
+            bar.set_position(pr.completed as u64);
+            bar.set_message(format!("t = {:.1} h", pr.now / 3600.0));
+            true
+        };
+        let r = run_policy(&trace, &cluster, &zoo, p, &overrides, a.seed, &mut cb)?;
+        bar.finish_and_clear();
+        results.push(r);
+    }
+    let engine = crate::params::Params::resolve("engine", ENGINE_PARAMS, overrides.get("engine").map_or(&[][..], |v| v))?;
+    let report = RunReport {
+        trace: trace.name.clone(),
+        cluster: cluster.name.clone(),
+        seed: a.seed,
+        engine,
+        results,
+    };
+    if let Some(path) = &a.timeline {
+        let tl: Vec<serde_json::Value> = report
+            .results
+            .iter()
+            .map(|r| serde_json::json!({"policy": r.policy, "timeline": r.outcome.timeline, "rounds": r.outcome.rounds}))
+            .collect();
+        let text = serde_json::to_string(&tl).map_err(|e| Error::Internal(e.to_string()))?;
+        write_out(Some(path), &text)?;
+    }
+    let text = match a.format.as_str() {
+        "json" => serde_json::to_string_pretty(&report).map_err(|e| Error::Internal(e.to_string()))? + "\n",
+        "csv" => to_csv(&report),
+        _ => to_table(&report),
+    };
+    write_out(a.out.as_deref(), &text)
+}
+
+pub fn list(what: &str, json: bool) -> Result<()> {
+    let zoo = ModelZoo::builtin();
+    let (text, value) = match what {
+        "traces" => {
+            let list = bundled_traces();
+            let mut t = String::new();
+            for b in &list {
+                t.push_str(&format!(
+                    "{:<22} {:>5} jobs  cluster {:<16} policies {}\n    {}\n",
+                    b.name,
+                    b.jobs,
+                    b.cluster,
+                    b.policies.join(","),
+                    b.description
+                ));
+            }
+            (t, serde_json::to_value(&list))
+        }
+        "clusters" => {
+            let mut t = String::new();
+            for c in builtin_clusters() {
+                let total = parse_cluster(c.name).map(|x| x.total_gpus).unwrap_or(0);
+                t.push_str(&format!("{:<18} {:<28} {:>5} GPUs  {}\n", c.name, c.spec, total, c.description));
+            }
+            t.push_str("\nAny TYPE:NODESxGPUS[,...][@RACK] spec also works. GPU types: ");
+            t.push_str(&crate::cluster::CATALOG.iter().map(|g| g.name).collect::<Vec<_>>().join(", "));
+            t.push('\n');
+            (t, serde_json::to_value(builtin_clusters()))
+        }
+        "policies" => {
+            let mut t = String::new();
+            for p in registry() {
+                t.push_str(&format!("{:<10} {} ({})\n    {}\n", p.name, p.title, p.source, p.description));
+                for s in p.params {
+                    t.push_str(&format!("    --set {}.{}={}  {}  [{}]\n", p.name, s.name, s.default, s.help, kind_text(&s.kind)));
+                }
+            }
+            (t, serde_json::to_value(registry()))
+        }
+        "engine" => {
+            let mut t = String::from("engine parameters (--set engine.KEY=VALUE):\n");
+            for s in ENGINE_PARAMS {
+                t.push_str(&format!("    {}={}  {}  [{}]\n", s.name, s.default, s.help, kind_text(&s.kind)));
+            }
+            (t, serde_json::to_value(ENGINE_PARAMS))
+        }
+        "models" => {
+            let mut t = String::new();
+            for m in zoo.models() {
+                t.push_str(&format!(
+                    "{:<24} family {:<8} batch {:>5}  max GPUs {:>3}  restart {:>4}s  {}\n    source: {}\n",
+                    m.name,
+                    m.family,
+                    m.default_batch,
+                    if m.max_gpus == 0 { "-".to_string() } else { m.max_gpus.to_string() },
+                    m.restart_s,
+                    m.description,
+                    m.provenance
+                ));
+            }
+            (t, serde_json::to_value(zoo.models()))
+        }
+        "generators" => {
+            let mut t = String::new();
+            for g in generators() {
+                t.push_str(&format!("{:<16} {} (default {} jobs)\n", g.name, g.description, g.default_jobs));
+                for s in g.params {
+                    t.push_str(&format!("    --set {}={}  {}  [{}]\n", s.name, s.default, s.help, kind_text(&s.kind)));
+                }
+            }
+            (t, serde_json::to_value(generators()))
+        }
+        "formats" => {
+            let mut t = String::new();
+            let mut v = Vec::new();
+            for (_, name, desc) in Format::ALL {
+                t.push_str(&format!("{name:<10} {desc}\n"));
+                v.push(serde_json::json!({"name": name, "description": desc}));
+            }
+            (t, Ok(serde_json::Value::Array(v)))
+        }
+        other => {
+            return Err(Error::config(format!(
+                "list {other}: expected traces, clusters, policies, models, generators, formats or engine"
+            )))
+        }
+    };
+    let out = if json {
+        serde_json::to_string_pretty(&value.map_err(|e| Error::Internal(e.to_string()))?).map_err(|e| Error::Internal(e.to_string()))? + "\n"
+    } else {
+        text
+    };
+    write_out(None, &out)
+}
+
+fn kind_text(k: &crate::params::ParamKind) -> String {
+    use crate::params::ParamKind::*;
+    match k {
+        Float { min, max } => format!("number {min}..{max}"),
+        Int { min, max } => format!("integer {min}..{max}"),
+        Bool => "true|false".into(),
+        Choice { options } => options.join("|"),
+    }
+}
+
+#[derive(Args)]
+pub struct GenArgs {
+    /// Generator name (see `list generators`).
+    pub name: String,
+    #[arg(long)]
+    pub jobs: Option<usize>,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Generator parameter KEY=VALUE; repeatable.
+    #[arg(long = "set")]
+    pub set: Vec<String>,
+    /// Output file (native CSV); stdout when omitted.
+    #[arg(long)]
+    pub out: Option<String>,
+}
+
+pub fn gen(a: GenArgs) -> Result<()> {
+    let mut overrides = Vec::new();
+    for s in &a.set {
+        let (k, v) = s
+            .split_once('=')
+            .ok_or_else(|| Error::config(format!("--set {s}: expected KEY=VALUE")))?;
+        overrides.push((k.trim().to_string(), v.trim().to_string()));
+    }
+    let trace = generate(&a.name, a.jobs, a.seed, &overrides)?;
+    let n = trace.jobs.len();
+    let text = write_native(&trace.jobs, &provenance_comment(&a.name, n, a.seed, &overrides));
+    write_out(a.out.as_deref(), &text)?;
+    if a.out.is_some() {
+        eprintln!("wrote {n} jobs");
+    }
+    Ok(())
+}

@@ -1,0 +1,87 @@
+//! The native command-line interface (`schedlab`). Native only: clap,
+//! progress bars and file IO live here, never in the simulator.
+
+mod bench;
+mod commands;
+
+use crate::error::Error;
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(name = "schedlab", version, about = "GPU-cluster scheduling lab: simulate and compare deep-learning job schedulers")]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand)]
+pub enum Command {
+    /// Simulate one or more policies on a trace and print their metrics.
+    Run(commands::RunArgs),
+    /// List bundled traces, clusters, policies (with parameters), models, generators or formats.
+    List {
+        /// traces | clusters | policies | models | generators | formats | engine
+        what: String,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Generate a synthetic trace with a seeded generator.
+    Gen(commands::GenArgs),
+    /// Benchmarks: `engine` (jobs simulated per second).
+    Bench(bench::BenchArgs),
+}
+
+/// Runs the CLI; returns the process exit code (0 ok, 2 bad input, 1 other).
+pub fn main() -> i32 {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Run(a) => commands::run(a),
+        Command::List { what, json } => commands::list(&what, json),
+        Command::Gen(a) => commands::gen(a),
+        Command::Bench(a) => bench::bench(a),
+    };
+    match result {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("error: {e}");
+            if e.is_user_error() {
+                2
+            } else {
+                1
+            }
+        }
+    }
+}
+
+/// Reads a file with a size check first (a clear error, not an OOM).
+pub(crate) fn read_text(path: &str) -> Result<String, Error> {
+    let meta = std::fs::metadata(path).map_err(|e| Error::input(path, 0, "", format!("cannot open: {e}")))?;
+    if meta.len() as usize > crate::workload::MAX_TRACE_BYTES {
+        return Err(Error::input(
+            path,
+            0,
+            "",
+            format!("file is {} MB; the limit is {} MB", meta.len() >> 20, crate::workload::MAX_TRACE_BYTES >> 20),
+        ));
+    }
+    let bytes = std::fs::read(path).map_err(|e| Error::input(path, 0, "", format!("cannot read: {e}")))?;
+    String::from_utf8(bytes).map_err(|e| {
+        let upto = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+        let line = upto.iter().filter(|b| **b == b'\n').count() + 1;
+        Error::input(path, line, "", "not UTF-8 text")
+    })
+}
+
+/// Writes output to a file or stdout.
+pub(crate) fn write_out(out: Option<&str>, text: &str) -> Result<(), Error> {
+    match out {
+        Some(path) => std::fs::write(path, text).map_err(|e| Error::config(format!("cannot write {path}: {e}"))),
+        None => {
+            use std::io::Write;
+            let mut stdout = std::io::stdout().lock();
+            let _ = stdout.write_all(text.as_bytes());
+            Ok(())
+        }
+    }
+}

@@ -1,0 +1,449 @@
+//! Placement: which physical GPUs an allocation occupies.
+//!
+//! The [`Packer`] is the one place that turns "job J gets K GPUs of type T"
+//! into node-level GPU sets. Policies walk their jobs in priority order and
+//! claim through a packer, so a claim that cannot be placed (fragmentation)
+//! is seen by the policy at once and it can skip the job, as a real
+//! scheduler would.
+//!
+//! Rules (`PlacementRule::Packed`, the default): a job that fits in one node
+//! gets one node; a larger job gets whole free nodes plus at most one partial
+//! node. Among candidate nodes the fullest that still fits is chosen (best
+//! fit), nodes the job already uses are preferred so that a running job is
+//! not moved needlessly. `PlacementRule::Any` spreads over the fewest nodes
+//! without the whole-node rule (the AFS paper's identical-latency model).
+
+use super::{Cluster, GpuKind};
+use serde::Serialize;
+
+/// GPUs used on one node, as a bit mask over the node's local GPU indices.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct NodeShare {
+    pub node: u32,
+    pub mask: u64,
+}
+
+impl NodeShare {
+    pub fn count(&self) -> u32 {
+        self.mask.count_ones()
+    }
+}
+
+/// The physical GPUs of one allocation (all of one type), sorted by node.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Placement {
+    pub kind: GpuKind,
+    pub shares: Vec<NodeShare>,
+}
+
+impl Placement {
+    pub fn gpus(&self) -> u32 {
+        self.shares.iter().map(|s| s.count()).sum()
+    }
+
+    pub fn nodes(&self) -> u32 {
+        self.shares.len() as u32
+    }
+
+    /// Replicas per node, in node order (the Pollux "placement" tuple).
+    pub fn per_node(&self) -> Vec<u32> {
+        self.shares.iter().map(|s| s.count()).collect()
+    }
+
+    /// Same nodes with the same number of GPUs on each (the Pollux
+    /// simulator's notion of "unchanged"; moving within a node is free).
+    pub fn same_nodes(&self, other: &Placement) -> bool {
+        self.kind == other.kind
+            && self.shares.len() == other.shares.len()
+            && self
+                .shares
+                .iter()
+                .zip(&other.shares)
+                .all(|(a, b)| a.node == b.node && a.count() == b.count())
+    }
+
+    /// Cluster-wide GPU indices.
+    pub fn gpu_ids(&self, cluster: &Cluster) -> Vec<u32> {
+        let mut out = Vec::with_capacity(self.gpus() as usize);
+        for s in &self.shares {
+            let base = cluster.nodes[s.node as usize].first_gpu;
+            let mut m = s.mask;
+            while m != 0 {
+                let bit = m.trailing_zeros();
+                out.push(base + bit);
+                m &= m - 1;
+            }
+        }
+        out
+    }
+}
+
+/// How allocations may be spread over nodes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PlacementRule {
+    /// One node if the job fits in a node, else whole nodes plus one partial.
+    Packed,
+    /// Any free GPUs of the type, fewest nodes first.
+    Any,
+}
+
+/// A tentative assignment of GPUs to jobs, built claim by claim.
+#[derive(Debug, Clone)]
+pub struct Packer<'c> {
+    cluster: &'c Cluster,
+    rule: PlacementRule,
+    /// Unclaimed GPUs per node.
+    free: Vec<u64>,
+    /// GPUs still reserved for running jobs that have not claimed yet.
+    reserved: Vec<u64>,
+    /// Current placement of each running job not yet walked, by job id.
+    reservations: Vec<(u32, Placement)>,
+    /// Unclaimed GPUs per kind (indexed by `GpuKind.0`).
+    free_by_kind: Vec<u32>,
+}
+
+/// Mask with the node's `gpus` low bits set.
+pub fn node_mask(gpus: u32) -> u64 {
+    if gpus >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << gpus) - 1
+    }
+}
+
+/// Takes `count` GPUs from `avail`, preferring those in `prefer`.
+fn take_bits(avail: u64, prefer: u64, count: u32) -> u64 {
+    let mut out = 0u64;
+    let mut need = count;
+    for pool in [avail & prefer, avail & !prefer] {
+        let mut m = pool;
+        while need > 0 && m != 0 {
+            let bit = m & m.wrapping_neg();
+            out |= bit;
+            m &= m - 1;
+            need -= 1;
+        }
+    }
+    out
+}
+
+impl<'c> Packer<'c> {
+    /// Every GPU free, no reservations: for policies that re-plan everything
+    /// and do not care which GPUs a job had.
+    pub fn empty(cluster: &'c Cluster, rule: PlacementRule) -> Self {
+        let mut free_by_kind = vec![0u32; super::CATALOG.len()];
+        for n in &cluster.nodes {
+            free_by_kind[n.kind.0 as usize] += n.gpus;
+        }
+        Packer {
+            cluster,
+            rule,
+            free: cluster.nodes.iter().map(|n| node_mask(n.gpus)).collect(),
+            reserved: vec![0; cluster.nodes.len()],
+            reservations: Vec::new(),
+            free_by_kind,
+        }
+    }
+
+    /// Every GPU free, but the current placements of running jobs are
+    /// reserved for them: a job claimed later keeps its GPUs if it keeps its
+    /// size, and new jobs only take reserved GPUs when nothing else fits.
+    pub fn replanning<'p>(
+        cluster: &'c Cluster,
+        rule: PlacementRule,
+        running: impl IntoIterator<Item = (u32, &'p Placement)>,
+    ) -> Self {
+        let mut p = Self::empty(cluster, rule);
+        for (job, pl) in running {
+            for s in &pl.shares {
+                p.reserved[s.node as usize] |= s.mask;
+            }
+            p.reservations.push((job, pl.clone()));
+        }
+        p.reservations.sort_by_key(|(j, _)| *j);
+        p
+    }
+
+    /// GPUs of running jobs are taken; only the idle ones can be claimed.
+    /// For non-preemptive policies that only start waiting jobs.
+    pub fn idle_only<'p>(
+        cluster: &'c Cluster,
+        rule: PlacementRule,
+        running: impl IntoIterator<Item = &'p Placement>,
+    ) -> Self {
+        let mut p = Self::empty(cluster, rule);
+        for pl in running {
+            p.mark_claimed(pl);
+        }
+        p
+    }
+
+    fn mark_claimed(&mut self, pl: &Placement) {
+        for s in &pl.shares {
+            let taken = self.free[s.node as usize] & s.mask;
+            self.free[s.node as usize] &= !s.mask;
+            self.reserved[s.node as usize] &= !s.mask;
+            self.free_by_kind[pl.kind.0 as usize] -= taken.count_ones();
+        }
+    }
+
+    pub fn cluster(&self) -> &'c Cluster {
+        self.cluster
+    }
+
+    pub fn rule(&self) -> PlacementRule {
+        self.rule
+    }
+
+    /// Unclaimed GPUs of one type (reserved ones included).
+    pub fn free_of(&self, kind: GpuKind) -> u32 {
+        self.free_by_kind[kind.0 as usize]
+    }
+
+    /// Unclaimed GPUs of every type.
+    pub fn free_total(&self) -> u32 {
+        self.free_by_kind.iter().sum()
+    }
+
+    fn reservation_of(&self, job: u32) -> Option<usize> {
+        self.reservations.binary_search_by_key(&job, |(j, _)| *j).ok()
+    }
+
+    /// Drops a running job's reservation (it is not going to run, or has
+    /// been placed); its reserved GPUs become ordinary free GPUs.
+    pub fn release(&mut self, job: u32) {
+        if let Some(i) = self.reservation_of(job) {
+            let (_, pl) = self.reservations.remove(i);
+            for s in &pl.shares {
+                self.reserved[s.node as usize] &= !s.mask;
+            }
+        }
+    }
+
+    /// Would `count` GPUs of `kind` fit now, using reserved GPUs if needed?
+    pub fn fits(&self, kind: GpuKind, count: u32) -> bool {
+        count > 0
+            && self.free_of(kind) >= count
+            && self.find(kind, count, &self.free, None).is_some()
+    }
+
+    /// Claims `count` GPUs of `kind` for `job`. Returns the placement, or
+    /// `None` (nothing changes) if it cannot be placed under the rule.
+    pub fn claim(&mut self, job: u32, kind: GpuKind, count: u32) -> Option<Placement> {
+        if count == 0 || self.free_of(kind) < count {
+            return None;
+        }
+        let own = self.reservation_of(job).map(|i| self.reservations[i].1.clone());
+        // 1. Keep the current GPUs when the size and type are unchanged.
+        if let Some(cur) = &own {
+            if cur.kind == kind
+                && cur.gpus() == count
+                && cur.shares.iter().all(|s| self.free[s.node as usize] & s.mask == s.mask)
+            {
+                self.release(job);
+                self.mark_claimed(cur);
+                return Some(cur.clone());
+            }
+        }
+        // 2. Free GPUs nobody else has reserved (plus our own).
+        let mut avail: Vec<u64> = self
+            .free
+            .iter()
+            .zip(&self.reserved)
+            .map(|(f, r)| f & !r)
+            .collect();
+        if let Some(cur) = &own {
+            for s in &cur.shares {
+                avail[s.node as usize] |= self.free[s.node as usize] & s.mask;
+            }
+        }
+        let placed = self
+            .find(kind, count, &avail, own.as_ref())
+            // 3. Take GPUs reserved by lower-priority running jobs.
+            .or_else(|| self.find(kind, count, &self.free, own.as_ref()))?;
+        self.release(job);
+        self.mark_claimed(&placed);
+        Some(placed)
+    }
+
+    /// Claims an explicit placement (e.g. a policy's own placer); `false` if
+    /// any of its GPUs is already claimed.
+    pub fn claim_exact(&mut self, job: u32, placement: &Placement) -> bool {
+        let ok = placement.shares.iter().all(|s| {
+            (s.node as usize) < self.free.len()
+                && self.cluster.nodes[s.node as usize].kind == placement.kind
+                && self.free[s.node as usize] & s.mask == s.mask
+        });
+        if ok {
+            self.release(job);
+            self.mark_claimed(placement);
+        }
+        ok
+    }
+
+    /// Finds a placement in `avail` without claiming it.
+    fn find(&self, kind: GpuKind, count: u32, avail: &[u64], prefer: Option<&Placement>) -> Option<Placement> {
+        let prefer_mask = |node: u32| -> u64 {
+            prefer
+                .filter(|p| p.kind == kind)
+                .and_then(|p| p.shares.iter().find(|s| s.node == node))
+                .map_or(0, |s| s.mask)
+        };
+        let nodes = self.cluster.nodes.iter().filter(|n| n.kind == kind);
+        match self.rule {
+            PlacementRule::Packed => {
+                let max_node = self.cluster.max_node_gpus(kind);
+                if count <= max_node {
+                    // Best fit on a single node: prefer our old node, then the
+                    // fullest node that fits, then the lowest id.
+                    let best = nodes
+                        .filter(|n| avail[n.id as usize].count_ones() >= count)
+                        .min_by_key(|n| {
+                            let a = avail[n.id as usize];
+                            ((a & prefer_mask(n.id)).count_ones() == 0, a.count_ones(), n.id)
+                        })?;
+                    let mask = take_bits(avail[best.id as usize], prefer_mask(best.id), count);
+                    return Some(Placement {
+                        kind,
+                        shares: vec![NodeShare { node: best.id, mask }],
+                    });
+                }
+                // Whole free nodes (largest first, ours first), then one partial node.
+                let mut whole: Vec<&super::Node> = nodes
+                    .clone()
+                    .filter(|n| avail[n.id as usize] == node_mask(n.gpus))
+                    .collect();
+                whole.sort_by_key(|n| (prefer_mask(n.id) == 0, std::cmp::Reverse(n.gpus), n.id));
+                let mut shares = Vec::new();
+                let mut need = count;
+                for n in whole {
+                    if need >= n.gpus {
+                        shares.push(NodeShare { node: n.id, mask: node_mask(n.gpus) });
+                        need -= n.gpus;
+                    }
+                    if need == 0 {
+                        break;
+                    }
+                }
+                if need > 0 {
+                    let used: Vec<u32> = shares.iter().map(|s| s.node).collect();
+                    let part = nodes
+                        .filter(|n| !used.contains(&n.id) && avail[n.id as usize].count_ones() >= need)
+                        .min_by_key(|n| {
+                            let a = avail[n.id as usize];
+                            ((a & prefer_mask(n.id)).count_ones() == 0, a.count_ones(), n.id)
+                        })?;
+                    let mask = take_bits(avail[part.id as usize], prefer_mask(part.id), need);
+                    shares.push(NodeShare { node: part.id, mask });
+                }
+                shares.sort_by_key(|s| s.node);
+                Some(Placement { kind, shares })
+            }
+            PlacementRule::Any => {
+                let mut cands: Vec<&super::Node> =
+                    nodes.filter(|n| avail[n.id as usize] != 0).collect();
+                cands.sort_by_key(|n| {
+                    let a = avail[n.id as usize];
+                    (
+                        std::cmp::Reverse((a & prefer_mask(n.id)).count_ones()),
+                        std::cmp::Reverse(a.count_ones()),
+                        n.id,
+                    )
+                });
+                let mut shares = Vec::new();
+                let mut need = count;
+                for n in cands {
+                    if need == 0 {
+                        break;
+                    }
+                    let a = avail[n.id as usize];
+                    let take = need.min(a.count_ones());
+                    shares.push(NodeShare { node: n.id, mask: take_bits(a, prefer_mask(n.id), take) });
+                    need -= take;
+                }
+                if need > 0 {
+                    return None;
+                }
+                shares.sort_by_key(|s| s.node);
+                Some(Placement { kind, shares })
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cluster::parse_cluster;
+
+    fn t4() -> GpuKind {
+        GpuKind::by_name("t4").unwrap()
+    }
+
+    #[test]
+    fn small_jobs_stay_on_one_node_best_fit() {
+        let c = parse_cluster("t4:3x4").unwrap();
+        let mut p = Packer::empty(&c, PlacementRule::Packed);
+        let a = p.claim(1, t4(), 3).unwrap();
+        assert_eq!(a.nodes(), 1);
+        // 1 GPU should fill the node that has exactly one left (best fit).
+        let b = p.claim(2, t4(), 1).unwrap();
+        assert_eq!(b.shares[0].node, a.shares[0].node);
+        // 2 GPUs: a fresh node.
+        let c2 = p.claim(3, t4(), 2).unwrap();
+        assert_ne!(c2.shares[0].node, a.shares[0].node);
+        // 3 GPUs cannot be split over the 2 + 4 free GPUs? 4 are free on one node.
+        assert!(p.claim(4, t4(), 3).is_some());
+        // Now 2 free GPUs on one node only; 3 cannot fit and is not split.
+        assert_eq!(p.free_of(t4()), 2);
+        assert!(p.claim(5, t4(), 3).is_none());
+    }
+
+    #[test]
+    fn large_jobs_take_whole_nodes_plus_one_partial() {
+        let c = parse_cluster("t4:4x4").unwrap();
+        let mut p = Packer::empty(&c, PlacementRule::Packed);
+        let a = p.claim(1, t4(), 6).unwrap();
+        assert_eq!(a.per_node().iter().copied().max(), Some(4));
+        assert_eq!(a.gpus(), 6);
+        assert_eq!(a.nodes(), 2);
+        let _ = p.claim(2, t4(), 1).unwrap();
+        // 8 GPUs need two whole free nodes: only one whole node is left.
+        assert!(p.claim(3, t4(), 8).is_none());
+    }
+
+    #[test]
+    fn running_jobs_keep_their_gpus() {
+        let c = parse_cluster("t4:2x4").unwrap();
+        let mut p0 = Packer::empty(&c, PlacementRule::Packed);
+        let old = p0.claim(7, t4(), 2).unwrap();
+        let mut p = Packer::replanning(&c, PlacementRule::Packed, [(7, &old)]);
+        // A new job avoids the reserved GPUs while others exist.
+        let n = p.claim(1, t4(), 4).unwrap();
+        assert_ne!(n.shares[0].node, old.shares[0].node);
+        let kept = p.claim(7, t4(), 2).unwrap();
+        assert_eq!(kept, old);
+    }
+
+    #[test]
+    fn any_rule_spreads() {
+        let c = parse_cluster("gtx1080:2x4").unwrap();
+        let k = GpuKind::by_name("gtx1080").unwrap();
+        let mut p = Packer::empty(&c, PlacementRule::Any);
+        p.claim(1, k, 3).unwrap();
+        p.claim(2, k, 3).unwrap();
+        let x = p.claim(3, k, 2).unwrap();
+        assert_eq!(x.nodes(), 2);
+        assert_eq!(p.free_total(), 0);
+    }
+
+    #[test]
+    fn gpu_ids_are_cluster_wide() {
+        let c = parse_cluster("t4:2x4").unwrap();
+        let mut p = Packer::empty(&c, PlacementRule::Packed);
+        let _ = p.claim(1, t4(), 4).unwrap();
+        let b = p.claim(2, t4(), 2).unwrap();
+        assert_eq!(b.gpu_ids(&c), vec![4, 5]);
+    }
+}

@@ -1,0 +1,142 @@
+//! Cluster spec strings (`TYPE:NODESxGPUS[,...][@RACK]`) and named built-ins.
+
+use super::{Cluster, GpuKind, NodeGroup, MAX_CLUSTER_GPUS, MAX_GPUS_PER_NODE};
+use crate::error::{Error, Result};
+use serde::Serialize;
+
+/// A named cluster shipped with schedlab.
+#[derive(Debug, Clone, Serialize)]
+pub struct BuiltinCluster {
+    pub name: &'static str,
+    pub spec: &'static str,
+    pub description: &'static str,
+}
+
+/// The named clusters, each with the paper setting it reproduces.
+pub fn builtin_clusters() -> &'static [BuiltinCluster] {
+    &[
+        BuiltinCluster { name: "sia-hetero-64", spec: "t4:6x4,rtx:3x8,a100:2x8", description: "Sia thesis heterogeneous simulation cluster: 6 T4 nodes x4, 3 RTX nodes x8, 2 A100 nodes x8 (64 GPUs)" },
+        BuiltinCluster { name: "sia-physical-44", spec: "rtx:3x8,a100:2x8,quad:1x4", description: "Sia physical testbed: 3 RTX x8, 2 A100 x8, 1 Quadro x4 (44 GPUs)" },
+        BuiltinCluster { name: "homog-64", spec: "t4:16x4", description: "Pollux/Sia homogeneous cluster: 16 g4dn.12xlarge nodes with 4 T4 each (64 GPUs)" },
+        BuiltinCluster { name: "afs-64", spec: "gtx1080:16x4", description: "AFS/CoDDL cluster: 16 servers with 4 identical GPUs each (64 GPUs)" },
+        BuiltinCluster { name: "pcs-64", spec: "v100:16x4", description: "PCS simulation: homogeneous pool of 64 GPUs (no placement effects)" },
+        BuiltinCluster { name: "pcs-testbed-16", spec: "v100:4x4", description: "PCS testbed: 16 GPUs" },
+        BuiltinCluster { name: "sts-hetero", spec: "k80:4x8,m60:4x8,a100-80:4x8", description: "STS experiments: nodes of 8 K80, M60 or A100 GPUs" },
+        BuiltinCluster { name: "sia-hetero-2048", spec: "t4:192x4,rtx:96x8,a100:64x8", description: "Sia scaling experiment: the heterogeneous cluster x32 (2048 GPUs)" },
+        BuiltinCluster { name: "bench-1024", spec: "v100:128x8", description: "Benchmark cluster: 128 nodes with 8 GPUs (1024 GPUs)" },
+    ]
+}
+
+/// Parses a built-in name or a spec string into a cluster.
+///
+/// Grammar: `GROUP[,GROUP...][@RACK]` with `GROUP = TYPE:NODESxGPUS`;
+/// `@RACK` puts that many consecutive nodes in each rack.
+pub fn parse_cluster(text: &str) -> Result<Cluster> {
+    let text = text.trim();
+    if let Some(b) = builtin_clusters().iter().find(|b| b.name == text) {
+        let mut c = parse_spec(b.spec)?;
+        c.name = b.name.to_string();
+        return Ok(c);
+    }
+    parse_spec(text)
+}
+
+fn parse_spec(text: &str) -> Result<Cluster> {
+    let bad = |why: String| {
+        Error::config(format!(
+            "cluster '{text}': {why} (expected a built-in name such as sia-hetero-64, or TYPE:NODESxGPUS[,...], e.g. t4:6x4,rtx:3x8)"
+        ))
+    };
+    if text.is_empty() {
+        return Err(bad("empty cluster spec".into()));
+    }
+    let (groups_text, rack_size) = match text.split_once('@') {
+        Some((g, r)) => {
+            let r: u32 = r.trim().parse().map_err(|_| bad(format!("rack size '{r}' is not a positive integer")))?;
+            if r == 0 {
+                return Err(bad("rack size must be at least 1".into()));
+            }
+            (g, r)
+        }
+        None => (text, 0),
+    };
+    let mut groups = Vec::new();
+    let mut total: u64 = 0;
+    for part in groups_text.split(',') {
+        let part = part.trim();
+        let (ty, shape) = part
+            .split_once(':')
+            .ok_or_else(|| bad(format!("group '{part}' lacks ':'")))?;
+        let kind = GpuKind::by_name(ty).ok_or_else(|| {
+            let known: Vec<&str> = super::CATALOG.iter().map(|t| t.name).collect();
+            bad(format!("unknown GPU type '{ty}' (known: {})", known.join(", ")))
+        })?;
+        let (nodes, gpus) = shape
+            .to_ascii_lowercase()
+            .split_once('x')
+            .map(|(a, b)| (a.trim().to_string(), b.trim().to_string()))
+            .ok_or_else(|| bad(format!("group '{part}' needs NODESxGPUS")))?;
+        let nodes: u32 = nodes.parse().map_err(|_| bad(format!("node count '{nodes}' is not a positive integer")))?;
+        let gpus: u32 = gpus.parse().map_err(|_| bad(format!("GPUs per node '{gpus}' is not a positive integer")))?;
+        if nodes == 0 || gpus == 0 {
+            return Err(bad(format!("group '{part}' has zero nodes or zero GPUs")));
+        }
+        if gpus > MAX_GPUS_PER_NODE {
+            return Err(bad(format!("{gpus} GPUs per node exceeds the maximum of {MAX_GPUS_PER_NODE}")));
+        }
+        total += nodes as u64 * gpus as u64;
+        if total > MAX_CLUSTER_GPUS as u64 {
+            return Err(bad(format!("more than {MAX_CLUSTER_GPUS} GPUs")));
+        }
+        groups.push(NodeGroup { kind, nodes, gpus_per_node: gpus });
+    }
+    Ok(Cluster::from_groups(text, groups, rack_size))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builtins_have_expected_sizes() {
+        let want = [("sia-hetero-64", 64), ("sia-physical-44", 44), ("homog-64", 64), ("afs-64", 64)];
+        for (name, gpus) in want {
+            let c = parse_cluster(name).unwrap();
+            assert_eq!(c.total_gpus, gpus, "{name}");
+            assert_eq!(c.name, name);
+        }
+        let c = parse_cluster("sia-hetero-64").unwrap();
+        assert_eq!(c.kinds.len(), 3);
+        assert_eq!(c.gpus_of(GpuKind::by_name("rtx").unwrap()), 24);
+        for b in builtin_clusters() {
+            parse_cluster(b.name).unwrap();
+        }
+    }
+
+    #[test]
+    fn spec_strings_and_racks() {
+        let c = parse_cluster("t4:6x4, rtx:3X8@2").unwrap();
+        assert_eq!(c.total_gpus, 48);
+        assert_eq!(c.nodes.len(), 9);
+        assert_eq!(c.nodes[8].rack, 4);
+        assert_eq!(c.nodes[8].first_gpu, 24 + 16);
+        assert_eq!(c.node_of_gpu(25).id, 6);
+        assert_eq!(c.spec_string(), "t4:6x4,rtx:3x8");
+    }
+
+    #[test]
+    fn bad_specs_are_refused_with_reason() {
+        for (spec, needle) in [
+            ("", "empty"),
+            ("t4", "lacks ':'"),
+            ("zz:1x4", "unknown GPU type 'zz'"),
+            ("t4:0x4", "zero"),
+            ("t4:2x", "not a positive integer"),
+            ("t4:2x128", "maximum"),
+            ("t4:100000x64", "more than"),
+        ] {
+            let e = parse_cluster(spec).unwrap_err().to_string();
+            assert!(e.contains(needle), "{spec}: {e}");
+        }
+    }
+}

@@ -1,0 +1,144 @@
+//! Metrics: per-job records and per-run summaries (JCT statistics,
+//! queueing, GPU-hours, utilisation, restarts, finish-time fairness).
+//!
+//! Definitions (also in `docs/METRICS.md`):
+//! - JCT = finish - arrival; percentiles take element floor(q*n) of the
+//!   sorted JCTs (the Sia artifact's rule).
+//! - Queueing delay = time a job spent without GPUs between arrival and
+//!   finish (JCT minus time holding GPUs), waits after preemption included.
+//! - Makespan = last finish - first arrival.
+//! - GPU-hours = GPU time held by jobs, restart delays included.
+//! - Utilisation = GPU time held / (cluster GPUs x makespan).
+//! - Finish-time fairness rho (Themis; Sia eq. 3.6): JCT divided by the
+//!   job's isolated run time on a 1/N_avg share of the cluster, where N_avg
+//!   is the mean number of active jobs during its life; on a heterogeneous
+//!   cluster the isolated times per type are weighted by the type's share
+//!   of GPUs. A rigid job's share is its request time-sliced by v/request.
+
+use crate::cluster::Cluster;
+use crate::num;
+use crate::perf::{BatchChoice, ModelZoo};
+use crate::sim::{JobResult, Outcome};
+use crate::workload::{Adaptivity, JobSpec};
+use serde::Serialize;
+
+/// One job's metrics (the CLI's `jobs` array).
+#[derive(Debug, Clone, Serialize)]
+pub struct JobMetrics {
+    pub id: u32,
+    pub name: String,
+    pub model: String,
+    pub arrival: f64,
+    pub start: Option<f64>,
+    pub finish: Option<f64>,
+    pub jct_s: Option<f64>,
+    pub queue_s: Option<f64>,
+    pub gpu_s: f64,
+    pub restarts: u32,
+    pub preemptions: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ftf_rho: Option<f64>,
+}
+
+/// A run's summary (the CLI's `metrics` object).
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Summary {
+    pub jobs: usize,
+    pub completed: usize,
+    pub avg_jct_s: f64,
+    pub p50_jct_s: f64,
+    pub p90_jct_s: f64,
+    pub p99_jct_s: f64,
+    pub makespan_s: f64,
+    pub avg_queue_s: f64,
+    pub gpu_hours: f64,
+    pub utilization: f64,
+    pub avg_restarts: f64,
+    /// Worst finish-time fairness over completed jobs.
+    pub ftf_rho_max: f64,
+    /// Fraction of completed jobs with rho > 1.
+    pub ftf_unfair_frac: f64,
+}
+
+/// Per-job metrics and the run summary of one outcome.
+pub fn evaluate(outcome: &Outcome, specs: &[JobSpec], cluster: &Cluster, zoo: &ModelZoo) -> (Summary, Vec<JobMetrics>) {
+    let jobs: Vec<JobMetrics> = outcome
+        .jobs
+        .iter()
+        .zip(specs)
+        .map(|(r, spec)| {
+            let jct = r.finish.map(|f| f - r.arrival);
+            JobMetrics {
+                id: r.id,
+                name: r.name.clone(),
+                model: r.model.clone(),
+                arrival: r.arrival,
+                start: r.start,
+                finish: r.finish,
+                jct_s: jct,
+                queue_s: jct.map(|j| (j - r.run_s).max(0.0)),
+                gpu_s: r.gpu_s,
+                restarts: r.restarts,
+                preemptions: r.preemptions,
+                ftf_rho: jct.and_then(|j| ftf_rho(j, r, spec, cluster, zoo)),
+            }
+        })
+        .collect();
+    (summarize(&jobs, outcome, cluster), jobs)
+}
+
+fn summarize(jobs: &[JobMetrics], outcome: &Outcome, cluster: &Cluster) -> Summary {
+    let mut jcts: Vec<f64> = jobs.iter().filter_map(|j| j.jct_s).collect();
+    jcts.sort_by(f64::total_cmp);
+    let queues: Vec<f64> = jobs.iter().filter_map(|j| j.queue_s).collect();
+    let first = jobs.iter().map(|j| j.arrival).fold(f64::INFINITY, f64::min);
+    let last = jobs.iter().filter_map(|j| j.finish).fold(f64::NEG_INFINITY, f64::max);
+    let makespan = if last.is_finite() && first.is_finite() { last - first } else { 0.0 };
+    let gpu_s: f64 = outcome.jobs.iter().map(|j| j.gpu_s).sum();
+    let rhos: Vec<f64> = jobs.iter().filter_map(|j| j.ftf_rho).collect();
+    Summary {
+        jobs: jobs.len(),
+        completed: jcts.len(),
+        avg_jct_s: num::mean(&jcts),
+        p50_jct_s: num::percentile_sorted(&jcts, 0.50),
+        p90_jct_s: num::percentile_sorted(&jcts, 0.90),
+        p99_jct_s: num::percentile_sorted(&jcts, 0.99),
+        makespan_s: makespan,
+        avg_queue_s: num::mean(&queues),
+        gpu_hours: gpu_s / 3600.0,
+        utilization: if makespan > 0.0 { gpu_s / (cluster.total_gpus as f64 * makespan) } else { 0.0 },
+        avg_restarts: if jobs.is_empty() { 0.0 } else { jobs.iter().map(|j| j.restarts as f64).sum::<f64>() / jobs.len() as f64 },
+        ftf_rho_max: rhos.iter().copied().fold(0.0, f64::max),
+        ftf_unfair_frac: if rhos.is_empty() { 0.0 } else { rhos.iter().filter(|r| **r > 1.0).count() as f64 / rhos.len() as f64 },
+    }
+}
+
+/// Finish-time fairness of one completed job (None if no reference exists).
+fn ftf_rho(jct: f64, r: &JobResult, spec: &JobSpec, cluster: &Cluster, zoo: &ModelZoo) -> Option<f64> {
+    let model = zoo.lookup(&r.model)?;
+    let info = zoo.get(model);
+    let n_avg = r.n_avg.max(1.0);
+    let v = cluster.total_gpus as f64 / n_avg;
+    let batch = if spec.batch_size > 0 { spec.batch_size } else { info.default_batch };
+    let kinds: Vec<_> = match spec.gpu_type.as_deref().and_then(crate::cluster::GpuKind::by_name) {
+        Some(k) if cluster.kinds.contains(&k) => vec![k],
+        _ => cluster.kinds.clone(),
+    };
+    let total: f64 = kinds.iter().map(|k| cluster.gpus_of(*k) as f64).sum();
+    let mut t_ref = 0.0;
+    for k in kinds {
+        let weight = cluster.gpus_of(k) as f64 / total;
+        let rate = if spec.adaptivity == Adaptivity::Rigid {
+            let req = spec.gpus as f64;
+            zoo.rate_at_share(model, k, req, BatchChoice::Fixed(batch), 0.0) * (v / req).min(1.0)
+        } else {
+            let cap = if spec.max_gpus > 0 { spec.max_gpus } else if info.max_gpus > 0 { info.max_gpus } else { cluster.total_gpus };
+            zoo.rate_at_share(model, k, v.min(cap as f64), BatchChoice::Fixed(batch), 0.0)
+        };
+        if rate <= 0.0 {
+            return None;
+        }
+        t_ref += weight * r.work / rate;
+    }
+    (t_ref > 0.0).then(|| jct / t_ref)
+}

@@ -1,0 +1,256 @@
+//! Declared parameters: one declaration (name, default, range, help) per
+//! knob, used by the CLI (`--set P.KEY=VALUE`), the page's controls and the
+//! docs alike.
+
+use crate::error::{Error, Result};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// What kind of value a parameter takes, with its admissible range.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+pub enum ParamKind {
+    Float { min: f64, max: f64 },
+    Int { min: i64, max: i64 },
+    Bool,
+    Choice { options: &'static [&'static str] },
+}
+
+/// A parameter value.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum ParamValue {
+    Float(f64),
+    Int(i64),
+    Bool(bool),
+    Text(String),
+}
+
+impl std::fmt::Display for ParamValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ParamValue::Float(v) => write!(f, "{v}"),
+            ParamValue::Int(v) => write!(f, "{v}"),
+            ParamValue::Bool(v) => write!(f, "{v}"),
+            ParamValue::Text(v) => write!(f, "{v}"),
+        }
+    }
+}
+
+/// One declared parameter.
+#[derive(Debug, Clone, Serialize)]
+pub struct ParamSpec {
+    pub name: &'static str,
+    pub kind: ParamKind,
+    /// The default, written as the user would type it (parsed by `kind`).
+    pub default: &'static str,
+    pub help: &'static str,
+}
+
+impl ParamSpec {
+    pub const fn float(
+        name: &'static str,
+        default: &'static str,
+        min: f64,
+        max: f64,
+        help: &'static str,
+    ) -> Self {
+        ParamSpec {
+            name,
+            kind: ParamKind::Float { min, max },
+            default,
+            help,
+        }
+    }
+
+    pub const fn int(
+        name: &'static str,
+        default: &'static str,
+        min: i64,
+        max: i64,
+        help: &'static str,
+    ) -> Self {
+        ParamSpec {
+            name,
+            kind: ParamKind::Int { min, max },
+            default,
+            help,
+        }
+    }
+
+    pub const fn boolean(name: &'static str, default: &'static str, help: &'static str) -> Self {
+        ParamSpec {
+            name,
+            kind: ParamKind::Bool,
+            default,
+            help,
+        }
+    }
+
+    pub const fn choice(
+        name: &'static str,
+        default: &'static str,
+        options: &'static [&'static str],
+        help: &'static str,
+    ) -> Self {
+        ParamSpec {
+            name,
+            kind: ParamKind::Choice { options },
+            default,
+            help,
+        }
+    }
+
+    /// Parses and range-checks a textual value for this parameter.
+    pub fn parse(&self, owner: &str, text: &str) -> Result<ParamValue> {
+        let bad = |why: String| Error::config(format!("{owner}.{}={text}: {why}", self.name));
+        let text = text.trim();
+        match &self.kind {
+            ParamKind::Float { min, max } => {
+                let v: f64 = text
+                    .parse()
+                    .map_err(|_| bad("expected a number".into()))?;
+                if !v.is_finite() || v < *min || v > *max {
+                    return Err(bad(format!("must be in [{min}, {max}]")));
+                }
+                Ok(ParamValue::Float(v))
+            }
+            ParamKind::Int { min, max } => {
+                let v: i64 = text
+                    .parse()
+                    .map_err(|_| bad("expected an integer".into()))?;
+                if v < *min || v > *max {
+                    return Err(bad(format!("must be in [{min}, {max}]")));
+                }
+                Ok(ParamValue::Int(v))
+            }
+            ParamKind::Bool => match text {
+                "true" | "1" | "yes" | "on" => Ok(ParamValue::Bool(true)),
+                "false" | "0" | "no" | "off" => Ok(ParamValue::Bool(false)),
+                _ => Err(bad("expected true or false".into())),
+            },
+            ParamKind::Choice { options } => {
+                if options.contains(&text) {
+                    Ok(ParamValue::Text(text.to_string()))
+                } else {
+                    Err(bad(format!("must be one of {}", options.join(", "))))
+                }
+            }
+        }
+    }
+}
+
+/// Resolved parameter values for one owner (a policy or the engine).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(transparent)]
+pub struct Params {
+    values: BTreeMap<String, ParamValue>,
+}
+
+impl Params {
+    /// Defaults of `specs` overridden by `overrides` (name, text) pairs.
+    /// Unknown names are an error that lists the known ones.
+    pub fn resolve(owner: &str, specs: &[ParamSpec], overrides: &[(String, String)]) -> Result<Params> {
+        let mut values = BTreeMap::new();
+        for spec in specs {
+            values.insert(spec.name.to_string(), spec.parse(owner, spec.default)?);
+        }
+        for (name, text) in overrides {
+            let spec = specs.iter().find(|s| s.name == name).ok_or_else(|| {
+                let known: Vec<&str> = specs.iter().map(|s| s.name).collect();
+                Error::config(format!(
+                    "unknown parameter '{owner}.{name}'; {owner} has: {}",
+                    if known.is_empty() { "no parameters".to_string() } else { known.join(", ") }
+                ))
+            })?;
+            values.insert(name.clone(), spec.parse(owner, text)?);
+        }
+        Ok(Params { values })
+    }
+
+    pub fn f64(&self, name: &str) -> f64 {
+        match self.values.get(name) {
+            Some(ParamValue::Float(v)) => *v,
+            Some(ParamValue::Int(v)) => *v as f64,
+            _ => 0.0,
+        }
+    }
+
+    pub fn i64(&self, name: &str) -> i64 {
+        match self.values.get(name) {
+            Some(ParamValue::Int(v)) => *v,
+            Some(ParamValue::Float(v)) => *v as i64,
+            _ => 0,
+        }
+    }
+
+    pub fn bool(&self, name: &str) -> bool {
+        matches!(self.values.get(name), Some(ParamValue::Bool(true)))
+    }
+
+    pub fn text(&self, name: &str) -> &str {
+        match self.values.get(name) {
+            Some(ParamValue::Text(v)) => v,
+            _ => "",
+        }
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (&String, &ParamValue)> {
+        self.values.iter()
+    }
+}
+
+/// Splits `--set` entries `OWNER.KEY=VALUE` into per-owner override lists.
+pub fn split_overrides(entries: &[String]) -> Result<BTreeMap<String, Vec<(String, String)>>> {
+    let mut out: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
+    for entry in entries {
+        let (lhs, value) = entry
+            .split_once('=')
+            .ok_or_else(|| Error::config(format!("--set {entry}: expected OWNER.KEY=VALUE")))?;
+        let (owner, key) = lhs
+            .split_once('.')
+            .ok_or_else(|| Error::config(format!("--set {entry}: expected OWNER.KEY=VALUE (e.g. fifo.backfill=true)")))?;
+        out.entry(owner.trim().to_string())
+            .or_default()
+            .push((key.trim().to_string(), value.trim().to_string()));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SPECS: &[ParamSpec] = &[
+        ParamSpec::float("rate", "1.5", 0.0, 10.0, "a rate"),
+        ParamSpec::int("n", "3", 1, 5, "a count"),
+        ParamSpec::boolean("on", "false", "a switch"),
+        ParamSpec::choice("mode", "a", &["a", "b"], "a mode"),
+    ];
+
+    #[test]
+    fn defaults_and_overrides() {
+        let p = Params::resolve("x", SPECS, &[("n".into(), "5".into()), ("on".into(), "true".into())]).unwrap();
+        assert_eq!(p.f64("rate"), 1.5);
+        assert_eq!(p.i64("n"), 5);
+        assert!(p.bool("on"));
+        assert_eq!(p.text("mode"), "a");
+    }
+
+    #[test]
+    fn range_and_unknown_errors() {
+        let e = Params::resolve("x", SPECS, &[("n".into(), "9".into())]).unwrap_err();
+        assert!(e.to_string().contains("x.n=9"), "{e}");
+        let e = Params::resolve("x", SPECS, &[("zzz".into(), "1".into())]).unwrap_err();
+        assert!(e.to_string().contains("unknown parameter 'x.zzz'"), "{e}");
+        let e = Params::resolve("x", SPECS, &[("mode".into(), "c".into())]).unwrap_err();
+        assert!(e.to_string().contains("one of a, b"), "{e}");
+    }
+
+    #[test]
+    fn split_set_entries() {
+        let m = split_overrides(&["fifo.backfill=true".into(), "engine.restart=0".into()]).unwrap();
+        assert_eq!(m["fifo"], vec![("backfill".to_string(), "true".to_string())]);
+        assert!(split_overrides(&["nodot=1".into()]).is_err());
+    }
+}

@@ -1,0 +1,49 @@
+//! Performance models: how fast a job progresses on an allocation.
+//!
+//! The engine asks the [`ModelZoo`] for a job's progress rate (work units per
+//! second) given GPU type, GPU count, node count and batch choice. Work units
+//! are per model: iterations at the model's reference batch for speedup-curve
+//! models. A trace that only gives a duration is converted to work with the
+//! rate at the requested allocation, so the job takes exactly that long if it
+//! always has its request.
+
+mod curve;
+mod zoo;
+
+pub use curve::SpeedupCurve;
+pub use zoo::{ModelId, ModelInfo, ModelZoo, Behaviour};
+
+use crate::cluster::GpuKind;
+use serde::Serialize;
+
+/// How the batch size of an allocation is chosen.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum BatchChoice {
+    /// Run at exactly this global batch (rigid and strong-scaling jobs).
+    Fixed(u32),
+    /// Let the job pick the goodput-optimal batch up to this global maximum.
+    Optimize { max: u32 },
+}
+
+/// A question to the zoo: the rate of one job on one allocation.
+#[derive(Debug, Clone, Copy)]
+pub struct RateQuery {
+    pub kind: GpuKind,
+    pub gpus: u32,
+    pub nodes: u32,
+    pub batch: BatchChoice,
+    /// Work done so far (goodput models' efficiency changes with progress).
+    pub progress: f64,
+}
+
+/// The zoo's answer.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Rate {
+    /// Work units per second.
+    pub per_s: f64,
+    /// Global batch size the job runs at (0 if the model has no batch notion).
+    pub batch: u32,
+    /// Progress at which this rate stops being valid (next epoch boundary);
+    /// `f64::INFINITY` if it is constant.
+    pub until_progress: f64,
+}

@@ -1,0 +1,62 @@
+//! FIFO: first come, first served, non-preemptive gang scheduling of each
+//! job's requested GPUs. Without backfilling the queue head blocks everyone
+//! behind it; with backfilling, later jobs that fit may start (greedy
+//! backfill, no reservation for the head).
+
+use super::{claim_rigid, Policy, PolicyInfo, Trigger, ROUND_PARAM_EVENTS};
+use crate::error::Result;
+use crate::params::{ParamSpec, Params};
+use crate::perf::BatchChoice;
+use crate::sim::{Decision, View};
+
+const PARAMS: &[ParamSpec] = &[
+    ParamSpec::boolean("backfill", "false", "Let later jobs start when the head of the queue does not fit"),
+    ROUND_PARAM_EVENTS,
+];
+
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "fifo",
+    title: "FIFO",
+    source: "classic baseline (first-come first-served, optional greedy backfilling)",
+    description: "Starts jobs in arrival order with exactly their requested GPUs and never preempts.",
+    params: PARAMS,
+    build,
+};
+
+fn build(p: &Params, _seed: u64) -> Result<Box<dyn Policy>> {
+    Ok(Box::new(Fifo { backfill: p.bool("backfill"), round_s: p.f64("round_s") }))
+}
+
+#[derive(Clone)]
+struct Fifo {
+    backfill: bool,
+    round_s: f64,
+}
+
+impl Policy for Fifo {
+    fn name(&self) -> &str {
+        "fifo"
+    }
+
+    fn trigger(&self) -> Trigger {
+        Trigger::events_or_rounds(self.round_s)
+    }
+
+    fn schedule(&mut self, view: &View<'_>, out: &mut Decision) {
+        let mut packer = view.packer_idle();
+        for &j in view.waiting.iter() {
+            if packer.free_total() == 0 {
+                break;
+            }
+            match claim_rigid(&mut packer, view, j) {
+                Some(p) => out.assign(j, p, Some(BatchChoice::Fixed(view.rigid_batch(j)))),
+                None if self.backfill => continue,
+                None => break,
+            }
+        }
+    }
+
+    fn clone_box(&self) -> Box<dyn Policy> {
+        Box::new(self.clone())
+    }
+}

@@ -1,0 +1,118 @@
+//! Max-min fair share (AFS spec seed003 §3.4): elastic, length-unaware.
+//! Integer water-filling: every active job gets one GPU in arrival order
+//! (when there are more jobs than GPUs the latest arrivals wait), then GPUs
+//! are dealt round-robin, one at a time, to jobs below their useful maximum
+//! until GPUs run out. Rigid jobs get their full request or nothing. GPUs no
+//! capped job can use stay idle.
+
+use super::{claim_elastic, claim_rigid, Policy, PolicyInfo, Trigger, ROUND_PARAM_EVENTS};
+use crate::error::Result;
+use crate::params::{ParamSpec, Params};
+use crate::sim::{Decision, View};
+use crate::workload::Adaptivity;
+
+const PARAMS: &[ParamSpec] = &[ROUND_PARAM_EVENTS];
+
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "maxmin",
+    title: "Max-Min fair share",
+    source: "AFS (NSDI'21) baseline Max-Min; spec seed003 §3.4",
+    description: "Elastic water-filling: equal GPU shares up to each job's useful maximum, first GPU in arrival order.",
+    params: PARAMS,
+    build,
+};
+
+fn build(p: &Params, _seed: u64) -> Result<Box<dyn Policy>> {
+    Ok(Box::new(MaxMin { round_s: p.f64("round_s") }))
+}
+
+#[derive(Clone)]
+struct MaxMin {
+    round_s: f64,
+}
+
+/// Water-filling shares for `jobs` (arrival order) with `caps`, `total` GPUs.
+/// A rigid job (cap = request, `rigid` true) takes its whole request at its turn or nothing.
+pub(crate) fn water_fill(caps: &[u32], rigid: &[bool], total: u32) -> Vec<u32> {
+    let mut share = vec![0u32; caps.len()];
+    let mut left = total;
+    loop {
+        let mut gave = false;
+        for i in 0..caps.len() {
+            if left == 0 {
+                return share;
+            }
+            if rigid[i] {
+                if share[i] == 0 && caps[i] <= left {
+                    share[i] = caps[i];
+                    left -= caps[i];
+                    gave = true;
+                }
+            } else if share[i] < caps[i] {
+                share[i] += 1;
+                left -= 1;
+                gave = true;
+            }
+        }
+        if !gave {
+            return share;
+        }
+    }
+}
+
+impl Policy for MaxMin {
+    fn name(&self) -> &str {
+        "maxmin"
+    }
+
+    fn trigger(&self) -> Trigger {
+        Trigger::events_or_rounds(self.round_s)
+    }
+
+    fn schedule(&mut self, view: &View<'_>, out: &mut Decision) {
+        let jobs: Vec<u32> = view.active.iter().copied().collect();
+        let rigid: Vec<bool> = jobs.iter().map(|&j| view.spec(j).adaptivity == Adaptivity::Rigid).collect();
+        let caps: Vec<u32> = jobs
+            .iter()
+            .zip(&rigid)
+            .map(|(&j, &r)| if r { view.spec(j).gpus } else { view.max_useful_gpus(j) })
+            .collect();
+        let shares = water_fill(&caps, &rigid, view.cluster.total_gpus);
+        // Place the largest shares first: they are the hardest to fit.
+        let mut idx: Vec<usize> = (0..jobs.len()).filter(|&i| shares[i] > 0).collect();
+        idx.sort_by_key(|&i| (std::cmp::Reverse(shares[i]), jobs[i]));
+        let mut packer = view.packer_replan();
+        let mut plan = Vec::new();
+        for i in idx {
+            let j = jobs[i];
+            let placed = if rigid[i] {
+                claim_rigid(&mut packer, view, j)
+            } else {
+                claim_elastic(&mut packer, view, j, shares[i])
+            };
+            match placed {
+                Some(p) => plan.push((j, p, None)),
+                None => packer.release(j),
+            }
+        }
+        out.apply_plan(view, plan);
+    }
+
+    fn clone_box(&self) -> Box<dyn Policy> {
+        Box::new(self.clone())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::water_fill;
+
+    #[test]
+    fn water_filling() {
+        assert_eq!(water_fill(&[8, 8], &[false, false], 6), vec![3, 3]);
+        assert_eq!(water_fill(&[1, 8, 8], &[false, false, false], 6), vec![1, 3, 2]);
+        assert_eq!(water_fill(&[2, 2, 2], &[false, false, false], 2), vec![1, 1, 0]);
+        assert_eq!(water_fill(&[4, 8], &[true, false], 6), vec![4, 2]);
+        assert_eq!(water_fill(&[1, 1], &[false, false], 6), vec![1, 1]);
+    }
+}

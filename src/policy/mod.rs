@@ -1,0 +1,98 @@
+//! Scheduling policies: the `Policy` trait, shared helpers and the registry.
+//!
+//! A policy is one file under `src/policy/` plus one entry in [`registry`],
+//! with its parameters declared once so that the CLI, the page and the docs
+//! all come from the same declaration.
+
+mod common;
+mod fifo;
+mod maxmin;
+mod srtf;
+mod tiresias;
+
+pub use common::{claim_elastic, claim_rigid, gang_walk, kinds_for};
+
+use crate::error::{Error, Result};
+use crate::params::{ParamSpec, Params};
+use crate::sim::{Decision, View};
+use serde::Serialize;
+
+/// When the engine calls a policy.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Trigger {
+    /// On every arrival and completion.
+    pub on_events: bool,
+    /// Every `round_s` seconds of simulated time (fixed rounds).
+    pub round_s: Option<f64>,
+}
+
+impl Trigger {
+    /// Event-driven when `round_s` is 0, else round-based only.
+    pub fn events_or_rounds(round_s: f64) -> Trigger {
+        if round_s > 0.0 {
+            Trigger { on_events: false, round_s: Some(round_s) }
+        } else {
+            Trigger { on_events: true, round_s: None }
+        }
+    }
+}
+
+/// A scheduling policy. It reads a [`View`] and writes a [`Decision`]; the
+/// engine does everything else. Policies must be cloneable (forking).
+pub trait Policy: Send {
+    fn name(&self) -> &str;
+    fn trigger(&self) -> Trigger;
+    fn schedule(&mut self, view: &View<'_>, out: &mut Decision);
+    fn clone_box(&self) -> Box<dyn Policy>;
+}
+
+impl Clone for Box<dyn Policy> {
+    fn clone(&self) -> Self {
+        self.clone_box()
+    }
+}
+
+/// A registry entry: what the CLI `list policies`, the page and the docs show.
+#[derive(Serialize)]
+pub struct PolicyInfo {
+    pub name: &'static str,
+    pub title: &'static str,
+    /// Paper and section the policy implements.
+    pub source: &'static str,
+    pub description: &'static str,
+    pub params: &'static [ParamSpec],
+    #[serde(skip)]
+    pub build: fn(&Params, u64) -> Result<Box<dyn Policy>>,
+}
+
+/// Every policy schedlab has.
+pub fn registry() -> &'static [PolicyInfo] {
+    &[fifo::INFO, srtf::SRTF_INFO, srtf::SRSF_INFO, tiresias::INFO, maxmin::INFO]
+}
+
+/// Looks a policy up by name.
+pub fn info(name: &str) -> Result<&'static PolicyInfo> {
+    registry().iter().find(|p| p.name == name).ok_or_else(|| {
+        Error::config(format!(
+            "unknown policy '{name}'; known: {}",
+            registry().iter().map(|p| p.name).collect::<Vec<_>>().join(", ")
+        ))
+    })
+}
+
+/// Builds a policy with parameter overrides and a seed.
+pub fn build(name: &str, overrides: &[(String, String)], seed: u64) -> Result<(Box<dyn Policy>, Params)> {
+    let info = info(name)?;
+    let params = Params::resolve(name, info.params, overrides)?;
+    let policy = (info.build)(&params, seed)?;
+    Ok((policy, params))
+}
+
+/// The common `round_s` parameter: 0 means "call me on every arrival and completion".
+pub const ROUND_PARAM_EVENTS: ParamSpec = ParamSpec::float(
+    "round_s",
+    "0",
+    0.0,
+    86_400.0,
+    "Scheduling interval in seconds; 0 = re-schedule at every arrival and completion",
+);

@@ -1,0 +1,78 @@
+//! SRTF and SRSF (AFS spec seed003 §3.1, §3.2): preemptive, non-elastic,
+//! length-aware. Each event, jobs are ranked by remaining time at their
+//! requested GPU count (SRTF) or by remaining time x requested GPUs (SRSF,
+//! "remaining service"); walking the ranking, each job gets its request if
+//! it can be placed and is skipped otherwise; running jobs left out are
+//! preempted. Ties go to the earlier arrival.
+
+use super::{gang_walk, Policy, PolicyInfo, Trigger, ROUND_PARAM_EVENTS};
+use crate::error::Result;
+use crate::params::{ParamSpec, Params};
+use crate::sim::{Decision, View};
+
+const PARAMS: &[ParamSpec] = &[ROUND_PARAM_EVENTS];
+
+pub const SRTF_INFO: PolicyInfo = PolicyInfo {
+    name: "srtf",
+    title: "SRTF",
+    source: "AFS (NSDI'21) §5.1 baseline; spec seed003 §3.1",
+    description: "Shortest remaining time first at the requested GPU count; preemptive, gang-scheduled, skips jobs that do not fit.",
+    params: PARAMS,
+    build: build_srtf,
+};
+
+pub const SRSF_INFO: PolicyInfo = PolicyInfo {
+    name: "srsf",
+    title: "SRSF",
+    source: "AFS (NSDI'21) §5.1 baseline; Tiresias' length-aware SRSF; spec seed003 §3.2",
+    description: "Shortest remaining service (remaining time x requested GPUs) first; preemptive, gang-scheduled.",
+    params: PARAMS,
+    build: build_srsf,
+};
+
+fn build_srtf(p: &Params, _seed: u64) -> Result<Box<dyn Policy>> {
+    Ok(Box::new(Srtf { by_service: false, round_s: p.f64("round_s") }))
+}
+
+fn build_srsf(p: &Params, _seed: u64) -> Result<Box<dyn Policy>> {
+    Ok(Box::new(Srtf { by_service: true, round_s: p.f64("round_s") }))
+}
+
+#[derive(Clone)]
+struct Srtf {
+    by_service: bool,
+    round_s: f64,
+}
+
+impl Policy for Srtf {
+    fn name(&self) -> &str {
+        if self.by_service {
+            "srsf"
+        } else {
+            "srtf"
+        }
+    }
+
+    fn trigger(&self) -> Trigger {
+        Trigger::events_or_rounds(self.round_s)
+    }
+
+    fn schedule(&mut self, view: &View<'_>, out: &mut Decision) {
+        let mut ranked: Vec<(f64, u32)> = view
+            .active
+            .iter()
+            .map(|&j| {
+                let req = view.spec(j).gpus;
+                let t = view.remaining_time(j, req);
+                (if self.by_service { t * req as f64 } else { t }, j)
+            })
+            .collect();
+        ranked.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        let order: Vec<u32> = ranked.into_iter().map(|(_, j)| j).collect();
+        gang_walk(view, &order, out, true);
+    }
+
+    fn clone_box(&self) -> Box<dyn Policy> {
+        Box::new(self.clone())
+    }
+}

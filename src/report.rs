@@ -1,0 +1,176 @@
+//! Running policies on a trace and shaping the results: the one code path
+//! behind the CLI's `run` and the page's worker.
+
+use crate::cluster::Cluster;
+use crate::error::Result;
+use crate::metrics::{evaluate, JobMetrics, Summary};
+use crate::params::Params;
+use crate::perf::ModelZoo;
+use crate::policy;
+use crate::sim::{EngineConfig, Outcome, Progress, Simulation};
+use crate::workload::Trace;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// One policy's results.
+#[derive(Debug, Clone, Serialize)]
+pub struct PolicyRun {
+    pub policy: String,
+    pub params: Params,
+    pub metrics: Summary,
+    pub jobs: Vec<JobMetrics>,
+    /// Wall-clock seconds the simulation took (varies between runs).
+    pub wall_s: f64,
+    pub stop_reason: String,
+    #[serde(skip)]
+    pub outcome: Outcome,
+}
+
+/// A whole `run`: trace, cluster, seed and one result per policy.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunReport {
+    pub trace: String,
+    pub cluster: String,
+    pub seed: u64,
+    pub engine: Params,
+    pub results: Vec<PolicyRun>,
+}
+
+/// Parameter overrides keyed by owner (`engine` or a policy name).
+pub type Overrides = BTreeMap<String, Vec<(String, String)>>;
+
+/// Simulates one policy on a trace.
+pub fn run_policy(
+    trace: &Trace,
+    cluster: &Arc<Cluster>,
+    zoo: &Arc<ModelZoo>,
+    name: &str,
+    overrides: &Overrides,
+    seed: u64,
+    progress: &mut dyn FnMut(&Progress) -> bool,
+) -> Result<PolicyRun> {
+    let none = Vec::new();
+    let engine = EngineConfig::from_overrides(overrides.get("engine").unwrap_or(&none))?;
+    let (pol, params) = policy::build(name, overrides.get(name).unwrap_or(&none), seed)?;
+    let started = web_time::Instant::now();
+    let mut sim = Simulation::with_shared(trace, cluster.clone(), zoo.clone(), pol, engine)?;
+    let outcome = sim.run(progress)?;
+    let wall_s = started.elapsed().as_secs_f64();
+    let (metrics, jobs) = evaluate(&outcome, &trace.jobs, cluster, zoo);
+    Ok(PolicyRun {
+        policy: name.to_string(),
+        params,
+        metrics,
+        jobs,
+        wall_s,
+        stop_reason: outcome.stop_reason.clone(),
+        outcome,
+    })
+}
+
+/// Checks that every override names a known owner before anything runs.
+pub fn check_owners(overrides: &Overrides, policies: &[String]) -> Result<()> {
+    for owner in overrides.keys() {
+        if owner != "engine" && !policies.iter().any(|p| p == owner) {
+            policy::info(owner)?;
+            return Err(crate::Error::config(format!(
+                "--set {owner}.*: policy '{owner}' is not among --policy {}",
+                policies.join(",")
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn hours(s: f64) -> String {
+    format!("{:.2}", s / 3600.0)
+}
+
+/// A human-readable table (hours for times).
+pub fn to_table(r: &RunReport) -> String {
+    let mut rows = vec![vec![
+        "policy".to_string(),
+        "done".into(),
+        "avg JCT h".into(),
+        "p50 h".into(),
+        "p90 h".into(),
+        "p99 h".into(),
+        "makespan h".into(),
+        "avg queue h".into(),
+        "GPU-h".into(),
+        "util".into(),
+        "restarts/job".into(),
+        "max FTF".into(),
+        "wall s".into(),
+    ]];
+    for p in &r.results {
+        let m = &p.metrics;
+        rows.push(vec![
+            p.policy.clone(),
+            format!("{}/{}", m.completed, m.jobs),
+            hours(m.avg_jct_s),
+            hours(m.p50_jct_s),
+            hours(m.p90_jct_s),
+            hours(m.p99_jct_s),
+            hours(m.makespan_s),
+            hours(m.avg_queue_s),
+            format!("{:.1}", m.gpu_hours),
+            format!("{:.3}", m.utilization),
+            format!("{:.2}", m.avg_restarts),
+            format!("{:.2}", m.ftf_rho_max),
+            format!("{:.3}", p.wall_s),
+        ]);
+    }
+    let widths: Vec<usize> = (0..rows[0].len()).map(|c| rows.iter().map(|r| r[c].len()).max().unwrap_or(0)).collect();
+    let mut out = format!("trace {}  cluster {}  seed {}\n", r.trace, r.cluster, r.seed);
+    for (i, row) in rows.iter().enumerate() {
+        let line: Vec<String> = row
+            .iter()
+            .enumerate()
+            .map(|(c, v)| if c == 0 { format!("{v:<w$}", w = widths[c]) } else { format!("{v:>w$}", w = widths[c]) })
+            .collect();
+        out.push_str(line.join("  ").trim_end());
+        out.push('\n');
+        if i == 0 {
+            out.push_str(&"-".repeat(widths.iter().sum::<usize>() + 2 * (widths.len() - 1)));
+            out.push('\n');
+        }
+    }
+    for p in &r.results {
+        if p.stop_reason != "all jobs completed" {
+            out.push_str(&format!("note: {} stopped early: {}\n", p.policy, p.stop_reason));
+        }
+    }
+    out
+}
+
+/// One CSV row per policy with every summary metric.
+pub fn to_csv(r: &RunReport) -> String {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let _ = w.write_record([
+        "policy", "jobs", "completed", "avg_jct_s", "p50_jct_s", "p90_jct_s", "p99_jct_s", "makespan_s", "avg_queue_s",
+        "gpu_hours", "utilization", "avg_restarts", "ftf_rho_max", "ftf_unfair_frac", "wall_s",
+    ]);
+    for p in &r.results {
+        let m = &p.metrics;
+        let _ = w.write_record([
+            p.policy.clone(),
+            m.jobs.to_string(),
+            m.completed.to_string(),
+            m.avg_jct_s.to_string(),
+            m.p50_jct_s.to_string(),
+            m.p90_jct_s.to_string(),
+            m.p99_jct_s.to_string(),
+            m.makespan_s.to_string(),
+            m.avg_queue_s.to_string(),
+            m.gpu_hours.to_string(),
+            m.utilization.to_string(),
+            m.avg_restarts.to_string(),
+            m.ftf_rho_max.to_string(),
+            m.ftf_unfair_frac.to_string(),
+            p.wall_s.to_string(),
+        ]);
+    }
+    String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
+}

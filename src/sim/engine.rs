@@ -1,0 +1,699 @@
+//! The simulation loop.
+
+use super::config::EngineConfig;
+use super::events::{EventKind, EventQueue};
+use super::state::{JobState, Phase};
+use super::timeline::{RoundStat, Timeline};
+use super::view::{Decision, View};
+use crate::cluster::{Cluster, GpuKind, Placement};
+use crate::error::{Error, Result};
+use crate::perf::{BatchChoice, ModelZoo, RateQuery};
+use crate::policy::{Policy, Trigger};
+use crate::workload::{Adaptivity, JobSpec, Trace};
+use serde::Serialize;
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+/// Progress report for callers (progress bars, the page's worker).
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct Progress {
+    pub now: f64,
+    pub completed: usize,
+    pub total: usize,
+    pub events: u64,
+}
+
+/// One job's result.
+#[derive(Debug, Clone, Serialize)]
+pub struct JobResult {
+    pub id: u32,
+    pub name: String,
+    pub model: String,
+    pub tenant: String,
+    pub gpus_requested: u32,
+    pub arrival: f64,
+    pub start: Option<f64>,
+    pub finish: Option<f64>,
+    pub gpu_s: f64,
+    pub run_s: f64,
+    pub restarts: u32,
+    pub preemptions: u32,
+    pub restart_s: f64,
+    /// Total work (model units).
+    pub work: f64,
+    /// Mean number of active jobs while this job was active.
+    pub n_avg: f64,
+    pub due: Option<f64>,
+}
+
+/// Everything a run produced.
+#[derive(Debug, Clone, Serialize)]
+pub struct Outcome {
+    pub jobs: Vec<JobResult>,
+    pub timeline: Timeline,
+    pub rounds: Vec<RoundStat>,
+    pub end_time: f64,
+    pub events: u64,
+    /// The run stopped with jobs unfinished (policy starved them or max_days hit).
+    pub incomplete: usize,
+    pub stop_reason: String,
+}
+
+/// A runnable (and forkable) simulation.
+#[derive(Clone)]
+pub struct Simulation {
+    cfg: EngineConfig,
+    cluster: Arc<Cluster>,
+    zoo: Arc<ModelZoo>,
+    specs: Arc<Vec<JobSpec>>,
+    policy: Box<dyn Policy>,
+    trigger: Trigger,
+    jobs: Vec<JobState>,
+    now: f64,
+    next_arrival: usize,
+    queue: EventQueue,
+    active: BTreeSet<u32>,
+    waiting: BTreeSet<u32>,
+    running: BTreeSet<u32>,
+    /// GPUs in use per node (bit masks), to check decisions.
+    used: Vec<u64>,
+    busy_gpus: u32,
+    completed: usize,
+    arrived_since: Vec<u32>,
+    completed_since: Vec<u32>,
+    timer_token: u64,
+    timer_at: Option<f64>,
+    next_tick: Option<f64>,
+    /// Integral of the number of active jobs over time.
+    contention: f64,
+    contention_t: f64,
+    idle_calls: u32,
+    events: u64,
+    timeline: Timeline,
+    rounds: Vec<RoundStat>,
+    stop_reason: Option<String>,
+}
+
+/// Calls with nothing running and nothing arriving before a round-based
+/// run is declared stuck.
+const STUCK_CALLS: u32 = 10_000;
+
+impl Simulation {
+    /// Checks the trace against the cluster and zoo, resolves each job's
+    /// model and work, and sets up the run.
+    pub fn new(trace: &Trace, cluster: &Cluster, zoo: &ModelZoo, policy: Box<dyn Policy>, cfg: EngineConfig) -> Result<Simulation> {
+        Self::with_shared(trace, Arc::new(cluster.clone()), Arc::new(zoo.clone()), policy, cfg)
+    }
+
+    /// As `new`, sharing an already reference-counted cluster and zoo.
+    pub fn with_shared(
+        trace: &Trace,
+        cluster: Arc<Cluster>,
+        zoo: Arc<ModelZoo>,
+        policy: Box<dyn Policy>,
+        cfg: EngineConfig,
+    ) -> Result<Simulation> {
+        let jobs = resolve_jobs(trace, &cluster, &zoo)?;
+        let trigger = policy.trigger();
+        let first = trace.jobs.first().map_or(0.0, |j| j.arrival);
+        let next_tick = trigger.round_s.map(|r| (first / r).ceil() * r);
+        Ok(Simulation {
+            used: vec![0; cluster.nodes.len()],
+            cfg,
+            policy,
+            trigger,
+            jobs,
+            now: first,
+            next_arrival: 0,
+            queue: EventQueue::default(),
+            active: BTreeSet::new(),
+            waiting: BTreeSet::new(),
+            running: BTreeSet::new(),
+            busy_gpus: 0,
+            completed: 0,
+            arrived_since: Vec::new(),
+            completed_since: Vec::new(),
+            timer_token: 0,
+            timer_at: None,
+            next_tick,
+            contention: 0.0,
+            contention_t: first,
+            idle_calls: 0,
+            events: 0,
+            timeline: Timeline::default(),
+            rounds: Vec::new(),
+            stop_reason: None,
+            specs: Arc::new(trace.jobs.clone()),
+            cluster,
+            zoo,
+        })
+    }
+
+    pub fn now(&self) -> f64 {
+        self.now
+    }
+
+    pub fn jobs(&self) -> &[JobState] {
+        &self.jobs
+    }
+
+    pub fn specs(&self) -> &[JobSpec] {
+        &self.specs
+    }
+
+    pub fn cluster(&self) -> &Cluster {
+        &self.cluster
+    }
+
+    pub fn zoo(&self) -> &ModelZoo {
+        &self.zoo
+    }
+
+    pub fn policy_name(&self) -> &str {
+        self.policy.name()
+    }
+
+    pub fn is_finished(&self) -> bool {
+        self.stop_reason.is_some()
+    }
+
+    /// A copy of this simulation that will see no further arrivals
+    /// (and records no timeline): PCS's "what if nothing else came" forecast.
+    pub fn fork_without_arrivals(&self) -> Simulation {
+        let mut f = self.clone();
+        f.next_arrival = f.specs.len();
+        f.cfg.record_timeline = false;
+        f.timeline = Timeline::default();
+        f.rounds = Vec::new();
+        f
+    }
+
+    /// Runs to the end. `progress` is called now and then; returning false
+    /// cancels the run.
+    pub fn run(&mut self, progress: &mut dyn FnMut(&Progress) -> bool) -> Result<Outcome> {
+        let mut n = 0u32;
+        while self.step()? {
+            n += 1;
+            if n % 512 == 0 && !progress(&self.progress()) {
+                return Err(Error::Cancelled);
+            }
+        }
+        progress(&self.progress());
+        Ok(self.outcome())
+    }
+
+    /// Runs until simulated time reaches `t` or the run ends.
+    pub fn run_until(&mut self, t: f64) -> Result<()> {
+        while !self.is_finished() && self.next_event_time().is_some_and(|n| n <= t) {
+            self.step()?;
+        }
+        Ok(())
+    }
+
+    pub fn progress(&self) -> Progress {
+        Progress {
+            now: self.now,
+            completed: self.completed,
+            total: self.jobs.len(),
+            events: self.events,
+        }
+    }
+
+    fn next_event_time(&self) -> Option<f64> {
+        let mut t = f64::INFINITY;
+        if let Some(j) = self.specs.get(self.next_arrival) {
+            t = t.min(j.arrival);
+        }
+        if let Some(q) = self.queue.peek_time() {
+            t = t.min(q);
+        }
+        if let Some(tick) = self.next_tick {
+            if !self.active.is_empty() {
+                t = t.min(tick);
+            }
+        }
+        t.is_finite().then_some(t)
+    }
+
+    /// Processes the next instant with events. Returns false when the run is over.
+    pub fn step(&mut self) -> Result<bool> {
+        if self.stop_reason.is_some() {
+            return Ok(false);
+        }
+        if self.completed == self.jobs.len() {
+            self.stop("all jobs completed");
+            return Ok(false);
+        }
+        let Some(t) = self.next_event_time() else {
+            self.stop("no further events: the policy left waiting jobs unscheduled");
+            return Ok(false);
+        };
+        if t > self.cfg.max_time {
+            self.stop("max_days reached");
+            return Ok(false);
+        }
+        self.set_time(t);
+        self.events += 1;
+
+        // Completions and rate changes first (a freed GPU is free for arrivals at the same time).
+        let mut woke = false;
+        while let Some((_, ev)) = self.queue.pop_due(t) {
+            match ev {
+                EventKind::Complete { job, version } => {
+                    if self.jobs[job as usize].version == version {
+                        self.complete(job);
+                    }
+                }
+                EventKind::RateChange { job, version } => {
+                    if self.jobs[job as usize].version == version {
+                        self.refresh_rate(job, true);
+                    }
+                }
+                EventKind::Timer { token } => {
+                    if token == self.timer_token {
+                        self.timer_at = None;
+                        woke = true;
+                    }
+                }
+            }
+        }
+        while let Some(spec) = self.specs.get(self.next_arrival) {
+            if spec.arrival > t {
+                break;
+            }
+            let id = spec.id;
+            self.next_arrival += 1;
+            self.arrive(id);
+        }
+        let tick = self.next_tick.is_some_and(|k| k <= t);
+        if let (true, Some(r)) = (tick, self.trigger.round_s) {
+            // Next tick: the next multiple of the round; skip idle stretches.
+            let mut next = self.next_tick.unwrap_or(t) + r;
+            if self.active.is_empty() {
+                if let Some(a) = self.specs.get(self.next_arrival) {
+                    next = next.max((a.arrival / r).ceil() * r);
+                }
+            }
+            self.next_tick = Some(next);
+        }
+        let churn = !self.arrived_since.is_empty() || !self.completed_since.is_empty();
+        let call = (tick || (self.trigger.on_events && churn) || woke) && !self.active.is_empty();
+        if call {
+            self.call_policy(tick)?;
+        }
+        if self.completed == self.jobs.len() {
+            self.stop("all jobs completed");
+            return Ok(false);
+        }
+        Ok(true)
+    }
+
+    fn stop(&mut self, why: &str) {
+        if self.stop_reason.is_none() {
+            let now = self.now;
+            for id in self.running.clone() {
+                self.jobs[id as usize].advance(now);
+                if let Some(seg) = self.jobs[id as usize].open_segment.take() {
+                    self.timeline.close(seg, now);
+                }
+            }
+            self.stop_reason = Some(why.to_string());
+        }
+    }
+
+    fn set_time(&mut self, t: f64) {
+        if t > self.contention_t {
+            self.contention += self.active.len() as f64 * (t - self.contention_t);
+            self.contention_t = t;
+        }
+        if t > self.now {
+            self.now = t;
+        }
+    }
+
+    fn arrive(&mut self, id: u32) {
+        let now = self.now;
+        let st = &mut self.jobs[id as usize];
+        st.phase = Phase::Waiting;
+        st.t_mark = now;
+        st.contention_mark = self.contention;
+        self.active.insert(id);
+        self.waiting.insert(id);
+        self.arrived_since.push(id);
+    }
+
+    fn complete(&mut self, id: u32) {
+        let now = self.now;
+        self.release(id);
+        let arrival = self.specs[id as usize].arrival;
+        let st = &mut self.jobs[id as usize];
+        st.advance(now);
+        st.progress = st.work;
+        st.phase = Phase::Done;
+        st.finish = Some(now);
+        st.version += 1;
+        let span = now - arrival;
+        st.n_avg = if span > 0.0 { (self.contention - st.contention_mark) / span } else { 1.0 };
+        if let Some(seg) = st.open_segment.take() {
+            self.timeline.close(seg, now);
+        }
+        let placement = st.placement.take();
+        if placement.is_some() {
+            self.running.remove(&id);
+        }
+        self.active.remove(&id);
+        self.waiting.remove(&id);
+        self.completed += 1;
+        self.completed_since.push(id);
+    }
+
+    /// Frees the GPUs of a job in the usage map (its state is untouched).
+    fn release(&mut self, id: u32) {
+        if let Some(p) = &self.jobs[id as usize].placement {
+            for s in &p.shares {
+                self.used[s.node as usize] &= !s.mask;
+            }
+            self.busy_gpus -= p.gpus();
+        }
+    }
+
+    fn call_policy(&mut self, tick: bool) -> Result<()> {
+        let started = web_time::Instant::now();
+        let mut decision = Decision::default();
+        {
+            let view = View {
+                now: self.now,
+                cluster: &self.cluster,
+                zoo: &self.zoo,
+                specs: &self.specs,
+                jobs: &self.jobs,
+                active: &self.active,
+                waiting: &self.waiting,
+                running: &self.running,
+                rule: self.cfg.placement,
+                arrived: &self.arrived_since,
+                completed: &self.completed_since,
+                round_tick: tick,
+            };
+            self.policy.schedule(&view, &mut decision);
+        }
+        let policy_s = started.elapsed().as_secs_f64();
+        self.arrived_since.clear();
+        self.completed_since.clear();
+        let changes = decision.changes.len() as u32;
+        self.apply(&decision)?;
+        if let Some(w) = decision.wake_at {
+            if w > self.now && self.timer_at.is_none_or(|t| t != w) {
+                self.timer_token += 1;
+                self.timer_at = Some(w);
+                self.queue.push(w, EventKind::Timer { token: self.timer_token });
+            }
+        }
+        // Round-based policies tick forever: stop one that never places anything.
+        let idle = self.running.is_empty() && self.next_arrival >= self.specs.len() && self.timer_at.is_none();
+        if self.trigger.round_s.is_some() && idle {
+            self.idle_calls += 1;
+            if self.idle_calls >= STUCK_CALLS {
+                self.stop("the policy left waiting jobs unscheduled for 10,000 rounds");
+            }
+        } else {
+            self.idle_calls = 0;
+        }
+        if self.cfg.record_timeline {
+            self.rounds.push(RoundStat {
+                t: self.now,
+                busy_gpus: self.busy_gpus,
+                running: self.running.len() as u32,
+                waiting: self.waiting.len() as u32,
+                changes,
+                policy_s,
+                solver_s: decision.solver_s,
+                fallback: decision.fallback.clone(),
+            });
+        }
+        Ok(())
+    }
+
+    /// Applies a decision: frees what changes, checks and claims the new
+    /// placements, charges restarts and reschedules completions.
+    fn apply(&mut self, d: &Decision) -> Result<()> {
+        let name = self.policy.name().to_string();
+        let bad = |msg: String| Err(Error::Internal(format!("policy '{name}': {msg}")));
+        // Pass 1: validate targets and release the GPUs of every changed job.
+        let mut seen = BTreeSet::new();
+        for (job, _) in &d.changes {
+            if (*job as usize) >= self.jobs.len() || !self.active.contains(job) {
+                return bad(format!("decision names job {job}, which is not active"));
+            }
+            if !seen.insert(*job) {
+                return bad(format!("decision names job {job} twice"));
+            }
+            self.release(*job);
+        }
+        // Pass 2: claim new placements.
+        for (job, a) in &d.changes {
+            if let Some(a) = a {
+                let p = &a.placement;
+                if p.gpus() == 0 {
+                    return bad(format!("job {job} assigned zero GPUs"));
+                }
+                for s in &p.shares {
+                    let Some(node) = self.cluster.nodes.get(s.node as usize) else {
+                        return bad(format!("job {job} placed on node {} which does not exist", s.node));
+                    };
+                    if node.kind != p.kind || s.mask & !crate::cluster::node_mask(node.gpus) != 0 {
+                        return bad(format!("job {job} placed on GPUs node {} does not have", s.node));
+                    }
+                    if self.used[s.node as usize] & s.mask != 0 {
+                        return bad(format!("job {job} placed on GPUs of node {} that are already in use", s.node));
+                    }
+                    self.used[s.node as usize] |= s.mask;
+                }
+                self.busy_gpus += p.gpus();
+            }
+        }
+        // Pass 3: update job states.
+        for (job, a) in &d.changes {
+            match a {
+                None => self.stop_running(*job, true),
+                Some(a) => self.start_or_change(*job, a.placement.clone(), a.batch),
+            }
+        }
+        Ok(())
+    }
+
+    fn stop_running(&mut self, id: u32, preempted: bool) {
+        let now = self.now;
+        let st = &mut self.jobs[id as usize];
+        if st.phase != Phase::Running {
+            return;
+        }
+        st.advance(now);
+        st.placement = None;
+        st.phase = Phase::Waiting;
+        st.version += 1;
+        if preempted {
+            st.preemptions += 1;
+        }
+        if let Some(seg) = st.open_segment.take() {
+            self.timeline.close(seg, now);
+        }
+        self.running.remove(&id);
+        self.waiting.insert(id);
+    }
+
+    fn batch_choice(&self, id: u32, requested: Option<BatchChoice>) -> BatchChoice {
+        if let Some(b) = requested {
+            return b;
+        }
+        let spec = &self.specs[id as usize];
+        let m = self.zoo.get(self.jobs[id as usize].model);
+        match spec.adaptivity {
+            Adaptivity::Adaptive => BatchChoice::Optimize {
+                max: if spec.max_batch_size > 0 { spec.max_batch_size } else { m.max_batch },
+            },
+            _ => BatchChoice::Fixed(if spec.batch_size > 0 { spec.batch_size } else { m.default_batch }),
+        }
+    }
+
+    fn start_or_change(&mut self, id: u32, placement: Placement, batch: Option<BatchChoice>) {
+        let now = self.now;
+        let choice = self.batch_choice(id, batch);
+        let restart_cost = self.zoo.get(self.jobs[id as usize].model).restart_s * self.cfg.restart_scale;
+        let gpu_ids = if self.cfg.record_timeline { placement.gpu_ids(&self.cluster) } else { Vec::new() };
+        let st = &mut self.jobs[id as usize];
+        st.advance(now);
+        let moved = st.placement.as_ref().is_none_or(|old| !old.same_nodes(&placement));
+        if moved {
+            let first = st.first_start.is_none();
+            if !first {
+                st.restarts += 1;
+            }
+            let delay = if first && !self.cfg.charge_first_start { 0.0 } else { restart_cost };
+            st.busy_until = now + delay;
+            st.restart_s += delay;
+            st.first_start.get_or_insert(now);
+        }
+        if st.phase == Phase::Waiting {
+            self.waiting.remove(&id);
+            self.running.insert(id);
+        }
+        st.phase = Phase::Running;
+        st.placement = Some(placement);
+        if let Some(seg) = st.open_segment.take() {
+            self.timeline.close(seg, now);
+        }
+        self.refresh_rate_with(id, choice, false);
+        if self.cfg.record_timeline {
+            let st = &mut self.jobs[id as usize];
+            let p = st.placement.as_ref().map_or(GpuKind(0), |p| p.kind);
+            let seg = self.timeline.open(id, p, now, st.busy_until.max(now), st.batch, &gpu_ids);
+            self.jobs[id as usize].open_segment = Some(seg);
+        }
+    }
+
+    /// Recomputes a running job's rate (epoch boundary or new allocation).
+    fn refresh_rate(&mut self, id: u32, at_boundary: bool) {
+        let choice = self.batch_choice(id, None);
+        let choice = match (choice, self.jobs[id as usize].batch) {
+            // A rigid batch stays what it was; adaptive jobs re-optimise.
+            (BatchChoice::Fixed(_), b) if b > 0 => BatchChoice::Fixed(b),
+            (c, _) => c,
+        };
+        self.refresh_rate_with(id, choice, at_boundary);
+    }
+
+    fn refresh_rate_with(&mut self, id: u32, choice: BatchChoice, at_boundary: bool) {
+        let now = self.now;
+        let st = &mut self.jobs[id as usize];
+        st.advance(now);
+        if at_boundary && st.rate_until.is_finite() {
+            st.progress = st.progress.max(st.rate_until).min(st.work);
+        }
+        let Some(p) = &st.placement else { return };
+        let q = RateQuery {
+            kind: p.kind,
+            gpus: p.gpus(),
+            nodes: p.nodes(),
+            batch: choice,
+            progress: st.progress,
+        };
+        let r = self.zoo.rate(st.model, &q);
+        st.rate = r.per_s.max(0.0);
+        st.batch = r.batch;
+        st.rate_until = if r.until_progress > st.progress { r.until_progress } else { f64::INFINITY };
+        st.version += 1;
+        let version = st.version;
+        if let Some((t, completes)) = st.next_change(now) {
+            let kind = if completes {
+                EventKind::Complete { job: id, version }
+            } else {
+                EventKind::RateChange { job: id, version }
+            };
+            self.queue.push(t.max(now), kind);
+        }
+    }
+
+    /// The results so far (complete once `run` has returned).
+    pub fn outcome(&self) -> Outcome {
+        let now = self.now;
+        let jobs = self
+            .specs
+            .iter()
+            .zip(&self.jobs)
+            .map(|(spec, st)| JobResult {
+                id: spec.id,
+                name: spec.name.clone(),
+                model: self.zoo.get(st.model).name.clone(),
+                tenant: spec.tenant.clone(),
+                gpus_requested: spec.gpus,
+                arrival: spec.arrival,
+                start: st.first_start,
+                finish: st.finish,
+                gpu_s: st.gpu_s_at(now),
+                run_s: st.run_s_at(now),
+                restarts: st.restarts,
+                preemptions: st.preemptions,
+                restart_s: st.restart_s,
+                work: st.work,
+                n_avg: st.n_avg,
+                due: spec.due,
+            })
+            .collect();
+        let mut timeline = self.timeline.clone();
+        for s in &mut timeline.segments {
+            if s.end.is_nan() {
+                s.end = now;
+            }
+        }
+        Outcome {
+            jobs,
+            timeline,
+            rounds: self.rounds.clone(),
+            end_time: now,
+            events: self.events,
+            incomplete: self.jobs.len() - self.completed,
+            stop_reason: self.stop_reason.clone().unwrap_or_else(|| "running".into()),
+        }
+    }
+}
+
+/// Resolves each job's model and total work, refusing jobs the cluster
+/// can never run.
+fn resolve_jobs(trace: &Trace, cluster: &Cluster, zoo: &ModelZoo) -> Result<Vec<JobState>> {
+    let file = trace.name.as_str();
+    let mut out = Vec::with_capacity(trace.jobs.len());
+    for spec in &trace.jobs {
+        let line = spec.source_line as usize;
+        let who = if line == 0 { format!("job '{}': ", spec.name) } else { String::new() };
+        let err = |field: &str, msg: String| Error::input(file, line, field, format!("{who}{msg}"));
+        let model = zoo.lookup(&spec.model).ok_or_else(|| {
+            err("model", format!("unknown model '{}' (known: {})", spec.model, zoo.names().join(", ")))
+        })?;
+        let kind = match &spec.gpu_type {
+            Some(t) => {
+                let k = GpuKind::by_name(t).ok_or_else(|| err("gpu_type", format!("unknown GPU type '{t}'")))?;
+                if !cluster.kinds.contains(&k) {
+                    return Err(err("gpu_type", format!("cluster '{}' has no {t} GPUs", cluster.name)));
+                }
+                k
+            }
+            None => cluster.kinds[0],
+        };
+        let limit = if spec.gpu_type.is_some() { cluster.gpus_of(kind) } else { cluster.max_gpus_one_type() };
+        if spec.gpus > limit {
+            return Err(err(
+                "gpus",
+                format!(
+                    "job '{}' requests {} GPUs but cluster '{}' has at most {limit} of one type",
+                    spec.name, spec.gpus, cluster.name
+                ),
+            ));
+        }
+        let info = zoo.get(model);
+        let work = match (spec.work, spec.duration) {
+            (Some(w), _) => w,
+            (None, Some(d)) => {
+                let batch = if spec.batch_size > 0 { spec.batch_size } else { info.default_batch };
+                let per_node = cluster.max_node_gpus(kind).max(1);
+                let q = RateQuery {
+                    kind,
+                    gpus: spec.gpus,
+                    nodes: spec.gpus.div_ceil(per_node),
+                    batch: BatchChoice::Fixed(batch),
+                    progress: 0.0,
+                };
+                let r = zoo.rate(model, &q).per_s;
+                if r <= 0.0 || !r.is_finite() {
+                    return Err(err("model", format!("model '{}' makes no progress on {} {} GPUs", info.name, spec.gpus, kind.name())));
+                }
+                d * r
+            }
+            (None, None) => info.default_work.ok_or_else(|| {
+                err("duration", format!("no work or duration given and model '{}' has no default length", info.name))
+            })?,
+        };
+        out.push(JobState::new(model, work));
+    }
+    Ok(out)
+}

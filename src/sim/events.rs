@@ -1,0 +1,67 @@
+//! The engine's event queue: a min-heap on (time, sequence) with lazy
+//! deletion through per-job version stamps.
+
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum EventKind {
+    /// Job reaches its total work (if `version` is still current).
+    Complete { job: u32, version: u32 },
+    /// Job crosses a rate boundary such as an epoch end.
+    RateChange { job: u32, version: u32 },
+    /// A wake-up the policy asked for.
+    Timer { token: u64 },
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    time: f64,
+    seq: u64,
+    kind: EventKind,
+}
+
+impl PartialEq for Entry {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+impl Eq for Entry {}
+impl PartialOrd for Entry {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Entry {
+    // Reversed: BinaryHeap is a max-heap, we want the earliest first.
+    fn cmp(&self, other: &Self) -> Ordering {
+        other.time.total_cmp(&self.time).then(other.seq.cmp(&self.seq))
+    }
+}
+
+/// Min-heap of future events.
+#[derive(Debug, Clone, Default)]
+pub struct EventQueue {
+    heap: BinaryHeap<Entry>,
+    seq: u64,
+}
+
+impl EventQueue {
+    pub fn push(&mut self, time: f64, kind: EventKind) {
+        self.seq += 1;
+        self.heap.push(Entry { time, seq: self.seq, kind });
+    }
+
+    pub fn peek_time(&self) -> Option<f64> {
+        self.heap.peek().map(|e| e.time)
+    }
+
+    /// Pops the earliest event if it is due at or before `t`.
+    pub fn pop_due(&mut self, t: f64) -> Option<(f64, EventKind)> {
+        if self.heap.peek().is_some_and(|e| e.time <= t) {
+            self.heap.pop().map(|e| (e.time, e.kind))
+        } else {
+            None
+        }
+    }
+}

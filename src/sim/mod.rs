@@ -1,0 +1,20 @@
+//! The discrete-event engine.
+//!
+//! The engine owns all state; a policy only decides. Time jumps from event
+//! to event (arrivals, completions, epoch boundaries, round ticks, policy
+//! wake-ups); progress and service accrue lazily between them. The whole
+//! simulation is `Clone`, so a run can be forked and continued (PCS
+//! predicts completion times that way).
+
+mod config;
+mod engine;
+mod events;
+mod state;
+mod timeline;
+mod view;
+
+pub use config::{EngineConfig, ENGINE_PARAMS};
+pub use engine::{JobResult, Outcome, Progress, Simulation};
+pub use state::{JobState, Phase};
+pub use timeline::{RoundStat, Segment, Timeline};
+pub use view::{Assignment, Decision, View};

@@ -1,0 +1,151 @@
+//! Per-job simulation state. Progress and service accrue lazily: each job
+//! keeps its values as of `t_mark` plus its current rate, so an event only
+//! touches the jobs it concerns.
+
+use crate::cluster::Placement;
+use crate::perf::ModelId;
+use serde::Serialize;
+
+/// Where a job is in its life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Phase {
+    /// Not arrived yet.
+    Future,
+    /// Arrived, holds no GPUs.
+    Waiting,
+    /// Holds GPUs (possibly still in its restart delay).
+    Running,
+    /// Finished.
+    Done,
+}
+
+/// Everything the engine tracks about one job.
+#[derive(Debug, Clone)]
+pub struct JobState {
+    pub model: ModelId,
+    /// Total work (model units).
+    pub work: f64,
+    pub phase: Phase,
+    pub placement: Option<Placement>,
+    /// Global batch the job currently runs at.
+    pub batch: u32,
+    /// Work per second once the restart delay is over.
+    pub rate: f64,
+    /// Work done as of `t_mark`.
+    pub progress: f64,
+    /// GPU-seconds held as of `t_mark` (attained service, restarts included).
+    pub gpu_s: f64,
+    /// Seconds spent holding GPUs as of `t_mark`.
+    pub run_s: f64,
+    pub t_mark: f64,
+    /// No progress before this time (checkpoint-restore after a change).
+    pub busy_until: f64,
+    /// Progress at which the rate must be recomputed (epoch boundary).
+    pub rate_until: f64,
+    pub first_start: Option<f64>,
+    pub finish: Option<f64>,
+    /// Allocation changes after the first start (the Pollux/Sia definition).
+    pub restarts: u32,
+    /// Times the job lost all its GPUs before finishing.
+    pub preemptions: u32,
+    /// Seconds of restart delay paid so far.
+    pub restart_s: f64,
+    /// Bumped on every rate change; stale heap events carry an old value.
+    pub version: u32,
+    /// Cluster contention integral at arrival (for the job's mean contention).
+    pub contention_mark: f64,
+    /// Mean number of active jobs while this job was active (set at finish).
+    pub n_avg: f64,
+    /// Open timeline segment, if recording.
+    pub open_segment: Option<usize>,
+}
+
+impl JobState {
+    pub fn new(model: ModelId, work: f64) -> JobState {
+        JobState {
+            model,
+            work,
+            phase: Phase::Future,
+            placement: None,
+            batch: 0,
+            rate: 0.0,
+            progress: 0.0,
+            gpu_s: 0.0,
+            run_s: 0.0,
+            t_mark: 0.0,
+            busy_until: 0.0,
+            rate_until: f64::INFINITY,
+            first_start: None,
+            finish: None,
+            restarts: 0,
+            preemptions: 0,
+            restart_s: 0.0,
+            version: 0,
+            contention_mark: 0.0,
+            n_avg: 0.0,
+            open_segment: None,
+        }
+    }
+
+    pub fn gpus(&self) -> u32 {
+        self.placement.as_ref().map_or(0, |p| p.gpus())
+    }
+
+    /// Work done by time `now` (not stored).
+    pub fn progress_at(&self, now: f64) -> f64 {
+        if self.phase != Phase::Running {
+            return self.progress;
+        }
+        let from = self.t_mark.max(self.busy_until);
+        if now > from {
+            (self.progress + self.rate * (now - from)).min(self.work)
+        } else {
+            self.progress
+        }
+    }
+
+    /// GPU-seconds held by time `now`.
+    pub fn gpu_s_at(&self, now: f64) -> f64 {
+        if self.phase == Phase::Running {
+            self.gpu_s + self.gpus() as f64 * (now - self.t_mark).max(0.0)
+        } else {
+            self.gpu_s
+        }
+    }
+
+    /// Seconds spent holding GPUs by time `now`.
+    pub fn run_s_at(&self, now: f64) -> f64 {
+        if self.phase == Phase::Running {
+            self.run_s + (now - self.t_mark).max(0.0)
+        } else {
+            self.run_s
+        }
+    }
+
+    /// Brings the stored values up to `now`.
+    pub fn advance(&mut self, now: f64) {
+        if now <= self.t_mark {
+            return;
+        }
+        self.progress = self.progress_at(now);
+        self.gpu_s = self.gpu_s_at(now);
+        self.run_s = self.run_s_at(now);
+        self.t_mark = now;
+    }
+
+    /// When the job will complete, or reach its next rate change, at the
+    /// current rate (None if it makes no progress).
+    pub fn next_change(&self, now: f64) -> Option<(f64, bool)> {
+        if self.phase != Phase::Running || self.rate <= 0.0 {
+            return None;
+        }
+        let from = now.max(self.busy_until);
+        let p = self.progress_at(now);
+        if self.rate_until < self.work {
+            Some((from + (self.rate_until - p).max(0.0) / self.rate, false))
+        } else {
+            Some((from + (self.work - p).max(0.0) / self.rate, true))
+        }
+    }
+}

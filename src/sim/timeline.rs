@@ -1,0 +1,73 @@
+//! The recorded timeline: allocation segments and per-call round stats,
+//! compact enough to ship to the browser as typed arrays.
+
+use crate::cluster::GpuKind;
+use serde::Serialize;
+
+/// A job holding a fixed set of GPUs from `start` to `end`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Segment {
+    pub job: u32,
+    pub kind: GpuKind,
+    pub start: f64,
+    pub end: f64,
+    /// Until this time the job was restoring a checkpoint (no progress).
+    pub busy_until: f64,
+    pub batch: u32,
+    /// The segment's GPUs are `gpus[gpu_offset .. gpu_offset + gpu_count]`.
+    pub gpu_offset: u32,
+    pub gpu_count: u32,
+}
+
+/// All segments plus the flat list of GPU ids they reference.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Timeline {
+    pub segments: Vec<Segment>,
+    pub gpus: Vec<u32>,
+}
+
+impl Timeline {
+    pub fn open(&mut self, job: u32, kind: GpuKind, start: f64, busy_until: f64, batch: u32, gpu_ids: &[u32]) -> usize {
+        self.segments.push(Segment {
+            job,
+            kind,
+            start,
+            end: f64::NAN,
+            busy_until,
+            batch,
+            gpu_offset: self.gpus.len() as u32,
+            gpu_count: gpu_ids.len() as u32,
+        });
+        self.gpus.extend_from_slice(gpu_ids);
+        self.segments.len() - 1
+    }
+
+    pub fn close(&mut self, segment: usize, end: f64) {
+        if let Some(s) = self.segments.get_mut(segment) {
+            s.end = end;
+        }
+    }
+
+    /// GPU ids of one segment.
+    pub fn gpus_of(&self, s: &Segment) -> &[u32] {
+        &self.gpus[s.gpu_offset as usize..(s.gpu_offset + s.gpu_count) as usize]
+    }
+}
+
+/// One policy invocation.
+#[derive(Debug, Clone, Serialize)]
+pub struct RoundStat {
+    pub t: f64,
+    /// GPUs held after the decision.
+    pub busy_gpus: u32,
+    pub running: u32,
+    pub waiting: u32,
+    /// Allocation changes the decision made.
+    pub changes: u32,
+    /// Wall-clock seconds the policy took (not simulated time).
+    pub policy_s: f64,
+    pub solver_s: f64,
+    /// Why the policy fell back, if it did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fallback: Option<String>,
+}

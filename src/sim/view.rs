@@ -1,0 +1,226 @@
+//! What a policy sees (`View`, read-only) and what it returns (`Decision`).
+
+use super::state::{JobState, Phase};
+use crate::cluster::{Cluster, GpuKind, Packer, Placement, PlacementRule};
+use crate::perf::{BatchChoice, ModelZoo, RateQuery};
+use crate::workload::{Adaptivity, JobSpec};
+use std::collections::BTreeSet;
+
+/// A read-only snapshot of the simulation at a scheduling point.
+pub struct View<'a> {
+    pub now: f64,
+    pub cluster: &'a Cluster,
+    pub zoo: &'a ModelZoo,
+    pub specs: &'a [JobSpec],
+    pub jobs: &'a [JobState],
+    /// Arrived, unfinished jobs in arrival order (ids are arrival-sorted).
+    pub active: &'a BTreeSet<u32>,
+    /// Active jobs without GPUs.
+    pub waiting: &'a BTreeSet<u32>,
+    /// Active jobs with GPUs.
+    pub running: &'a BTreeSet<u32>,
+    pub rule: PlacementRule,
+    /// Jobs that arrived / completed since the previous call.
+    pub arrived: &'a [u32],
+    pub completed: &'a [u32],
+    /// True when this call is a round tick (round-based policies).
+    pub round_tick: bool,
+}
+
+impl<'a> View<'a> {
+    pub fn spec(&self, job: u32) -> &'a JobSpec {
+        &self.specs[job as usize]
+    }
+
+    pub fn state(&self, job: u32) -> &'a JobState {
+        &self.jobs[job as usize]
+    }
+
+    pub fn placement(&self, job: u32) -> Option<&'a Placement> {
+        self.jobs[job as usize].placement.as_ref()
+    }
+
+    /// GPUs the job holds now.
+    pub fn gpus_of(&self, job: u32) -> u32 {
+        self.jobs[job as usize].gpus()
+    }
+
+    /// Total work still to do.
+    pub fn remaining_work(&self, job: u32) -> f64 {
+        let s = &self.jobs[job as usize];
+        (s.work - s.progress_at(self.now)).max(0.0)
+    }
+
+    /// Fraction of the job's work done.
+    pub fn done_fraction(&self, job: u32) -> f64 {
+        let s = &self.jobs[job as usize];
+        s.progress_at(self.now) / s.work
+    }
+
+    /// GPU-seconds the job has held (Tiresias' attained service).
+    pub fn attained_gpu_s(&self, job: u32) -> f64 {
+        self.jobs[job as usize].gpu_s_at(self.now)
+    }
+
+    /// Seconds the job has held GPUs.
+    pub fn executed_s(&self, job: u32) -> f64 {
+        self.jobs[job as usize].run_s_at(self.now)
+    }
+
+    /// The GPU type a job must run on when it cannot choose: its pinned
+    /// type, else the cluster's first type.
+    pub fn default_kind(&self, job: u32) -> GpuKind {
+        self.spec(job)
+            .gpu_type
+            .as_deref()
+            .and_then(GpuKind::by_name)
+            .filter(|k| self.cluster.kinds.contains(k))
+            .unwrap_or(self.cluster.kinds[0])
+    }
+
+    /// The batch choice a job makes on its own (from its adaptivity).
+    pub fn natural_batch(&self, job: u32) -> BatchChoice {
+        let spec = self.spec(job);
+        let m = self.zoo.get(self.jobs[job as usize].model);
+        match spec.adaptivity {
+            Adaptivity::Adaptive => BatchChoice::Optimize {
+                max: if spec.max_batch_size > 0 { spec.max_batch_size } else { m.max_batch },
+            },
+            _ => BatchChoice::Fixed(self.rigid_batch(job)),
+        }
+    }
+
+    /// The trace's (rigid) batch size, or the model default.
+    pub fn rigid_batch(&self, job: u32) -> u32 {
+        let spec = self.spec(job);
+        if spec.batch_size > 0 {
+            spec.batch_size
+        } else {
+            self.zoo.get(self.jobs[job as usize].model).default_batch
+        }
+    }
+
+    /// Largest useful GPU count (job limit, else model peak, else the cluster).
+    pub fn max_useful_gpus(&self, job: u32) -> u32 {
+        let spec = self.spec(job);
+        let m = self.zoo.get(self.jobs[job as usize].model);
+        let cap = if spec.max_gpus > 0 {
+            spec.max_gpus
+        } else if m.max_gpus > 0 {
+            m.max_gpus
+        } else {
+            self.cluster.total_gpus
+        };
+        cap.min(self.cluster.total_gpus).max(1)
+    }
+
+    /// Progress rate the job would have with `gpus` GPUs of `kind`, packed
+    /// on as few nodes as possible, with the given batch choice.
+    pub fn rate_with(&self, job: u32, kind: GpuKind, gpus: u32, batch: BatchChoice) -> f64 {
+        if gpus == 0 {
+            return 0.0;
+        }
+        let per_node = self.cluster.max_node_gpus(kind).max(1);
+        let q = RateQuery {
+            kind,
+            gpus,
+            nodes: gpus.div_ceil(per_node),
+            batch,
+            progress: self.jobs[job as usize].progress_at(self.now),
+        };
+        self.zoo.rate(self.jobs[job as usize].model, &q).per_s
+    }
+
+    /// Rate at `gpus` GPUs of the job's default type with its natural batch.
+    pub fn rate(&self, job: u32, gpus: u32) -> f64 {
+        self.rate_with(job, self.default_kind(job), gpus, self.natural_batch(job))
+    }
+
+    /// Remaining time at `gpus` GPUs (infinite at zero GPUs).
+    pub fn remaining_time(&self, job: u32, gpus: u32) -> f64 {
+        let r = self.rate(job, gpus);
+        if r > 0.0 {
+            self.remaining_work(job) / r
+        } else {
+            f64::INFINITY
+        }
+    }
+
+    /// A packer where only idle GPUs can be claimed (non-preemptive policies).
+    pub fn packer_idle(&self) -> Packer<'a> {
+        Packer::idle_only(
+            self.cluster,
+            self.rule,
+            self.running.iter().filter_map(|j| self.jobs[*j as usize].placement.as_ref()),
+        )
+    }
+
+    /// A packer where everything is up for grabs but running jobs have their
+    /// current GPUs reserved (preemptive policies that re-plan each time).
+    pub fn packer_replan(&self) -> Packer<'a> {
+        Packer::replanning(
+            self.cluster,
+            self.rule,
+            self.running
+                .iter()
+                .filter_map(|j| self.jobs[*j as usize].placement.as_ref().map(|p| (*j, p))),
+        )
+    }
+
+    pub fn is_running(&self, job: u32) -> bool {
+        self.jobs[job as usize].phase == Phase::Running
+    }
+}
+
+/// One job's new allocation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Assignment {
+    pub placement: Placement,
+    /// None: the job's natural batch choice (see `View::natural_batch`).
+    pub batch: Option<BatchChoice>,
+}
+
+/// What a policy wants changed. Jobs not mentioned keep their allocation.
+#[derive(Debug, Clone, Default)]
+pub struct Decision {
+    pub changes: Vec<(u32, Option<Assignment>)>,
+    /// Call the policy again at this time even if nothing happens.
+    pub wake_at: Option<f64>,
+    /// Set when the policy fell back from its main method (solver failure).
+    pub fallback: Option<String>,
+    /// Seconds spent in an LP/MILP solver during this call.
+    pub solver_s: f64,
+}
+
+impl Decision {
+    pub fn assign(&mut self, job: u32, placement: Placement, batch: Option<BatchChoice>) {
+        self.changes.push((job, Some(Assignment { placement, batch })));
+    }
+
+    pub fn preempt(&mut self, job: u32) {
+        self.changes.push((job, None));
+    }
+
+    pub fn wake_at(&mut self, t: f64) {
+        self.wake_at = Some(self.wake_at.map_or(t, |w| w.min(t)));
+    }
+
+    /// Turns a complete plan (every job that should hold GPUs, with its
+    /// placement) into changes: running jobs absent from the plan are
+    /// preempted, unchanged ones are left alone.
+    pub fn apply_plan(&mut self, view: &View, plan: Vec<(u32, Placement, Option<BatchChoice>)>) {
+        let mut planned = BTreeSet::new();
+        for (job, placement, batch) in plan {
+            planned.insert(job);
+            let unchanged = view.placement(job).is_some_and(|p| *p == placement);
+            if !unchanged {
+                self.assign(job, placement, batch);
+            }
+        }
+        for &job in view.running {
+            if !planned.contains(&job) {
+                self.preempt(job);
+            }
+        }
+    }
+}

@@ -1,0 +1,1 @@
+//! The wasm-bindgen boundary (placeholder until the page issue lands a full API).

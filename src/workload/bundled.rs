@@ -1,0 +1,78 @@
+//! Traces shipped with schedlab (made by its own generators; see
+//! `traces/manifest.json`, which records how to remake each one).
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// One manifest entry plus the trace text compiled into the binary.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct BundledTrace {
+    pub name: &'static str,
+    pub file: &'static str,
+    pub description: &'static str,
+    /// The statistics the generator reproduces and where they come from.
+    pub source: &'static str,
+    pub generator: &'static str,
+    pub jobs: usize,
+    pub seed: u64,
+    #[serde(default)]
+    pub set: BTreeMap<&'static str, &'static str>,
+    pub cluster: &'static str,
+    pub policies: Vec<&'static str>,
+    #[serde(skip)]
+    pub text: &'static str,
+}
+
+const MANIFEST: &str = include_str!("../../traces/manifest.json");
+
+/// The trace files, by file name (kept in sync with the manifest by a test).
+fn file_text(file: &str) -> Option<&'static str> {
+    Some(match file {
+        "afs-mini.csv" => include_str!("../../traces/afs-mini.csv"),
+        _ => return None,
+    })
+}
+
+/// Every bundled trace, in manifest order.
+pub fn bundled_traces() -> Vec<BundledTrace> {
+    let mut list: Vec<BundledTrace> = match serde_json::from_str(MANIFEST) {
+        Ok(l) => l,
+        Err(_) => return Vec::new(),
+    };
+    for t in &mut list {
+        t.text = file_text(t.file).unwrap_or("");
+    }
+    list
+}
+
+/// A bundled trace by name.
+pub fn bundled_trace(name: &str) -> Option<BundledTrace> {
+    bundled_traces().into_iter().find(|t| t.name == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workload::gen::{generate, provenance_comment};
+    use crate::workload::write_native;
+
+    #[test]
+    fn manifest_parses_and_every_file_is_compiled_in() {
+        let list: Vec<BundledTrace> = serde_json::from_str(MANIFEST).expect("manifest.json parses");
+        assert!(!list.is_empty());
+        for t in &list {
+            assert!(file_text(t.file).is_some(), "{} is in the manifest but not compiled in", t.file);
+        }
+    }
+
+    /// Each bundled trace is exactly what its generator makes today.
+    #[test]
+    fn bundled_traces_are_regenerable() {
+        for t in bundled_traces() {
+            let set: Vec<(String, String)> = t.set.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+            let trace = generate(t.generator, Some(t.jobs), t.seed, &set).unwrap();
+            let text = write_native(&trace.jobs, &provenance_comment(t.generator, t.jobs, t.seed, &set));
+            assert_eq!(text, t.text, "{} differs from its generator's output; run scripts/regen-traces.sh", t.name);
+        }
+    }
+}

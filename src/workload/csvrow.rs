@@ -1,0 +1,126 @@
+//! Reading CSV rows by column name, with errors that name file, line and field.
+
+use crate::error::{Error, Result};
+
+/// Column positions of a CSV header, looked up by (lower-case) name.
+pub struct Columns {
+    names: Vec<String>,
+}
+
+impl Columns {
+    pub fn new(header: &csv::StringRecord) -> Columns {
+        Columns {
+            names: header.iter().map(|h| h.trim().trim_start_matches('\u{feff}').to_ascii_lowercase()).collect(),
+        }
+    }
+
+    pub fn index(&self, name: &str) -> Option<usize> {
+        self.names.iter().position(|n| n == name)
+    }
+
+    pub fn has(&self, name: &str) -> bool {
+        self.index(name).is_some()
+    }
+
+    pub fn has_all(&self, names: &[&str]) -> bool {
+        names.iter().all(|n| self.has(n))
+    }
+
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
+}
+
+/// One record with its file and line, for typed field access.
+pub struct Row<'a> {
+    pub file: &'a str,
+    pub line: usize,
+    pub cols: &'a Columns,
+    pub rec: &'a csv::StringRecord,
+}
+
+impl<'a> Row<'a> {
+    fn err(&self, field: &str, message: String) -> Error {
+        Error::input(self.file, self.line, field, message)
+    }
+
+    /// The raw text of a column (None if the column is absent or the cell empty).
+    pub fn text(&self, field: &str) -> Option<&'a str> {
+        let i = self.cols.index(field)?;
+        let v = self.rec.get(i)?.trim();
+        (!v.is_empty()).then_some(v)
+    }
+
+    pub fn required_text(&self, field: &str) -> Result<&'a str> {
+        self.text(field).ok_or_else(|| self.err(field, "missing value".into()))
+    }
+
+    pub fn f64_opt(&self, field: &str) -> Result<Option<f64>> {
+        match self.text(field) {
+            None => Ok(None),
+            Some(t) => {
+                let v: f64 = t
+                    .parse()
+                    .map_err(|_| self.err(field, format!("'{t}' is not a number")))?;
+                if !v.is_finite() {
+                    return Err(self.err(field, format!("'{t}' is not a finite number")));
+                }
+                Ok(Some(v))
+            }
+        }
+    }
+
+    pub fn f64(&self, field: &str) -> Result<f64> {
+        self.f64_opt(field)?.ok_or_else(|| self.err(field, "missing value".into()))
+    }
+
+    pub fn u32_opt(&self, field: &str) -> Result<Option<u32>> {
+        match self.text(field) {
+            None => Ok(None),
+            Some(t) => {
+                // Accept "4" and "4.0" (some traces write integers as floats).
+                let v: f64 = t
+                    .parse()
+                    .map_err(|_| self.err(field, format!("'{t}' is not a number")))?;
+                if !v.is_finite() || v < 0.0 || v.fract() != 0.0 || v > u32::MAX as f64 {
+                    return Err(self.err(field, format!("'{t}' is not a non-negative integer")));
+                }
+                Ok(Some(v as u32))
+            }
+        }
+    }
+
+    pub fn u32(&self, field: &str) -> Result<u32> {
+        self.u32_opt(field)?.ok_or_else(|| self.err(field, "missing value".into()))
+    }
+
+    pub fn bool_opt(&self, field: &str) -> Result<Option<bool>> {
+        match self.text(field) {
+            None => Ok(None),
+            Some(t) => match t.to_ascii_lowercase().as_str() {
+                "1" | "true" | "yes" | "y" => Ok(Some(true)),
+                "0" | "false" | "no" | "n" => Ok(Some(false)),
+                _ => Err(self.err(field, format!("'{t}' is not true/false"))),
+            },
+        }
+    }
+
+    pub fn error(&self, field: &str, message: impl Into<String>) -> Error {
+        self.err(field, message.into())
+    }
+}
+
+/// A CSV reader over text that skips `#` comment lines and trims cells.
+pub fn reader(text: &str) -> csv::Reader<&[u8]> {
+    csv::ReaderBuilder::new()
+        .comment(Some(b'#'))
+        .trim(csv::Trim::All)
+        .flexible(true)
+        .from_reader(text.as_bytes())
+}
+
+/// Converts a csv crate error into an input error with the line.
+pub fn csv_error(file: &str, e: &csv::Error) -> Error {
+    let line = e.position().map_or(0, |p| p.line() as usize);
+    Error::input(file, line, "", format!("malformed CSV: {e}"))
+}

@@ -1,0 +1,181 @@
+//! Workloads: `JobSpec`, traces, importers, generators and bundled traces.
+
+mod bundled;
+mod csvrow;
+pub mod formats;
+pub mod gen;
+mod job;
+pub mod sample;
+
+pub use bundled::{bundled_trace, bundled_traces, BundledTrace};
+pub use formats::{Format, write_native};
+pub use job::{Adaptivity, JobSpec};
+
+use crate::error::{Error, Result};
+use serde::Serialize;
+
+/// Largest trace text accepted (a clear error instead of exhausting memory).
+pub const MAX_TRACE_BYTES: usize = 512 * 1024 * 1024;
+
+/// A list of jobs sorted by arrival, with where they came from.
+#[derive(Debug, Clone, Serialize)]
+pub struct Trace {
+    pub name: String,
+    pub format: String,
+    pub jobs: Vec<JobSpec>,
+    /// Rows the importer skipped on purpose (counted, reported).
+    pub skipped: usize,
+    pub notes: Vec<String>,
+}
+
+impl Trace {
+    /// Parses trace text; `file` names it in error messages.
+    pub fn parse(file: &str, text: &str, format: Option<Format>) -> Result<Trace> {
+        if text.len() > MAX_TRACE_BYTES {
+            return Err(Error::input(
+                file,
+                0,
+                "",
+                format!("file is {} MB; the limit is {} MB", text.len() >> 20, MAX_TRACE_BYTES >> 20),
+            ));
+        }
+        let imported = formats::import(file, text, format)?;
+        let mut trace = Trace {
+            name: file.to_string(),
+            format: imported.format.name().to_string(),
+            jobs: imported.jobs,
+            skipped: imported.skipped,
+            notes: imported.notes,
+        };
+        trace.finish(file)?;
+        Ok(trace)
+    }
+
+    /// Builds a trace from jobs made in code (generators, tests).
+    pub fn from_jobs(name: &str, jobs: Vec<JobSpec>) -> Result<Trace> {
+        let mut trace = Trace {
+            name: name.to_string(),
+            format: "generated".into(),
+            jobs,
+            skipped: 0,
+            notes: Vec::new(),
+        };
+        trace.finish(name)?;
+        Ok(trace)
+    }
+
+    /// Validates every job, sorts by arrival (stable) and numbers them.
+    fn finish(&mut self, file: &str) -> Result<()> {
+        if self.jobs.is_empty() {
+            return Err(Error::input(file, 0, "", "the trace has no jobs"));
+        }
+        for (i, j) in self.jobs.iter().enumerate() {
+            let line = if j.source_line > 0 { j.source_line as usize } else { 0 };
+            let err = |field: &str, msg: String| {
+                let what = if line == 0 { format!("job {} ('{}'): {msg}", i, j.name) } else { msg };
+                Error::input(file, line, field, what)
+            };
+            if !j.arrival.is_finite() || j.arrival < 0.0 {
+                return Err(err("arrival", format!("arrival time {} is negative", j.arrival)));
+            }
+            if j.gpus == 0 {
+                return Err(err("gpus", "a job must request at least one GPU".into()));
+            }
+            if j.max_gpus > 0 && j.min_gpus > j.max_gpus {
+                return Err(err("min_gpus", format!("min_gpus {} exceeds max_gpus {}", j.min_gpus, j.max_gpus)));
+            }
+            if let Some(d) = j.duration {
+                if !(d > 0.0 && d.is_finite()) {
+                    return Err(err("duration", format!("duration {d} must be positive")));
+                }
+            }
+            if let Some(w) = j.work {
+                if !(w > 0.0 && w.is_finite()) {
+                    return Err(err("work", format!("work {w} must be positive")));
+                }
+            }
+            if !(j.weight > 0.0 && j.weight.is_finite()) {
+                return Err(err("weight", format!("weight {} must be positive", j.weight)));
+            }
+            if let Some(d) = j.due {
+                if !d.is_finite() {
+                    return Err(err("due", "due date must be finite".into()));
+                }
+            }
+        }
+        self.jobs.sort_by(|a, b| a.arrival.total_cmp(&b.arrival));
+        for (i, j) in self.jobs.iter_mut().enumerate() {
+            j.id = i as u32;
+        }
+        Ok(())
+    }
+
+    /// Total GPU-seconds requested (for offered-load reports).
+    pub fn span(&self) -> f64 {
+        let first = self.jobs.first().map_or(0.0, |j| j.arrival);
+        let last = self.jobs.last().map_or(0.0, |j| j.arrival);
+        last - first
+    }
+}
+
+/// Loads a trace by bundled name or from text (the CLI reads the file).
+pub fn load_named(name: &str) -> Option<Result<Trace>> {
+    bundled_trace(name).map(|b| {
+        let mut t = Trace::parse(b.file, b.text, None)?;
+        t.name = b.name.to_string();
+        Ok(t)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pollux_format_is_detected() {
+        let t = Trace::parse("w.csv", "name,time,application,num_replicas,batch_size\nb,20,bert,2,12\na,10,cifar10,4,128\n", None).unwrap();
+        assert_eq!(t.format, "pollux");
+        assert_eq!(t.jobs[0].name, "a");
+        assert_eq!(t.jobs[0].id, 0);
+        assert_eq!(t.jobs[1].batch_size, 12);
+    }
+
+    #[test]
+    fn duration_format_is_detected() {
+        let t = Trace::parse("b.csv", "job_id,num_gpus,submit_time,duration,model,batch_size\n1,2,5,100,resnet50,64\n2,1,6,0,resnet50,64\n", None).unwrap();
+        assert_eq!(t.format, "duration");
+        assert_eq!(t.jobs.len(), 1);
+        assert_eq!(t.skipped, 1);
+        assert_eq!(t.jobs[0].duration, Some(100.0));
+    }
+
+    #[test]
+    fn errors_name_file_line_and_field() {
+        let text = "name,arrival,model,gpus,duration\na,0,linear,1,10\nb,x1,linear,1,10\n";
+        let e = Trace::parse("t.csv", text, None).unwrap_err().to_string();
+        assert!(e.contains("t.csv: line 3, field 'arrival'"), "{e}");
+        let e = Trace::parse("t.csv", "name,arrival,model,gpus,duration\na,0,linear,0,10\n", None).unwrap_err().to_string();
+        assert!(e.contains("line 2, field 'gpus'"), "{e}");
+        let e = Trace::parse("t.csv", "name,arrival,model,gpus,duration\na,-5,linear,1,10\n", None).unwrap_err().to_string();
+        assert!(e.contains("negative"), "{e}");
+        let e = Trace::parse("t.csv", "name,arrival,model,gpus,duration\n", None).unwrap_err().to_string();
+        assert!(e.contains("no jobs"), "{e}");
+        let e = Trace::parse("t.csv", "foo,bar\n1,2\n", None).unwrap_err().to_string();
+        assert!(e.contains("unrecognised trace header"), "{e}");
+        let e = Trace::parse("t.csv", "name,arrival,model,gpus\na,0,linear,1,5,6\n\"b,1", None).unwrap_err().to_string();
+        assert!(e.contains("t.csv"), "{e}");
+    }
+
+    #[test]
+    fn native_round_trip() {
+        let mut j = JobSpec::new("x", 3.5, "afs/vgg16", 4).with_duration(100.0);
+        j.tenant = "vc1".into();
+        j.due = Some(500.0);
+        j.adaptivity = Adaptivity::Rigid;
+        let text = write_native(&[j.clone()], "test trace\nseed 1");
+        let t = Trace::parse("rt.csv", &text, None).unwrap();
+        let mut back = t.jobs[0].clone();
+        back.source_line = 0;
+        assert_eq!(back, j);
+    }
+}
