@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The whole test suite: formatting, native unit/integration/property tests,
+# the wasm build and its native-vs-wasm comparison, and (once present) the
+# browser tests. This is the README's test command; .ci/run calls it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+step() { printf '\n== %s\n' "$*"; }
+
+step "cargo fmt --check"
+cargo fmt --all -- --check
+
+step "cargo test (native)"
+cargo test --release --all-targets
+
+step "build the CLI and the wasm package"
+cargo build --release
+bash scripts/build-wasm.sh
+
+step "wasm (Node) gives the same results as native, to the bit"
+node tests/wasm-node/compare.mjs target/release/schedlab afs-mini afs-64 fifo,srtf,srsf,tiresias,maxmin
+
+if [ -f scripts/test-browser.sh ]; then
+  step "browser tests (Playwright + Chromium)"
+  bash scripts/test-browser.sh
+fi
+printf '\nall tests passed\n'
