@@ -107,9 +107,7 @@ impl ParamSpec {
         let text = text.trim();
         match &self.kind {
             ParamKind::Float { min, max } => {
-                let v: f64 = text
-                    .parse()
-                    .map_err(|_| bad("expected a number".into()))?;
+                let v: f64 = text.parse().map_err(|_| bad("expected a number".into()))?;
                 if !v.is_finite() || v < *min || v > *max {
                     return Err(bad(format!("must be in [{min}, {max}]")));
                 }
@@ -150,7 +148,11 @@ pub struct Params {
 impl Params {
     /// Defaults of `specs` overridden by `overrides` (name, text) pairs.
     /// Unknown names are an error that lists the known ones.
-    pub fn resolve(owner: &str, specs: &[ParamSpec], overrides: &[(String, String)]) -> Result<Params> {
+    pub fn resolve(
+        owner: &str,
+        specs: &[ParamSpec],
+        overrides: &[(String, String)],
+    ) -> Result<Params> {
         let mut values = BTreeMap::new();
         for spec in specs {
             values.insert(spec.name.to_string(), spec.parse(owner, spec.default)?);
@@ -160,7 +162,11 @@ impl Params {
                 let known: Vec<&str> = specs.iter().map(|s| s.name).collect();
                 Error::config(format!(
                     "unknown parameter '{owner}.{name}'; {owner} has: {}",
-                    if known.is_empty() { "no parameters".to_string() } else { known.join(", ") }
+                    if known.is_empty() {
+                        "no parameters".to_string()
+                    } else {
+                        known.join(", ")
+                    }
                 ))
             })?;
             values.insert(name.clone(), spec.parse(owner, text)?);
@@ -207,9 +213,11 @@ pub fn split_overrides(entries: &[String]) -> Result<BTreeMap<String, Vec<(Strin
         let (lhs, value) = entry
             .split_once('=')
             .ok_or_else(|| Error::config(format!("--set {entry}: expected OWNER.KEY=VALUE")))?;
-        let (owner, key) = lhs
-            .split_once('.')
-            .ok_or_else(|| Error::config(format!("--set {entry}: expected OWNER.KEY=VALUE (e.g. fifo.backfill=true)")))?;
+        let (owner, key) = lhs.split_once('.').ok_or_else(|| {
+            Error::config(format!(
+                "--set {entry}: expected OWNER.KEY=VALUE (e.g. fifo.backfill=true)"
+            ))
+        })?;
         out.entry(owner.trim().to_string())
             .or_default()
             .push((key.trim().to_string(), value.trim().to_string()));
@@ -230,7 +238,12 @@ mod tests {
 
     #[test]
     fn defaults_and_overrides() {
-        let p = Params::resolve("x", SPECS, &[("n".into(), "5".into()), ("on".into(), "true".into())]).unwrap();
+        let p = Params::resolve(
+            "x",
+            SPECS,
+            &[("n".into(), "5".into()), ("on".into(), "true".into())],
+        )
+        .unwrap();
         assert_eq!(p.f64("rate"), 1.5);
         assert_eq!(p.i64("n"), 5);
         assert!(p.bool("on"));
@@ -250,7 +263,10 @@ mod tests {
     #[test]
     fn split_set_entries() {
         let m = split_overrides(&["fifo.backfill=true".into(), "engine.restart=0".into()]).unwrap();
-        assert_eq!(m["fifo"], vec![("backfill".to_string(), "true".to_string())]);
+        assert_eq!(
+            m["fifo"],
+            vec![("backfill".to_string(), "true".to_string())]
+        );
         assert!(split_overrides(&["nodot=1".into()]).is_err());
     }
 }

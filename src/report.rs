@@ -122,13 +122,24 @@ pub fn to_table(r: &RunReport) -> String {
             format!("{:.3}", p.wall_s),
         ]);
     }
-    let widths: Vec<usize> = (0..rows[0].len()).map(|c| rows.iter().map(|r| r[c].len()).max().unwrap_or(0)).collect();
-    let mut out = format!("trace {}  cluster {}  seed {}\n", r.trace, r.cluster, r.seed);
+    let widths: Vec<usize> = (0..rows[0].len())
+        .map(|c| rows.iter().map(|r| r[c].len()).max().unwrap_or(0))
+        .collect();
+    let mut out = format!(
+        "trace {}  cluster {}  seed {}\n",
+        r.trace, r.cluster, r.seed
+    );
     for (i, row) in rows.iter().enumerate() {
         let line: Vec<String> = row
             .iter()
             .enumerate()
-            .map(|(c, v)| if c == 0 { format!("{v:<w$}", w = widths[c]) } else { format!("{v:>w$}", w = widths[c]) })
+            .map(|(c, v)| {
+                if c == 0 {
+                    format!("{v:<w$}", w = widths[c])
+                } else {
+                    format!("{v:>w$}", w = widths[c])
+                }
+            })
             .collect();
         out.push_str(line.join("  ").trim_end());
         out.push('\n');
@@ -139,7 +150,10 @@ pub fn to_table(r: &RunReport) -> String {
     }
     for p in &r.results {
         if p.stop_reason != "all jobs completed" {
-            out.push_str(&format!("note: {} stopped early: {}\n", p.policy, p.stop_reason));
+            out.push_str(&format!(
+                "note: {} stopped early: {}\n",
+                p.policy, p.stop_reason
+            ));
         }
     }
     out
@@ -149,8 +163,21 @@ pub fn to_table(r: &RunReport) -> String {
 pub fn to_csv(r: &RunReport) -> String {
     let mut w = csv::Writer::from_writer(Vec::new());
     let _ = w.write_record([
-        "policy", "jobs", "completed", "avg_jct_s", "p50_jct_s", "p90_jct_s", "p99_jct_s", "makespan_s", "avg_queue_s",
-        "gpu_hours", "utilization", "avg_restarts", "ftf_rho_max", "ftf_unfair_frac", "wall_s",
+        "policy",
+        "jobs",
+        "completed",
+        "avg_jct_s",
+        "p50_jct_s",
+        "p90_jct_s",
+        "p99_jct_s",
+        "makespan_s",
+        "avg_queue_s",
+        "gpu_hours",
+        "utilization",
+        "avg_restarts",
+        "ftf_rho_max",
+        "ftf_unfair_frac",
+        "wall_s",
     ]);
     for p in &r.results {
         let m = &p.metrics;

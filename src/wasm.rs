@@ -43,15 +43,34 @@ pub fn run_report_json(
     };
     let cluster = Arc::new(parse_cluster(cluster).map_err(js_err)?);
     let zoo = Arc::new(ModelZoo::builtin());
-    let policies: Vec<String> = policies.split(',').map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect();
+    let policies: Vec<String> = policies
+        .split(',')
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .collect();
     let overrides = split_overrides(&sets).map_err(js_err)?;
     check_owners(&overrides, &policies).map_err(js_err)?;
     let mut results = Vec::new();
     for p in &policies {
-        results.push(run_policy(&trace, &cluster, &zoo, p, &overrides, seed, &mut |_| true).map_err(js_err)?);
+        results.push(
+            run_policy(&trace, &cluster, &zoo, p, &overrides, seed, &mut |_| true)
+                .map_err(js_err)?,
+        );
     }
-    let engine = crate::params::Params::resolve("engine", ENGINE_PARAMS, overrides.get("engine").map_or(&[][..], |v| v))
-        .map_err(js_err)?;
-    let report = RunReport { trace: trace.name.clone(), cluster: cluster.name.clone(), seed, engine, results };
-    serde_json::to_string_pretty(&report).map(|s| s + "\n").map_err(|e| JsValue::from_str(&e.to_string()))
+    let engine = crate::params::Params::resolve(
+        "engine",
+        ENGINE_PARAMS,
+        overrides.get("engine").map_or(&[][..], |v| v),
+    )
+    .map_err(js_err)?;
+    let report = RunReport {
+        trace: trace.name.clone(),
+        cluster: cluster.name.clone(),
+        seed,
+        engine,
+        results,
+    };
+    serde_json::to_string_pretty(&report)
+        .map(|s| s + "\n")
+        .map_err(|e| JsValue::from_str(&e.to_string()))
 }

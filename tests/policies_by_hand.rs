@@ -30,7 +30,13 @@ fn afs_appendix_a_toy() {
 
 #[test]
 fn fifo_blocks_at_the_head_and_backfills_when_asked() {
-    let jobs = || vec![rigid("J0", 0.0, 2, 100.0), rigid("J1", 1.0, 4, 50.0), rigid("J2", 2.0, 1, 10.0)];
+    let jobs = || {
+        vec![
+            rigid("J0", 0.0, 2, 100.0),
+            rigid("J1", 1.0, 4, 50.0),
+            rigid("J2", 2.0, 1, 10.0),
+        ]
+    };
     let (s, j) = run(jobs(), "t4:1x4", "fifo", &[]);
     assert!(close(jct(&j, "J0"), 100.0));
     assert!(close(jct(&j, "J1"), 149.0));
@@ -56,7 +62,12 @@ fn srtf_and_srsf_rank_differently() {
 
 #[test]
 fn srtf_preempts_for_a_shorter_arrival() {
-    let (s, j) = run(vec![rigid("long", 0.0, 4, 100.0), rigid("short", 10.0, 4, 20.0)], "t4:1x4", "srtf", &[]);
+    let (s, j) = run(
+        vec![rigid("long", 0.0, 4, 100.0), rigid("short", 10.0, 4, 20.0)],
+        "t4:1x4",
+        "srtf",
+        &[],
+    );
     assert!(close(jct(&j, "short"), 20.0));
     assert!(close(jct(&j, "long"), 120.0));
     let long = j.iter().find(|x| x.name == "long").unwrap();
@@ -70,7 +81,12 @@ fn srtf_preempts_for_a_shorter_arrival() {
 #[test]
 fn tiresias_demotes_on_attained_service() {
     let jobs = vec![rigid("J0", 0.0, 1, 300.0), rigid("J1", 50.0, 1, 60.0)];
-    let (_, j) = run(jobs, "t4:1x1", "tiresias", &[("queues", "2"), ("t1", "100")]);
+    let (_, j) = run(
+        jobs,
+        "t4:1x1",
+        "tiresias",
+        &[("queues", "2"), ("t1", "100")],
+    );
     assert!(close(jct(&j, "J1"), 110.0), "{}", jct(&j, "J1"));
     assert!(close(jct(&j, "J0"), 360.0), "{}", jct(&j, "J0"));
 }
@@ -79,7 +95,12 @@ fn tiresias_demotes_on_attained_service() {
 #[test]
 fn tiresias_is_fifo_within_a_queue() {
     let jobs = vec![rigid("J0", 0.0, 1, 300.0), rigid("J1", 50.0, 1, 60.0)];
-    let (_, j) = run(jobs, "t4:1x1", "tiresias", &[("queues", "2"), ("t1", "1000")]);
+    let (_, j) = run(
+        jobs,
+        "t4:1x1",
+        "tiresias",
+        &[("queues", "2"), ("t1", "1000")],
+    );
     assert!(close(jct(&j, "J0"), 300.0));
     assert!(close(jct(&j, "J1"), 310.0));
 }
@@ -93,7 +114,12 @@ fn maxmin_shares_equally_then_expands() {
         j.adaptivity = Adaptivity::StrongScaling;
         j
     };
-    let (s, j) = run(vec![mk("A", 400.0), mk("B", 200.0)], "t4:1x4", "maxmin", &[]);
+    let (s, j) = run(
+        vec![mk("A", 400.0), mk("B", 200.0)],
+        "t4:1x4",
+        "maxmin",
+        &[],
+    );
     assert!(close(jct(&j, "B"), 100.0));
     assert!(close(jct(&j, "A"), 150.0));
     assert!(close(s.avg_jct_s, 125.0));

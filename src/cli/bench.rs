@@ -28,7 +28,10 @@ pub struct BenchArgs {
 
 pub fn bench(a: BenchArgs) -> Result<()> {
     if a.what != "engine" {
-        return Err(Error::config(format!("bench {}: expected 'engine'", a.what)));
+        return Err(Error::config(format!(
+            "bench {}: expected 'engine'",
+            a.what
+        )));
     }
     let cluster = Arc::new(parse_cluster(&a.cluster)?);
     let zoo = Arc::new(ModelZoo::builtin());

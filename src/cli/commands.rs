@@ -50,7 +50,11 @@ fn load_trace(name: &str, format: Option<&str>) -> Result<Trace> {
         Some(f) => Some(Format::by_name(f).ok_or_else(|| {
             Error::config(format!(
                 "unknown trace format '{f}'; known: {}",
-                Format::ALL.iter().map(|(_, n, _)| *n).collect::<Vec<_>>().join(", ")
+                Format::ALL
+                    .iter()
+                    .map(|(_, n, _)| *n)
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ))
         })?),
         None => None,
@@ -63,7 +67,11 @@ fn load_trace(name: &str, format: Option<&str>) -> Result<Trace> {
     if !std::path::Path::new(name).exists() {
         return Err(Error::config(format!(
             "trace '{name}' is neither a bundled trace ({}) nor a file",
-            bundled_traces().iter().map(|t| t.name).collect::<Vec<_>>().join(", ")
+            bundled_traces()
+                .iter()
+                .map(|t| t.name)
+                .collect::<Vec<_>>()
+                .join(", ")
         )));
     }
     let text = read_text(name)?;
@@ -72,18 +80,29 @@ fn load_trace(name: &str, format: Option<&str>) -> Result<Trace> {
 
 pub fn run(a: RunArgs) -> Result<()> {
     if !["table", "json", "csv"].contains(&a.format.as_str()) {
-        return Err(Error::config(format!("--format {}: expected table, json or csv", a.format)));
+        return Err(Error::config(format!(
+            "--format {}: expected table, json or csv",
+            a.format
+        )));
     }
     let trace = load_trace(&a.trace, a.trace_format.as_deref())?;
     let bundled = bundled_trace(&a.trace);
     let cluster_name = match (&a.cluster, &bundled) {
         (Some(c), _) => c.clone(),
         (None, Some(b)) => b.cluster.to_string(),
-        (None, None) => return Err(Error::config("--cluster is required for a trace file (e.g. --cluster homog-64)")),
+        (None, None) => {
+            return Err(Error::config(
+                "--cluster is required for a trace file (e.g. --cluster homog-64)",
+            ))
+        }
     };
     let cluster: Arc<Cluster> = Arc::new(parse_cluster(&cluster_name)?);
     let policies: Vec<String> = match (&a.policy, &bundled) {
-        (Some(p), _) => p.split(',').map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect(),
+        (Some(p), _) => p
+            .split(',')
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+            .collect(),
         (None, Some(b)) => b.policies.iter().map(|s| s.to_string()).collect(),
         (None, None) => vec!["fifo".to_string()],
     };
@@ -100,7 +119,11 @@ pub fn run(a: RunArgs) -> Result<()> {
     let show = std::io::stderr().is_terminal();
     let mut results = Vec::new();
     for p in &policies {
-        let bar = if show { ProgressBar::new(trace.jobs.len() as u64) } else { ProgressBar::hidden() };
+        let bar = if show {
+            ProgressBar::new(trace.jobs.len() as u64)
+        } else {
+            ProgressBar::hidden()
+        };
         bar.set_style(
             ProgressStyle::with_template("{prefix:>10} [{bar:30}] {pos}/{len} jobs  {msg}")
                 .unwrap_or_else(|_| ProgressStyle::default_bar())
@@ -116,7 +139,11 @@ pub fn run(a: RunArgs) -> Result<()> {
         bar.finish_and_clear();
         results.push(r);
     }
-    let engine = crate::params::Params::resolve("engine", ENGINE_PARAMS, overrides.get("engine").map_or(&[][..], |v| v))?;
+    let engine = crate::params::Params::resolve(
+        "engine",
+        ENGINE_PARAMS,
+        overrides.get("engine").map_or(&[][..], |v| v),
+    )?;
     let report = RunReport {
         trace: trace.name.clone(),
         cluster: cluster.name.clone(),
@@ -134,7 +161,10 @@ pub fn run(a: RunArgs) -> Result<()> {
         write_out(Some(path), &text)?;
     }
     let text = match a.format.as_str() {
-        "json" => serde_json::to_string_pretty(&report).map_err(|e| Error::Internal(e.to_string()))? + "\n",
+        "json" => {
+            serde_json::to_string_pretty(&report).map_err(|e| Error::Internal(e.to_string()))?
+                + "\n"
+        }
         "csv" => to_csv(&report),
         _ => to_table(&report),
     };
@@ -229,7 +259,9 @@ pub fn list(what: &str, json: bool) -> Result<()> {
         }
     };
     let out = if json {
-        serde_json::to_string_pretty(&value.map_err(|e| Error::Internal(e.to_string()))?).map_err(|e| Error::Internal(e.to_string()))? + "\n"
+        serde_json::to_string_pretty(&value.map_err(|e| Error::Internal(e.to_string()))?)
+            .map_err(|e| Error::Internal(e.to_string()))?
+            + "\n"
     } else {
         text
     };
@@ -272,7 +304,10 @@ pub fn gen(a: GenArgs) -> Result<()> {
     }
     let trace = generate(&a.name, a.jobs, a.seed, &overrides)?;
     let n = trace.jobs.len();
-    let text = write_native(&trace.jobs, &provenance_comment(&a.name, n, a.seed, &overrides));
+    let text = write_native(
+        &trace.jobs,
+        &provenance_comment(&a.name, n, a.seed, &overrides),
+    );
     write_out(a.out.as_deref(), &text)?;
     if a.out.is_some() {
         eprintln!("wrote {n} jobs");

@@ -8,7 +8,11 @@ use crate::error::Error;
 use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
-#[command(name = "schedlab", version, about = "GPU-cluster scheduling lab: simulate and compare deep-learning job schedulers")]
+#[command(
+    name = "schedlab",
+    version,
+    about = "GPU-cluster scheduling lab: simulate and compare deep-learning job schedulers"
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -56,16 +60,22 @@ pub fn main() -> i32 {
 
 /// Reads a file with a size check first (a clear error, not an OOM).
 pub(crate) fn read_text(path: &str) -> Result<String, Error> {
-    let meta = std::fs::metadata(path).map_err(|e| Error::input(path, 0, "", format!("cannot open: {e}")))?;
+    let meta = std::fs::metadata(path)
+        .map_err(|e| Error::input(path, 0, "", format!("cannot open: {e}")))?;
     if meta.len() as usize > crate::workload::MAX_TRACE_BYTES {
         return Err(Error::input(
             path,
             0,
             "",
-            format!("file is {} MB; the limit is {} MB", meta.len() >> 20, crate::workload::MAX_TRACE_BYTES >> 20),
+            format!(
+                "file is {} MB; the limit is {} MB",
+                meta.len() >> 20,
+                crate::workload::MAX_TRACE_BYTES >> 20
+            ),
         ));
     }
-    let bytes = std::fs::read(path).map_err(|e| Error::input(path, 0, "", format!("cannot read: {e}")))?;
+    let bytes =
+        std::fs::read(path).map_err(|e| Error::input(path, 0, "", format!("cannot read: {e}")))?;
     String::from_utf8(bytes).map_err(|e| {
         let upto = &e.as_bytes()[..e.utf8_error().valid_up_to()];
         let line = upto.iter().filter(|b| **b == b'\n').count() + 1;
@@ -76,7 +86,8 @@ pub(crate) fn read_text(path: &str) -> Result<String, Error> {
 /// Writes output to a file or stdout.
 pub(crate) fn write_out(out: Option<&str>, text: &str) -> Result<(), Error> {
     match out {
-        Some(path) => std::fs::write(path, text).map_err(|e| Error::config(format!("cannot write {path}: {e}"))),
+        Some(path) => std::fs::write(path, text)
+            .map_err(|e| Error::config(format!("cannot write {path}: {e}"))),
         None => {
             use std::io::Write;
             let mut stdout = std::io::stdout().lock();

@@ -26,16 +26,66 @@ pub struct GpuType {
 
 /// Every GPU type the papers use. Order is stable: `GpuKind` indexes it.
 pub const CATALOG: &[GpuType] = &[
-    GpuType { name: "t4", label: "NVIDIA T4", memory_gb: 16.0, tdp_w: 70.0 },
-    GpuType { name: "rtx", label: "NVIDIA RTX 2080 Ti", memory_gb: 11.0, tdp_w: 250.0 },
-    GpuType { name: "a100", label: "NVIDIA A100", memory_gb: 40.0, tdp_w: 400.0 },
-    GpuType { name: "v100", label: "NVIDIA V100", memory_gb: 32.0, tdp_w: 300.0 },
-    GpuType { name: "p100", label: "NVIDIA P100", memory_gb: 16.0, tdp_w: 250.0 },
-    GpuType { name: "k80", label: "NVIDIA K80 (one GK210)", memory_gb: 12.0, tdp_w: 150.0 },
-    GpuType { name: "quad", label: "NVIDIA Quadro RTX 6000", memory_gb: 24.0, tdp_w: 260.0 },
-    GpuType { name: "gtx1080", label: "NVIDIA GTX 1080", memory_gb: 8.0, tdp_w: 180.0 },
-    GpuType { name: "m60", label: "NVIDIA Tesla M60 (one GM204)", memory_gb: 8.0, tdp_w: 150.0 },
-    GpuType { name: "a100-80", label: "NVIDIA A100 80GB", memory_gb: 80.0, tdp_w: 400.0 },
+    GpuType {
+        name: "t4",
+        label: "NVIDIA T4",
+        memory_gb: 16.0,
+        tdp_w: 70.0,
+    },
+    GpuType {
+        name: "rtx",
+        label: "NVIDIA RTX 2080 Ti",
+        memory_gb: 11.0,
+        tdp_w: 250.0,
+    },
+    GpuType {
+        name: "a100",
+        label: "NVIDIA A100",
+        memory_gb: 40.0,
+        tdp_w: 400.0,
+    },
+    GpuType {
+        name: "v100",
+        label: "NVIDIA V100",
+        memory_gb: 32.0,
+        tdp_w: 300.0,
+    },
+    GpuType {
+        name: "p100",
+        label: "NVIDIA P100",
+        memory_gb: 16.0,
+        tdp_w: 250.0,
+    },
+    GpuType {
+        name: "k80",
+        label: "NVIDIA K80 (one GK210)",
+        memory_gb: 12.0,
+        tdp_w: 150.0,
+    },
+    GpuType {
+        name: "quad",
+        label: "NVIDIA Quadro RTX 6000",
+        memory_gb: 24.0,
+        tdp_w: 260.0,
+    },
+    GpuType {
+        name: "gtx1080",
+        label: "NVIDIA GTX 1080",
+        memory_gb: 8.0,
+        tdp_w: 180.0,
+    },
+    GpuType {
+        name: "m60",
+        label: "NVIDIA Tesla M60 (one GM204)",
+        memory_gb: 8.0,
+        tdp_w: 150.0,
+    },
+    GpuType {
+        name: "a100-80",
+        label: "NVIDIA A100 80GB",
+        memory_gb: 80.0,
+        tdp_w: 400.0,
+    },
 ];
 
 impl GpuKind {

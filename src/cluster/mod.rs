@@ -82,7 +82,11 @@ impl Cluster {
 
     /// Total GPUs of one type.
     pub fn gpus_of(&self, kind: GpuKind) -> u32 {
-        self.nodes.iter().filter(|n| n.kind == kind).map(|n| n.gpus).sum()
+        self.nodes
+            .iter()
+            .filter(|n| n.kind == kind)
+            .map(|n| n.gpus)
+            .sum()
     }
 
     /// Largest node size of one type (0 if the type is absent).
@@ -103,7 +107,11 @@ impl Cluster {
     /// The largest number of GPUs any single type offers: a rigid job asking
     /// for more can never run.
     pub fn max_gpus_one_type(&self) -> u32 {
-        self.kinds.iter().map(|k| self.gpus_of(*k)).max().unwrap_or(0)
+        self.kinds
+            .iter()
+            .map(|k| self.gpus_of(*k))
+            .max()
+            .unwrap_or(0)
     }
 
     /// The spec string that rebuilds this cluster (`t4:6x4,rtx:3x8`).

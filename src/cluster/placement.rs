@@ -207,7 +207,9 @@ impl<'c> Packer<'c> {
     }
 
     fn reservation_of(&self, job: u32) -> Option<usize> {
-        self.reservations.binary_search_by_key(&job, |(j, _)| *j).ok()
+        self.reservations
+            .binary_search_by_key(&job, |(j, _)| *j)
+            .ok()
     }
 
     /// Drops a running job's reservation (it is not going to run, or has
@@ -234,12 +236,17 @@ impl<'c> Packer<'c> {
         if count == 0 || self.free_of(kind) < count {
             return None;
         }
-        let own = self.reservation_of(job).map(|i| self.reservations[i].1.clone());
+        let own = self
+            .reservation_of(job)
+            .map(|i| self.reservations[i].1.clone());
         // 1. Keep the current GPUs when the size and type are unchanged.
         if let Some(cur) = &own {
             if cur.kind == kind
                 && cur.gpus() == count
-                && cur.shares.iter().all(|s| self.free[s.node as usize] & s.mask == s.mask)
+                && cur
+                    .shares
+                    .iter()
+                    .all(|s| self.free[s.node as usize] & s.mask == s.mask)
             {
                 self.release(job);
                 self.mark_claimed(cur);
@@ -283,7 +290,13 @@ impl<'c> Packer<'c> {
     }
 
     /// Finds a placement in `avail` without claiming it.
-    fn find(&self, kind: GpuKind, count: u32, avail: &[u64], prefer: Option<&Placement>) -> Option<Placement> {
+    fn find(
+        &self,
+        kind: GpuKind,
+        count: u32,
+        avail: &[u64],
+        prefer: Option<&Placement>,
+    ) -> Option<Placement> {
         let prefer_mask = |node: u32| -> u64 {
             prefer
                 .filter(|p| p.kind == kind)
@@ -301,12 +314,19 @@ impl<'c> Packer<'c> {
                         .filter(|n| avail[n.id as usize].count_ones() >= count)
                         .min_by_key(|n| {
                             let a = avail[n.id as usize];
-                            ((a & prefer_mask(n.id)).count_ones() == 0, a.count_ones(), n.id)
+                            (
+                                (a & prefer_mask(n.id)).count_ones() == 0,
+                                a.count_ones(),
+                                n.id,
+                            )
                         })?;
                     let mask = take_bits(avail[best.id as usize], prefer_mask(best.id), count);
                     return Some(Placement {
                         kind,
-                        shares: vec![NodeShare { node: best.id, mask }],
+                        shares: vec![NodeShare {
+                            node: best.id,
+                            mask,
+                        }],
                     });
                 }
                 // Whole free nodes (largest first, ours first), then one partial node.
@@ -319,7 +339,10 @@ impl<'c> Packer<'c> {
                 let mut need = count;
                 for n in whole {
                     if need >= n.gpus {
-                        shares.push(NodeShare { node: n.id, mask: node_mask(n.gpus) });
+                        shares.push(NodeShare {
+                            node: n.id,
+                            mask: node_mask(n.gpus),
+                        });
                         need -= n.gpus;
                     }
                     if need == 0 {
@@ -329,13 +352,22 @@ impl<'c> Packer<'c> {
                 if need > 0 {
                     let used: Vec<u32> = shares.iter().map(|s| s.node).collect();
                     let part = nodes
-                        .filter(|n| !used.contains(&n.id) && avail[n.id as usize].count_ones() >= need)
+                        .filter(|n| {
+                            !used.contains(&n.id) && avail[n.id as usize].count_ones() >= need
+                        })
                         .min_by_key(|n| {
                             let a = avail[n.id as usize];
-                            ((a & prefer_mask(n.id)).count_ones() == 0, a.count_ones(), n.id)
+                            (
+                                (a & prefer_mask(n.id)).count_ones() == 0,
+                                a.count_ones(),
+                                n.id,
+                            )
                         })?;
                     let mask = take_bits(avail[part.id as usize], prefer_mask(part.id), need);
-                    shares.push(NodeShare { node: part.id, mask });
+                    shares.push(NodeShare {
+                        node: part.id,
+                        mask,
+                    });
                 }
                 shares.sort_by_key(|s| s.node);
                 Some(Placement { kind, shares })
@@ -359,7 +391,10 @@ impl<'c> Packer<'c> {
                     }
                     let a = avail[n.id as usize];
                     let take = need.min(a.count_ones());
-                    shares.push(NodeShare { node: n.id, mask: take_bits(a, prefer_mask(n.id), take) });
+                    shares.push(NodeShare {
+                        node: n.id,
+                        mask: take_bits(a, prefer_mask(n.id), take),
+                    });
                     need -= take;
                 }
                 if need > 0 {

@@ -52,7 +52,10 @@ fn parse_spec(text: &str) -> Result<Cluster> {
     }
     let (groups_text, rack_size) = match text.split_once('@') {
         Some((g, r)) => {
-            let r: u32 = r.trim().parse().map_err(|_| bad(format!("rack size '{r}' is not a positive integer")))?;
+            let r: u32 = r
+                .trim()
+                .parse()
+                .map_err(|_| bad(format!("rack size '{r}' is not a positive integer")))?;
             if r == 0 {
                 return Err(bad("rack size must be at least 1".into()));
             }
@@ -69,26 +72,39 @@ fn parse_spec(text: &str) -> Result<Cluster> {
             .ok_or_else(|| bad(format!("group '{part}' lacks ':'")))?;
         let kind = GpuKind::by_name(ty).ok_or_else(|| {
             let known: Vec<&str> = super::CATALOG.iter().map(|t| t.name).collect();
-            bad(format!("unknown GPU type '{ty}' (known: {})", known.join(", ")))
+            bad(format!(
+                "unknown GPU type '{ty}' (known: {})",
+                known.join(", ")
+            ))
         })?;
         let (nodes, gpus) = shape
             .to_ascii_lowercase()
             .split_once('x')
             .map(|(a, b)| (a.trim().to_string(), b.trim().to_string()))
             .ok_or_else(|| bad(format!("group '{part}' needs NODESxGPUS")))?;
-        let nodes: u32 = nodes.parse().map_err(|_| bad(format!("node count '{nodes}' is not a positive integer")))?;
-        let gpus: u32 = gpus.parse().map_err(|_| bad(format!("GPUs per node '{gpus}' is not a positive integer")))?;
+        let nodes: u32 = nodes
+            .parse()
+            .map_err(|_| bad(format!("node count '{nodes}' is not a positive integer")))?;
+        let gpus: u32 = gpus
+            .parse()
+            .map_err(|_| bad(format!("GPUs per node '{gpus}' is not a positive integer")))?;
         if nodes == 0 || gpus == 0 {
             return Err(bad(format!("group '{part}' has zero nodes or zero GPUs")));
         }
         if gpus > MAX_GPUS_PER_NODE {
-            return Err(bad(format!("{gpus} GPUs per node exceeds the maximum of {MAX_GPUS_PER_NODE}")));
+            return Err(bad(format!(
+                "{gpus} GPUs per node exceeds the maximum of {MAX_GPUS_PER_NODE}"
+            )));
         }
         total += nodes as u64 * gpus as u64;
         if total > MAX_CLUSTER_GPUS as u64 {
             return Err(bad(format!("more than {MAX_CLUSTER_GPUS} GPUs")));
         }
-        groups.push(NodeGroup { kind, nodes, gpus_per_node: gpus });
+        groups.push(NodeGroup {
+            kind,
+            nodes,
+            gpus_per_node: gpus,
+        });
     }
     Ok(Cluster::from_groups(text, groups, rack_size))
 }
@@ -99,7 +115,12 @@ mod tests {
 
     #[test]
     fn builtins_have_expected_sizes() {
-        let want = [("sia-hetero-64", 64), ("sia-physical-44", 44), ("homog-64", 64), ("afs-64", 64)];
+        let want = [
+            ("sia-hetero-64", 64),
+            ("sia-physical-44", 44),
+            ("homog-64", 64),
+            ("afs-64", 64),
+        ];
         for (name, gpus) in want {
             let c = parse_cluster(name).unwrap();
             assert_eq!(c.total_gpus, gpus, "{name}");

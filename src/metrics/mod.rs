@@ -61,7 +61,12 @@ pub struct Summary {
 }
 
 /// Per-job metrics and the run summary of one outcome.
-pub fn evaluate(outcome: &Outcome, specs: &[JobSpec], cluster: &Cluster, zoo: &ModelZoo) -> (Summary, Vec<JobMetrics>) {
+pub fn evaluate(
+    outcome: &Outcome,
+    specs: &[JobSpec],
+    cluster: &Cluster,
+    zoo: &ModelZoo,
+) -> (Summary, Vec<JobMetrics>) {
     let jobs: Vec<JobMetrics> = outcome
         .jobs
         .iter()
@@ -92,8 +97,15 @@ fn summarize(jobs: &[JobMetrics], outcome: &Outcome, cluster: &Cluster) -> Summa
     jcts.sort_by(f64::total_cmp);
     let queues: Vec<f64> = jobs.iter().filter_map(|j| j.queue_s).collect();
     let first = jobs.iter().map(|j| j.arrival).fold(f64::INFINITY, f64::min);
-    let last = jobs.iter().filter_map(|j| j.finish).fold(f64::NEG_INFINITY, f64::max);
-    let makespan = if last.is_finite() && first.is_finite() { last - first } else { 0.0 };
+    let last = jobs
+        .iter()
+        .filter_map(|j| j.finish)
+        .fold(f64::NEG_INFINITY, f64::max);
+    let makespan = if last.is_finite() && first.is_finite() {
+        last - first
+    } else {
+        0.0
+    };
     let gpu_s: f64 = outcome.jobs.iter().map(|j| j.gpu_s).sum();
     let rhos: Vec<f64> = jobs.iter().filter_map(|j| j.ftf_rho).collect();
     Summary {
@@ -106,21 +118,47 @@ fn summarize(jobs: &[JobMetrics], outcome: &Outcome, cluster: &Cluster) -> Summa
         makespan_s: makespan,
         avg_queue_s: num::mean(&queues),
         gpu_hours: gpu_s / 3600.0,
-        utilization: if makespan > 0.0 { gpu_s / (cluster.total_gpus as f64 * makespan) } else { 0.0 },
-        avg_restarts: if jobs.is_empty() { 0.0 } else { jobs.iter().map(|j| j.restarts as f64).sum::<f64>() / jobs.len() as f64 },
+        utilization: if makespan > 0.0 {
+            gpu_s / (cluster.total_gpus as f64 * makespan)
+        } else {
+            0.0
+        },
+        avg_restarts: if jobs.is_empty() {
+            0.0
+        } else {
+            jobs.iter().map(|j| j.restarts as f64).sum::<f64>() / jobs.len() as f64
+        },
         ftf_rho_max: rhos.iter().copied().fold(0.0, f64::max),
-        ftf_unfair_frac: if rhos.is_empty() { 0.0 } else { rhos.iter().filter(|r| **r > 1.0).count() as f64 / rhos.len() as f64 },
+        ftf_unfair_frac: if rhos.is_empty() {
+            0.0
+        } else {
+            rhos.iter().filter(|r| **r > 1.0).count() as f64 / rhos.len() as f64
+        },
     }
 }
 
 /// Finish-time fairness of one completed job (None if no reference exists).
-fn ftf_rho(jct: f64, r: &JobResult, spec: &JobSpec, cluster: &Cluster, zoo: &ModelZoo) -> Option<f64> {
+fn ftf_rho(
+    jct: f64,
+    r: &JobResult,
+    spec: &JobSpec,
+    cluster: &Cluster,
+    zoo: &ModelZoo,
+) -> Option<f64> {
     let model = zoo.lookup(&r.model)?;
     let info = zoo.get(model);
     let n_avg = r.n_avg.max(1.0);
     let v = cluster.total_gpus as f64 / n_avg;
-    let batch = if spec.batch_size > 0 { spec.batch_size } else { info.default_batch };
-    let kinds: Vec<_> = match spec.gpu_type.as_deref().and_then(crate::cluster::GpuKind::by_name) {
+    let batch = if spec.batch_size > 0 {
+        spec.batch_size
+    } else {
+        info.default_batch
+    };
+    let kinds: Vec<_> = match spec
+        .gpu_type
+        .as_deref()
+        .and_then(crate::cluster::GpuKind::by_name)
+    {
         Some(k) if cluster.kinds.contains(&k) => vec![k],
         _ => cluster.kinds.clone(),
     };
@@ -132,7 +170,13 @@ fn ftf_rho(jct: f64, r: &JobResult, spec: &JobSpec, cluster: &Cluster, zoo: &Mod
             let req = spec.gpus as f64;
             zoo.rate_at_share(model, k, req, BatchChoice::Fixed(batch), 0.0) * (v / req).min(1.0)
         } else {
-            let cap = if spec.max_gpus > 0 { spec.max_gpus } else if info.max_gpus > 0 { info.max_gpus } else { cluster.total_gpus };
+            let cap = if spec.max_gpus > 0 {
+                spec.max_gpus
+            } else if info.max_gpus > 0 {
+                info.max_gpus
+            } else {
+                cluster.total_gpus
+            };
             zoo.rate_at_share(model, k, v.min(cap as f64), BatchChoice::Fixed(batch), 0.0)
         };
         if rate <= 0.0 {

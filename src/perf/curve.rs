@@ -82,7 +82,11 @@ mod tests {
         // seed003 §2.7 table, alpha = 0.
         let vgg = SpeedupCurve::bsp(8, 0.0);
         for (k, want) in [(1, 1.00), (2, 1.94), (3, 2.74), (4, 3.37), (8, 4.27)] {
-            assert!((vgg.at(k as f64) - want).abs() < 0.006, "k={k} {}", vgg.at(k as f64));
+            assert!(
+                (vgg.at(k as f64) - want).abs() < 0.006,
+                "k={k} {}",
+                vgg.at(k as f64)
+            );
         }
         let chatbot = SpeedupCurve::bsp(4, 0.0);
         assert!((chatbot.at(2.0) - 1.78).abs() < 0.006);

@@ -11,7 +11,7 @@ mod curve;
 mod zoo;
 
 pub use curve::SpeedupCurve;
-pub use zoo::{ModelId, ModelInfo, ModelZoo, Behaviour};
+pub use zoo::{Behaviour, ModelId, ModelInfo, ModelZoo};
 
 use crate::cluster::GpuKind;
 use serde::Serialize;

@@ -123,7 +123,11 @@ impl ModelZoo {
         self.models
             .iter()
             .position(|m| m.name == key)
-            .or_else(|| self.models.iter().position(|m| m.aliases.iter().any(|a| *a == key)))
+            .or_else(|| {
+                self.models
+                    .iter()
+                    .position(|m| m.aliases.iter().any(|a| *a == key))
+            })
             .map(|i| ModelId(i as u16))
     }
 
@@ -159,24 +163,48 @@ impl ModelZoo {
     }
 
     /// Rate at a possibly fractional GPU share (fair-share references, PCS).
-    pub fn rate_at_share(&self, id: ModelId, kind: GpuKind, share: f64, batch: BatchChoice, progress: f64) -> f64 {
+    pub fn rate_at_share(
+        &self,
+        id: ModelId,
+        kind: GpuKind,
+        share: f64,
+        batch: BatchChoice,
+        progress: f64,
+    ) -> f64 {
         match &self.get(id).behaviour {
             Behaviour::Curve { curve, type_speed } => {
-                let speed = type_speed.iter().find(|(k, _)| *k == kind).map_or(1.0, |(_, s)| *s);
+                let speed = type_speed
+                    .iter()
+                    .find(|(k, _)| *k == kind)
+                    .map_or(1.0, |(_, s)| *s);
                 speed * curve.at(share)
             }
             #[allow(unreachable_patterns)]
             _ => {
                 let lo = share.floor().max(1.0);
                 let q = |g: f64| {
-                    self.rate(id, &RateQuery { kind, gpus: g as u32, nodes: 1, batch, progress }).per_s
+                    self.rate(
+                        id,
+                        &RateQuery {
+                            kind,
+                            gpus: g as u32,
+                            nodes: 1,
+                            batch,
+                            progress,
+                        },
+                    )
+                    .per_s
                 };
                 if share < 1.0 {
                     return q(1.0) * share;
                 }
                 let a = q(lo);
                 let frac = share - lo;
-                if frac == 0.0 { a } else { a + (q(lo + 1.0) - a) * frac }
+                if frac == 0.0 {
+                    a
+                } else {
+                    a + (q(lo + 1.0) - a) * frac
+                }
             }
         }
     }
@@ -200,7 +228,13 @@ mod tests {
         let z = ModelZoo::builtin();
         let t4 = GpuKind::by_name("t4").unwrap();
         let id = z.lookup("linear").unwrap();
-        let q = RateQuery { kind: t4, gpus: 4, nodes: 1, batch: BatchChoice::Fixed(0), progress: 0.0 };
+        let q = RateQuery {
+            kind: t4,
+            gpus: 4,
+            nodes: 1,
+            batch: BatchChoice::Fixed(0),
+            progress: 0.0,
+        };
         assert_eq!(z.rate(id, &q).per_s, 4.0);
         let vgg = z.lookup("vgg16").unwrap();
         assert!((z.rate(vgg, &q).per_s - 3.37).abs() < 0.01);

@@ -10,7 +10,11 @@ use crate::perf::BatchChoice;
 use crate::sim::{Decision, View};
 
 const PARAMS: &[ParamSpec] = &[
-    ParamSpec::boolean("backfill", "false", "Let later jobs start when the head of the queue does not fit"),
+    ParamSpec::boolean(
+        "backfill",
+        "false",
+        "Let later jobs start when the head of the queue does not fit",
+    ),
     ROUND_PARAM_EVENTS,
 ];
 
@@ -18,13 +22,17 @@ pub const INFO: PolicyInfo = PolicyInfo {
     name: "fifo",
     title: "FIFO",
     source: "classic baseline (first-come first-served, optional greedy backfilling)",
-    description: "Starts jobs in arrival order with exactly their requested GPUs and never preempts.",
+    description:
+        "Starts jobs in arrival order with exactly their requested GPUs and never preempts.",
     params: PARAMS,
     build,
 };
 
 fn build(p: &Params, _seed: u64) -> Result<Box<dyn Policy>> {
-    Ok(Box::new(Fifo { backfill: p.bool("backfill"), round_s: p.f64("round_s") }))
+    Ok(Box::new(Fifo {
+        backfill: p.bool("backfill"),
+        round_s: p.f64("round_s"),
+    }))
 }
 
 #[derive(Clone)]

@@ -23,7 +23,9 @@ pub const INFO: PolicyInfo = PolicyInfo {
 };
 
 fn build(p: &Params, _seed: u64) -> Result<Box<dyn Policy>> {
-    Ok(Box::new(MaxMin { round_s: p.f64("round_s") }))
+    Ok(Box::new(MaxMin {
+        round_s: p.f64("round_s"),
+    }))
 }
 
 #[derive(Clone)]
@@ -60,6 +62,77 @@ pub(crate) fn water_fill(caps: &[u32], rigid: &[bool], total: u32) -> Vec<u32> {
     }
 }
 
+impl MaxMin {
+    /// Places the shares (largest first, they are the hardest to fit), then
+    /// hands GPUs still idle to jobs left without any, in arrival order.
+    /// Returns the plan and the jobs whose share could not be placed at all.
+    fn place(
+        &self,
+        view: &View<'_>,
+        jobs: &[u32],
+        rigid: &[bool],
+        caps: &[u32],
+        pinned: &[bool],
+        shares: &[u32],
+    ) -> (
+        Vec<(
+            u32,
+            crate::cluster::Placement,
+            Option<crate::perf::BatchChoice>,
+        )>,
+        Vec<usize>,
+    ) {
+        let mut packer = view.packer_replan();
+        let mut plan = Vec::new();
+        for i in (0..jobs.len()).filter(|&i| pinned[i]) {
+            if let Some(p) = view.placement(jobs[i]) {
+                if packer.claim_exact(jobs[i], p) {
+                    plan.push((jobs[i], p.clone(), None));
+                }
+            }
+        }
+        let mut idx: Vec<usize> = (0..jobs.len()).filter(|&i| shares[i] > 0).collect();
+        idx.sort_by_key(|&i| (std::cmp::Reverse(shares[i]), jobs[i]));
+        let mut failed = Vec::new();
+        let mut placed = vec![false; jobs.len()];
+        for i in idx {
+            let j = jobs[i];
+            let got = if rigid[i] {
+                claim_rigid(&mut packer, view, j)
+            } else {
+                claim_elastic(&mut packer, view, j, shares[i])
+            };
+            match got {
+                Some(p) => {
+                    placed[i] = true;
+                    plan.push((j, p, None));
+                }
+                None => {
+                    packer.release(j);
+                    failed.push(i);
+                }
+            }
+        }
+        if failed.is_empty() {
+            for i in 0..jobs.len() {
+                if placed[i] || pinned[i] || packer.free_total() == 0 {
+                    continue;
+                }
+                let j = jobs[i];
+                let got = if rigid[i] {
+                    claim_rigid(&mut packer, view, j)
+                } else {
+                    claim_elastic(&mut packer, view, j, caps[i])
+                };
+                if let Some(p) = got {
+                    plan.push((j, p, None));
+                }
+            }
+        }
+        (plan, failed)
+    }
+}
+
 impl Policy for MaxMin {
     fn name(&self) -> &str {
         "maxmin"
@@ -71,30 +144,54 @@ impl Policy for MaxMin {
 
     fn schedule(&mut self, view: &View<'_>, out: &mut Decision) {
         let jobs: Vec<u32> = view.active.iter().copied().collect();
-        let rigid: Vec<bool> = jobs.iter().map(|&j| view.spec(j).adaptivity == Adaptivity::Rigid).collect();
+        let rigid: Vec<bool> = jobs
+            .iter()
+            .map(|&j| view.spec(j).adaptivity == Adaptivity::Rigid)
+            .collect();
         let caps: Vec<u32> = jobs
             .iter()
             .zip(&rigid)
-            .map(|(&j, &r)| if r { view.spec(j).gpus } else { view.max_useful_gpus(j) })
+            .map(|(&j, &r)| {
+                if r {
+                    view.spec(j).gpus
+                } else {
+                    view.max_useful_gpus(j)
+                }
+            })
             .collect();
-        let shares = water_fill(&caps, &rigid, view.cluster.total_gpus);
-        // Place the largest shares first: they are the hardest to fit.
-        let mut idx: Vec<usize> = (0..jobs.len()).filter(|&i| shares[i] > 0).collect();
-        idx.sort_by_key(|&i| (std::cmp::Reverse(shares[i]), jobs[i]));
-        let mut packer = view.packer_replan();
-        let mut plan = Vec::new();
-        for i in idx {
-            let j = jobs[i];
-            let placed = if rigid[i] {
-                claim_rigid(&mut packer, view, j)
-            } else {
-                claim_elastic(&mut packer, view, j, shares[i])
-            };
-            match placed {
-                Some(p) => plan.push((j, p, None)),
-                None => packer.release(j),
+        // Non-preemptible running jobs keep their GPUs and are out of the game.
+        let pinned: Vec<bool> = jobs
+            .iter()
+            .map(|&j| view.is_running(j) && !view.spec(j).preemptible)
+            .collect();
+        let pinned_gpus: u32 = jobs
+            .iter()
+            .zip(&pinned)
+            .filter(|(_, p)| **p)
+            .map(|(&j, _)| view.gpus_of(j))
+            .sum();
+        // Water-fill, place, and water-fill again without jobs that cannot be
+        // placed at all (e.g. a rigid request larger than any free type).
+        let mut excluded = pinned.clone();
+        let plan = loop {
+            let live: Vec<usize> = (0..jobs.len()).filter(|&i| !excluded[i]).collect();
+            let shares_live = water_fill(
+                &live.iter().map(|&i| caps[i]).collect::<Vec<_>>(),
+                &live.iter().map(|&i| rigid[i]).collect::<Vec<_>>(),
+                view.cluster.total_gpus - pinned_gpus,
+            );
+            let mut shares = vec![0u32; jobs.len()];
+            for (k, &i) in live.iter().enumerate() {
+                shares[i] = shares_live[k];
             }
-        }
+            let (plan, failed) = self.place(view, &jobs, &rigid, &caps, &pinned, &shares);
+            if failed.is_empty() {
+                break plan;
+            }
+            for i in failed {
+                excluded[i] = true;
+            }
+        };
         out.apply_plan(view, plan);
     }
 
@@ -110,8 +207,14 @@ mod tests {
     #[test]
     fn water_filling() {
         assert_eq!(water_fill(&[8, 8], &[false, false], 6), vec![3, 3]);
-        assert_eq!(water_fill(&[1, 8, 8], &[false, false, false], 6), vec![1, 3, 2]);
-        assert_eq!(water_fill(&[2, 2, 2], &[false, false, false], 2), vec![1, 1, 0]);
+        assert_eq!(
+            water_fill(&[1, 8, 8], &[false, false, false], 6),
+            vec![1, 3, 2]
+        );
+        assert_eq!(
+            water_fill(&[2, 2, 2], &[false, false, false], 2),
+            vec![1, 1, 0]
+        );
         assert_eq!(water_fill(&[4, 8], &[true, false], 6), vec![4, 2]);
         assert_eq!(water_fill(&[1, 1], &[false, false], 6), vec![1, 1]);
     }

@@ -30,9 +30,15 @@ impl Trigger {
     /// Event-driven when `round_s` is 0, else round-based only.
     pub fn events_or_rounds(round_s: f64) -> Trigger {
         if round_s > 0.0 {
-            Trigger { on_events: false, round_s: Some(round_s) }
+            Trigger {
+                on_events: false,
+                round_s: Some(round_s),
+            }
         } else {
-            Trigger { on_events: true, round_s: None }
+            Trigger {
+                on_events: true,
+                round_s: None,
+            }
         }
     }
 }
@@ -67,7 +73,13 @@ pub struct PolicyInfo {
 
 /// Every policy schedlab has.
 pub fn registry() -> &'static [PolicyInfo] {
-    &[fifo::INFO, srtf::SRTF_INFO, srtf::SRSF_INFO, tiresias::INFO, maxmin::INFO]
+    &[
+        fifo::INFO,
+        srtf::SRTF_INFO,
+        srtf::SRSF_INFO,
+        tiresias::INFO,
+        maxmin::INFO,
+    ]
 }
 
 /// Looks a policy up by name.
@@ -75,13 +87,21 @@ pub fn info(name: &str) -> Result<&'static PolicyInfo> {
     registry().iter().find(|p| p.name == name).ok_or_else(|| {
         Error::config(format!(
             "unknown policy '{name}'; known: {}",
-            registry().iter().map(|p| p.name).collect::<Vec<_>>().join(", ")
+            registry()
+                .iter()
+                .map(|p| p.name)
+                .collect::<Vec<_>>()
+                .join(", ")
         ))
     })
 }
 
 /// Builds a policy with parameter overrides and a seed.
-pub fn build(name: &str, overrides: &[(String, String)], seed: u64) -> Result<(Box<dyn Policy>, Params)> {
+pub fn build(
+    name: &str,
+    overrides: &[(String, String)],
+    seed: u64,
+) -> Result<(Box<dyn Policy>, Params)> {
     let info = info(name)?;
     let params = Params::resolve(name, info.params, overrides)?;
     let policy = (info.build)(&params, seed)?;

@@ -31,11 +31,17 @@ pub const SRSF_INFO: PolicyInfo = PolicyInfo {
 };
 
 fn build_srtf(p: &Params, _seed: u64) -> Result<Box<dyn Policy>> {
-    Ok(Box::new(Srtf { by_service: false, round_s: p.f64("round_s") }))
+    Ok(Box::new(Srtf {
+        by_service: false,
+        round_s: p.f64("round_s"),
+    }))
 }
 
 fn build_srsf(p: &Params, _seed: u64) -> Result<Box<dyn Policy>> {
-    Ok(Box::new(Srtf { by_service: true, round_s: p.f64("round_s") }))
+    Ok(Box::new(Srtf {
+        by_service: true,
+        round_s: p.f64("round_s"),
+    }))
 }
 
 #[derive(Clone)]

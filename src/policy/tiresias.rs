@@ -45,7 +45,9 @@ fn build(p: &Params, _seed: u64) -> Result<Box<dyn Policy>> {
     let mut thresholds: Vec<f64> = ["t1", "t2", "t3"].iter().map(|k| p.f64(k)).collect();
     thresholds.truncate(queues - 1);
     if thresholds.windows(2).any(|w| w[1] <= w[0]) {
-        return Err(crate::Error::config("tiresias: thresholds t1 < t2 < t3 must increase"));
+        return Err(crate::Error::config(
+            "tiresias: thresholds t1 < t2 < t3 must increase",
+        ));
     }
     Ok(Box::new(Tiresias {
         thresholds,
@@ -122,7 +124,8 @@ impl Policy for Tiresias {
                 q.stamp = stamp;
             }
             let q = &self.jobs[j as usize];
-            if self.knob > 0.0 && q.level > 0 && !view.is_running(j) && q.pending_since.is_finite() {
+            if self.knob > 0.0 && q.level > 0 && !view.is_running(j) && q.pending_since.is_finite()
+            {
                 let executed = view.executed_s(j);
                 if now - q.pending_since >= executed * self.knob {
                     let stamp = self.stamp(now);
@@ -165,7 +168,8 @@ impl Policy for Tiresias {
                 }
                 if self.knob > 0.0 && q.level > 0 {
                     let executed = view.executed_s(j);
-                    next_wake = next_wake.min((q.pending_since + executed * self.knob).max(now + 1e-6));
+                    next_wake =
+                        next_wake.min((q.pending_since + executed * self.knob).max(now + 1e-6));
                 }
             }
         }

@@ -30,7 +30,11 @@ impl EngineConfig {
         Ok(EngineConfig {
             restart_scale: p.f64("restart_scale"),
             charge_first_start: p.bool("charge_first_start"),
-            placement: if p.text("placement") == "any" { PlacementRule::Any } else { PlacementRule::Packed },
+            placement: if p.text("placement") == "any" {
+                PlacementRule::Any
+            } else {
+                PlacementRule::Packed
+            },
             max_time: p.f64("max_days") * 86_400.0,
             record_timeline: p.bool("timeline"),
             params: p,

@@ -101,8 +101,20 @@ const STUCK_CALLS: u32 = 10_000;
 impl Simulation {
     /// Checks the trace against the cluster and zoo, resolves each job's
     /// model and work, and sets up the run.
-    pub fn new(trace: &Trace, cluster: &Cluster, zoo: &ModelZoo, policy: Box<dyn Policy>, cfg: EngineConfig) -> Result<Simulation> {
-        Self::with_shared(trace, Arc::new(cluster.clone()), Arc::new(zoo.clone()), policy, cfg)
+    pub fn new(
+        trace: &Trace,
+        cluster: &Cluster,
+        zoo: &ModelZoo,
+        policy: Box<dyn Policy>,
+        cfg: EngineConfig,
+    ) -> Result<Simulation> {
+        Self::with_shared(
+            trace,
+            Arc::new(cluster.clone()),
+            Arc::new(zoo.clone()),
+            policy,
+            cfg,
+        )
     }
 
     /// As `new`, sharing an already reference-counted cluster and zoo.
@@ -353,7 +365,11 @@ impl Simulation {
         st.finish = Some(now);
         st.version += 1;
         let span = now - arrival;
-        st.n_avg = if span > 0.0 { (self.contention - st.contention_mark) / span } else { 1.0 };
+        st.n_avg = if span > 0.0 {
+            (self.contention - st.contention_mark) / span
+        } else {
+            1.0
+        };
         if let Some(seg) = st.open_segment.take() {
             self.timeline.close(seg, now);
         }
@@ -406,11 +422,18 @@ impl Simulation {
             if w > self.now && self.timer_at.is_none_or(|t| t != w) {
                 self.timer_token += 1;
                 self.timer_at = Some(w);
-                self.queue.push(w, EventKind::Timer { token: self.timer_token });
+                self.queue.push(
+                    w,
+                    EventKind::Timer {
+                        token: self.timer_token,
+                    },
+                );
             }
         }
         // Round-based policies tick forever: stop one that never places anything.
-        let idle = self.running.is_empty() && self.next_arrival >= self.specs.len() && self.timer_at.is_none();
+        let idle = self.running.is_empty()
+            && self.next_arrival >= self.specs.len()
+            && self.timer_at.is_none();
         if self.trigger.round_s.is_some() && idle {
             self.idle_calls += 1;
             if self.idle_calls >= STUCK_CALLS {
@@ -459,13 +482,22 @@ impl Simulation {
                 }
                 for s in &p.shares {
                     let Some(node) = self.cluster.nodes.get(s.node as usize) else {
-                        return bad(format!("job {job} placed on node {} which does not exist", s.node));
+                        return bad(format!(
+                            "job {job} placed on node {} which does not exist",
+                            s.node
+                        ));
                     };
                     if node.kind != p.kind || s.mask & !crate::cluster::node_mask(node.gpus) != 0 {
-                        return bad(format!("job {job} placed on GPUs node {} does not have", s.node));
+                        return bad(format!(
+                            "job {job} placed on GPUs node {} does not have",
+                            s.node
+                        ));
                     }
                     if self.used[s.node as usize] & s.mask != 0 {
-                        return bad(format!("job {job} placed on GPUs of node {} that are already in use", s.node));
+                        return bad(format!(
+                            "job {job} placed on GPUs of node {} that are already in use",
+                            s.node
+                        ));
                     }
                     self.used[s.node as usize] |= s.mask;
                 }
@@ -510,26 +542,46 @@ impl Simulation {
         let m = self.zoo.get(self.jobs[id as usize].model);
         match spec.adaptivity {
             Adaptivity::Adaptive => BatchChoice::Optimize {
-                max: if spec.max_batch_size > 0 { spec.max_batch_size } else { m.max_batch },
+                max: if spec.max_batch_size > 0 {
+                    spec.max_batch_size
+                } else {
+                    m.max_batch
+                },
             },
-            _ => BatchChoice::Fixed(if spec.batch_size > 0 { spec.batch_size } else { m.default_batch }),
+            _ => BatchChoice::Fixed(if spec.batch_size > 0 {
+                spec.batch_size
+            } else {
+                m.default_batch
+            }),
         }
     }
 
     fn start_or_change(&mut self, id: u32, placement: Placement, batch: Option<BatchChoice>) {
         let now = self.now;
         let choice = self.batch_choice(id, batch);
-        let restart_cost = self.zoo.get(self.jobs[id as usize].model).restart_s * self.cfg.restart_scale;
-        let gpu_ids = if self.cfg.record_timeline { placement.gpu_ids(&self.cluster) } else { Vec::new() };
+        let restart_cost =
+            self.zoo.get(self.jobs[id as usize].model).restart_s * self.cfg.restart_scale;
+        let gpu_ids = if self.cfg.record_timeline {
+            placement.gpu_ids(&self.cluster)
+        } else {
+            Vec::new()
+        };
         let st = &mut self.jobs[id as usize];
         st.advance(now);
-        let moved = st.placement.as_ref().is_none_or(|old| !old.same_nodes(&placement));
+        let moved = st
+            .placement
+            .as_ref()
+            .is_none_or(|old| !old.same_nodes(&placement));
         if moved {
             let first = st.first_start.is_none();
             if !first {
                 st.restarts += 1;
             }
-            let delay = if first && !self.cfg.charge_first_start { 0.0 } else { restart_cost };
+            let delay = if first && !self.cfg.charge_first_start {
+                0.0
+            } else {
+                restart_cost
+            };
             st.busy_until = now + delay;
             st.restart_s += delay;
             st.first_start.get_or_insert(now);
@@ -547,7 +599,9 @@ impl Simulation {
         if self.cfg.record_timeline {
             let st = &mut self.jobs[id as usize];
             let p = st.placement.as_ref().map_or(GpuKind(0), |p| p.kind);
-            let seg = self.timeline.open(id, p, now, st.busy_until.max(now), st.batch, &gpu_ids);
+            let seg = self
+                .timeline
+                .open(id, p, now, st.busy_until.max(now), st.batch, &gpu_ids);
             self.jobs[id as usize].open_segment = Some(seg);
         }
     }
@@ -581,7 +635,11 @@ impl Simulation {
         let r = self.zoo.rate(st.model, &q);
         st.rate = r.per_s.max(0.0);
         st.batch = r.batch;
-        st.rate_until = if r.until_progress > st.progress { r.until_progress } else { f64::INFINITY };
+        st.rate_until = if r.until_progress > st.progress {
+            r.until_progress
+        } else {
+            f64::INFINITY
+        };
         st.version += 1;
         let version = st.version;
         if let Some((t, completes)) = st.next_change(now) {
@@ -645,22 +703,41 @@ fn resolve_jobs(trace: &Trace, cluster: &Cluster, zoo: &ModelZoo) -> Result<Vec<
     let mut out = Vec::with_capacity(trace.jobs.len());
     for spec in &trace.jobs {
         let line = spec.source_line as usize;
-        let who = if line == 0 { format!("job '{}': ", spec.name) } else { String::new() };
+        let who = if line == 0 {
+            format!("job '{}': ", spec.name)
+        } else {
+            String::new()
+        };
         let err = |field: &str, msg: String| Error::input(file, line, field, format!("{who}{msg}"));
         let model = zoo.lookup(&spec.model).ok_or_else(|| {
-            err("model", format!("unknown model '{}' (known: {})", spec.model, zoo.names().join(", ")))
+            err(
+                "model",
+                format!(
+                    "unknown model '{}' (known: {})",
+                    spec.model,
+                    zoo.names().join(", ")
+                ),
+            )
         })?;
         let kind = match &spec.gpu_type {
             Some(t) => {
-                let k = GpuKind::by_name(t).ok_or_else(|| err("gpu_type", format!("unknown GPU type '{t}'")))?;
+                let k = GpuKind::by_name(t)
+                    .ok_or_else(|| err("gpu_type", format!("unknown GPU type '{t}'")))?;
                 if !cluster.kinds.contains(&k) {
-                    return Err(err("gpu_type", format!("cluster '{}' has no {t} GPUs", cluster.name)));
+                    return Err(err(
+                        "gpu_type",
+                        format!("cluster '{}' has no {t} GPUs", cluster.name),
+                    ));
                 }
                 k
             }
             None => cluster.kinds[0],
         };
-        let limit = if spec.gpu_type.is_some() { cluster.gpus_of(kind) } else { cluster.max_gpus_one_type() };
+        let limit = if spec.gpu_type.is_some() {
+            cluster.gpus_of(kind)
+        } else {
+            cluster.max_gpus_one_type()
+        };
         if spec.gpus > limit {
             return Err(err(
                 "gpus",
@@ -674,7 +751,11 @@ fn resolve_jobs(trace: &Trace, cluster: &Cluster, zoo: &ModelZoo) -> Result<Vec<
         let work = match (spec.work, spec.duration) {
             (Some(w), _) => w,
             (None, Some(d)) => {
-                let batch = if spec.batch_size > 0 { spec.batch_size } else { info.default_batch };
+                let batch = if spec.batch_size > 0 {
+                    spec.batch_size
+                } else {
+                    info.default_batch
+                };
                 let per_node = cluster.max_node_gpus(kind).max(1);
                 let q = RateQuery {
                     kind,
@@ -685,12 +766,26 @@ fn resolve_jobs(trace: &Trace, cluster: &Cluster, zoo: &ModelZoo) -> Result<Vec<
                 };
                 let r = zoo.rate(model, &q).per_s;
                 if r <= 0.0 || !r.is_finite() {
-                    return Err(err("model", format!("model '{}' makes no progress on {} {} GPUs", info.name, spec.gpus, kind.name())));
+                    return Err(err(
+                        "model",
+                        format!(
+                            "model '{}' makes no progress on {} {} GPUs",
+                            info.name,
+                            spec.gpus,
+                            kind.name()
+                        ),
+                    ));
                 }
                 d * r
             }
             (None, None) => info.default_work.ok_or_else(|| {
-                err("duration", format!("no work or duration given and model '{}' has no default length", info.name))
+                err(
+                    "duration",
+                    format!(
+                        "no work or duration given and model '{}' has no default length",
+                        info.name
+                    ),
+                )
             })?,
         };
         out.push(JobState::new(model, work));

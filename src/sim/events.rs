@@ -35,7 +35,10 @@ impl PartialOrd for Entry {
 impl Ord for Entry {
     // Reversed: BinaryHeap is a max-heap, we want the earliest first.
     fn cmp(&self, other: &Self) -> Ordering {
-        other.time.total_cmp(&self.time).then(other.seq.cmp(&self.seq))
+        other
+            .time
+            .total_cmp(&self.time)
+            .then(other.seq.cmp(&self.seq))
     }
 }
 
@@ -49,7 +52,11 @@ pub struct EventQueue {
 impl EventQueue {
     pub fn push(&mut self, time: f64, kind: EventKind) {
         self.seq += 1;
-        self.heap.push(Entry { time, seq: self.seq, kind });
+        self.heap.push(Entry {
+            time,
+            seq: self.seq,
+            kind,
+        });
     }
 
     pub fn peek_time(&self) -> Option<f64> {

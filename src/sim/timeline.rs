@@ -27,7 +27,15 @@ pub struct Timeline {
 }
 
 impl Timeline {
-    pub fn open(&mut self, job: u32, kind: GpuKind, start: f64, busy_until: f64, batch: u32, gpu_ids: &[u32]) -> usize {
+    pub fn open(
+        &mut self,
+        job: u32,
+        kind: GpuKind,
+        start: f64,
+        busy_until: f64,
+        batch: u32,
+        gpu_ids: &[u32],
+    ) -> usize {
         self.segments.push(Segment {
             job,
             kind,

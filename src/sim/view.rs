@@ -84,7 +84,11 @@ impl<'a> View<'a> {
         let m = self.zoo.get(self.jobs[job as usize].model);
         match spec.adaptivity {
             Adaptivity::Adaptive => BatchChoice::Optimize {
-                max: if spec.max_batch_size > 0 { spec.max_batch_size } else { m.max_batch },
+                max: if spec.max_batch_size > 0 {
+                    spec.max_batch_size
+                } else {
+                    m.max_batch
+                },
             },
             _ => BatchChoice::Fixed(self.rigid_batch(job)),
         }
@@ -151,7 +155,9 @@ impl<'a> View<'a> {
         Packer::idle_only(
             self.cluster,
             self.rule,
-            self.running.iter().filter_map(|j| self.jobs[*j as usize].placement.as_ref()),
+            self.running
+                .iter()
+                .filter_map(|j| self.jobs[*j as usize].placement.as_ref()),
         )
     }
 
@@ -194,7 +200,8 @@ pub struct Decision {
 
 impl Decision {
     pub fn assign(&mut self, job: u32, placement: Placement, batch: Option<BatchChoice>) {
-        self.changes.push((job, Some(Assignment { placement, batch })));
+        self.changes
+            .push((job, Some(Assignment { placement, batch })));
     }
 
     pub fn preempt(&mut self, job: u32) {

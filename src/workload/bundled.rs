@@ -61,7 +61,11 @@ mod tests {
         let list: Vec<BundledTrace> = serde_json::from_str(MANIFEST).expect("manifest.json parses");
         assert!(!list.is_empty());
         for t in &list {
-            assert!(file_text(t.file).is_some(), "{} is in the manifest but not compiled in", t.file);
+            assert!(
+                file_text(t.file).is_some(),
+                "{} is in the manifest but not compiled in",
+                t.file
+            );
         }
     }
 
@@ -69,10 +73,21 @@ mod tests {
     #[test]
     fn bundled_traces_are_regenerable() {
         for t in bundled_traces() {
-            let set: Vec<(String, String)> = t.set.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+            let set: Vec<(String, String)> = t
+                .set
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect();
             let trace = generate(t.generator, Some(t.jobs), t.seed, &set).unwrap();
-            let text = write_native(&trace.jobs, &provenance_comment(t.generator, t.jobs, t.seed, &set));
-            assert_eq!(text, t.text, "{} differs from its generator's output; run scripts/regen-traces.sh", t.name);
+            let text = write_native(
+                &trace.jobs,
+                &provenance_comment(t.generator, t.jobs, t.seed, &set),
+            );
+            assert_eq!(
+                text, t.text,
+                "{} differs from its generator's output; run scripts/regen-traces.sh",
+                t.name
+            );
         }
     }
 }

@@ -10,7 +10,10 @@ pub struct Columns {
 impl Columns {
     pub fn new(header: &csv::StringRecord) -> Columns {
         Columns {
-            names: header.iter().map(|h| h.trim().trim_start_matches('\u{feff}').to_ascii_lowercase()).collect(),
+            names: header
+                .iter()
+                .map(|h| h.trim().trim_start_matches('\u{feff}').to_ascii_lowercase())
+                .collect(),
         }
     }
 
@@ -52,7 +55,8 @@ impl<'a> Row<'a> {
     }
 
     pub fn required_text(&self, field: &str) -> Result<&'a str> {
-        self.text(field).ok_or_else(|| self.err(field, "missing value".into()))
+        self.text(field)
+            .ok_or_else(|| self.err(field, "missing value".into()))
     }
 
     pub fn f64_opt(&self, field: &str) -> Result<Option<f64>> {
@@ -71,7 +75,8 @@ impl<'a> Row<'a> {
     }
 
     pub fn f64(&self, field: &str) -> Result<f64> {
-        self.f64_opt(field)?.ok_or_else(|| self.err(field, "missing value".into()))
+        self.f64_opt(field)?
+            .ok_or_else(|| self.err(field, "missing value".into()))
     }
 
     pub fn u32_opt(&self, field: &str) -> Result<Option<u32>> {
@@ -91,7 +96,8 @@ impl<'a> Row<'a> {
     }
 
     pub fn u32(&self, field: &str) -> Result<u32> {
-        self.u32_opt(field)?.ok_or_else(|| self.err(field, "missing value".into()))
+        self.u32_opt(field)?
+            .ok_or_else(|| self.err(field, "missing value".into()))
     }
 
     pub fn bool_opt(&self, field: &str) -> Result<Option<bool>> {

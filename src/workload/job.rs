@@ -19,7 +19,9 @@ impl Adaptivity {
     pub fn parse(text: &str) -> Option<Adaptivity> {
         match text.trim().to_ascii_lowercase().as_str() {
             "rigid" => Some(Adaptivity::Rigid),
-            "strong-scaling" | "strong" | "scale-gpus" | "elastic" => Some(Adaptivity::StrongScaling),
+            "strong-scaling" | "strong" | "scale-gpus" | "elastic" => {
+                Some(Adaptivity::StrongScaling)
+            }
             "adaptive" | "" => Some(Adaptivity::Adaptive),
             _ => None,
         }
@@ -77,7 +79,12 @@ pub struct JobSpec {
 
 impl JobSpec {
     /// A job with defaults everywhere but the essentials.
-    pub fn new(name: impl Into<String>, arrival: f64, model: impl Into<String>, gpus: u32) -> JobSpec {
+    pub fn new(
+        name: impl Into<String>,
+        arrival: f64,
+        model: impl Into<String>,
+        gpus: u32,
+    ) -> JobSpec {
         JobSpec {
             id: 0,
             name: name.into(),

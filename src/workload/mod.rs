@@ -8,7 +8,7 @@ mod job;
 pub mod sample;
 
 pub use bundled::{bundled_trace, bundled_traces, BundledTrace};
-pub use formats::{Format, write_native};
+pub use formats::{write_native, Format};
 pub use job::{Adaptivity, JobSpec};
 
 use crate::error::{Error, Result};
@@ -36,7 +36,11 @@ impl Trace {
                 file,
                 0,
                 "",
-                format!("file is {} MB; the limit is {} MB", text.len() >> 20, MAX_TRACE_BYTES >> 20),
+                format!(
+                    "file is {} MB; the limit is {} MB",
+                    text.len() >> 20,
+                    MAX_TRACE_BYTES >> 20
+                ),
             ));
         }
         let imported = formats::import(file, text, format)?;
@@ -70,19 +74,33 @@ impl Trace {
             return Err(Error::input(file, 0, "", "the trace has no jobs"));
         }
         for (i, j) in self.jobs.iter().enumerate() {
-            let line = if j.source_line > 0 { j.source_line as usize } else { 0 };
+            let line = if j.source_line > 0 {
+                j.source_line as usize
+            } else {
+                0
+            };
             let err = |field: &str, msg: String| {
-                let what = if line == 0 { format!("job {} ('{}'): {msg}", i, j.name) } else { msg };
+                let what = if line == 0 {
+                    format!("job {} ('{}'): {msg}", i, j.name)
+                } else {
+                    msg
+                };
                 Error::input(file, line, field, what)
             };
             if !j.arrival.is_finite() || j.arrival < 0.0 {
-                return Err(err("arrival", format!("arrival time {} is negative", j.arrival)));
+                return Err(err(
+                    "arrival",
+                    format!("arrival time {} is negative", j.arrival),
+                ));
             }
             if j.gpus == 0 {
                 return Err(err("gpus", "a job must request at least one GPU".into()));
             }
             if j.max_gpus > 0 && j.min_gpus > j.max_gpus {
-                return Err(err("min_gpus", format!("min_gpus {} exceeds max_gpus {}", j.min_gpus, j.max_gpus)));
+                return Err(err(
+                    "min_gpus",
+                    format!("min_gpus {} exceeds max_gpus {}", j.min_gpus, j.max_gpus),
+                ));
             }
             if let Some(d) = j.duration {
                 if !(d > 0.0 && d.is_finite()) {
@@ -95,7 +113,10 @@ impl Trace {
                 }
             }
             if !(j.weight > 0.0 && j.weight.is_finite()) {
-                return Err(err("weight", format!("weight {} must be positive", j.weight)));
+                return Err(err(
+                    "weight",
+                    format!("weight {} must be positive", j.weight),
+                ));
             }
             if let Some(d) = j.due {
                 if !d.is_finite() {
@@ -133,7 +154,12 @@ mod tests {
 
     #[test]
     fn pollux_format_is_detected() {
-        let t = Trace::parse("w.csv", "name,time,application,num_replicas,batch_size\nb,20,bert,2,12\na,10,cifar10,4,128\n", None).unwrap();
+        let t = Trace::parse(
+            "w.csv",
+            "name,time,application,num_replicas,batch_size\nb,20,bert,2,12\na,10,cifar10,4,128\n",
+            None,
+        )
+        .unwrap();
         assert_eq!(t.format, "pollux");
         assert_eq!(t.jobs[0].name, "a");
         assert_eq!(t.jobs[0].id, 0);
@@ -154,15 +180,37 @@ mod tests {
         let text = "name,arrival,model,gpus,duration\na,0,linear,1,10\nb,x1,linear,1,10\n";
         let e = Trace::parse("t.csv", text, None).unwrap_err().to_string();
         assert!(e.contains("t.csv: line 3, field 'arrival'"), "{e}");
-        let e = Trace::parse("t.csv", "name,arrival,model,gpus,duration\na,0,linear,0,10\n", None).unwrap_err().to_string();
+        let e = Trace::parse(
+            "t.csv",
+            "name,arrival,model,gpus,duration\na,0,linear,0,10\n",
+            None,
+        )
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("line 2, field 'gpus'"), "{e}");
-        let e = Trace::parse("t.csv", "name,arrival,model,gpus,duration\na,-5,linear,1,10\n", None).unwrap_err().to_string();
+        let e = Trace::parse(
+            "t.csv",
+            "name,arrival,model,gpus,duration\na,-5,linear,1,10\n",
+            None,
+        )
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("negative"), "{e}");
-        let e = Trace::parse("t.csv", "name,arrival,model,gpus,duration\n", None).unwrap_err().to_string();
+        let e = Trace::parse("t.csv", "name,arrival,model,gpus,duration\n", None)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("no jobs"), "{e}");
-        let e = Trace::parse("t.csv", "foo,bar\n1,2\n", None).unwrap_err().to_string();
+        let e = Trace::parse("t.csv", "foo,bar\n1,2\n", None)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("unrecognised trace header"), "{e}");
-        let e = Trace::parse("t.csv", "name,arrival,model,gpus\na,0,linear,1,5,6\n\"b,1", None).unwrap_err().to_string();
+        let e = Trace::parse(
+            "t.csv",
+            "name,arrival,model,gpus\na,0,linear,1,5,6\n\"b,1",
+            None,
+        )
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("t.csv"), "{e}");
     }
 

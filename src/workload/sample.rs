@@ -17,7 +17,9 @@ pub struct Sampler {
 
 impl Sampler {
     pub fn new(seed: u64) -> Sampler {
-        Sampler { rng: ChaCha8Rng::seed_from_u64(seed) }
+        Sampler {
+            rng: ChaCha8Rng::seed_from_u64(seed),
+        }
     }
 
     /// A sub-stream derived from this seed and a label, so that adding draws
@@ -99,10 +101,23 @@ mod tests {
 
     #[test]
     fn seeded_and_reproducible() {
-        let a: Vec<u64> = (0..5).map({ let mut s = Sampler::new(7); move |_| s.next_u64() }).collect();
-        let b: Vec<u64> = (0..5).map({ let mut s = Sampler::new(7); move |_| s.next_u64() }).collect();
+        let a: Vec<u64> = (0..5)
+            .map({
+                let mut s = Sampler::new(7);
+                move |_| s.next_u64()
+            })
+            .collect();
+        let b: Vec<u64> = (0..5)
+            .map({
+                let mut s = Sampler::new(7);
+                move |_| s.next_u64()
+            })
+            .collect();
         assert_eq!(a, b);
-        assert_ne!(Sampler::derive(7, "x").next_u64(), Sampler::derive(7, "y").next_u64());
+        assert_ne!(
+            Sampler::derive(7, "x").next_u64(),
+            Sampler::derive(7, "y").next_u64()
+        );
     }
 
     #[test]

@@ -23,7 +23,12 @@ pub fn zoo_with(name: &str, speedups: &[f64]) -> ModelZoo {
         restart_s: 0.0,
         mem_gb: 0.0,
         default_work: None,
-        behaviour: Behaviour::Curve { curve: SpeedupCurve::Table { s: speedups.to_vec() }, type_speed: vec![] },
+        behaviour: Behaviour::Curve {
+            curve: SpeedupCurve::Table {
+                s: speedups.to_vec(),
+            },
+            type_speed: vec![],
+        },
     });
     zoo
 }
@@ -35,8 +40,17 @@ pub fn rigid(name: &str, arrival: f64, gpus: u32, secs: f64) -> JobSpec {
     j
 }
 
-pub fn run_with(trace: &Trace, cluster: &Cluster, zoo: &ModelZoo, policy: &str, set: &[(&str, &str)]) -> (Summary, Vec<JobMetrics>, Outcome) {
-    let overrides: Vec<(String, String)> = set.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+pub fn run_with(
+    trace: &Trace,
+    cluster: &Cluster,
+    zoo: &ModelZoo,
+    policy: &str,
+    set: &[(&str, &str)],
+) -> (Summary, Vec<JobMetrics>, Outcome) {
+    let overrides: Vec<(String, String)> = set
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
     let (p, _) = policy::build(policy, &overrides, 1).unwrap();
     let mut sim = Simulation::new(trace, cluster, zoo, p, EngineConfig::default()).unwrap();
     let out = sim.run(&mut |_| true).unwrap();
@@ -44,7 +58,12 @@ pub fn run_with(trace: &Trace, cluster: &Cluster, zoo: &ModelZoo, policy: &str, 
     (s, jobs, out)
 }
 
-pub fn run(jobs: Vec<JobSpec>, cluster: &str, policy: &str, set: &[(&str, &str)]) -> (Summary, Vec<JobMetrics>) {
+pub fn run(
+    jobs: Vec<JobSpec>,
+    cluster: &str,
+    policy: &str,
+    set: &[(&str, &str)],
+) -> (Summary, Vec<JobMetrics>) {
     let trace = Trace::from_jobs("test", jobs).unwrap();
     let c = parse_cluster(cluster).unwrap();
     let (s, j, _) = run_with(&trace, &c, &ModelZoo::builtin(), policy, set);
@@ -52,7 +71,10 @@ pub fn run(jobs: Vec<JobSpec>, cluster: &str, policy: &str, set: &[(&str, &str)]
 }
 
 pub fn jct(jobs: &[JobMetrics], name: &str) -> f64 {
-    jobs.iter().find(|j| j.name == name).and_then(|j| j.jct_s).expect("job finished")
+    jobs.iter()
+        .find(|j| j.name == name)
+        .and_then(|j| j.jct_s)
+        .expect("job finished")
 }
 
 pub fn close(a: f64, b: f64) -> bool {

@@ -15,7 +15,12 @@ pub(super) fn read(
     let mut jobs = Vec::new();
     let mut skipped = 0;
     for_each_record(file, rdr, |line, rec| {
-        let row = Row { file, line, cols, rec };
+        let row = Row {
+            file,
+            line,
+            cols,
+            rec,
+        };
         let id = row.required_text("job_id")?;
         let duration = row.f64("duration")?;
         if duration <= 0.0 {
@@ -31,7 +36,11 @@ pub(super) fn read(
         )
         .with_duration(duration);
         job.batch_size = row.u32_opt("batch_size")?.unwrap_or(0);
-        job.tenant = row.text("user").or(row.text("vc")).unwrap_or("").to_string();
+        job.tenant = row
+            .text("user")
+            .or(row.text("vc"))
+            .unwrap_or("")
+            .to_string();
         job.adaptivity = Adaptivity::Rigid;
         job.source_line = line as u32;
         jobs.push(job);

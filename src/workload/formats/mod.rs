@@ -25,17 +25,36 @@ pub enum Format {
 
 impl Format {
     pub const ALL: &'static [(Format, &'static str, &'static str)] = &[
-        (Format::Native, "native", "schedlab CSV: name,arrival,model,gpus,... (docs/TRACE_FORMAT.md)"),
-        (Format::Pollux, "pollux", "Pollux/Sia workload CSV: name,time,application,num_replicas,batch_size"),
-        (Format::Duration, "duration", "duration-based CSV: job_id,num_gpus,submit_time,duration[,model,batch_size]"),
+        (
+            Format::Native,
+            "native",
+            "schedlab CSV: name,arrival,model,gpus,... (docs/TRACE_FORMAT.md)",
+        ),
+        (
+            Format::Pollux,
+            "pollux",
+            "Pollux/Sia workload CSV: name,time,application,num_replicas,batch_size",
+        ),
+        (
+            Format::Duration,
+            "duration",
+            "duration-based CSV: job_id,num_gpus,submit_time,duration[,model,batch_size]",
+        ),
     ];
 
     pub fn by_name(name: &str) -> Option<Format> {
-        Self::ALL.iter().find(|(_, n, _)| *n == name).map(|(f, _, _)| *f)
+        Self::ALL
+            .iter()
+            .find(|(_, n, _)| *n == name)
+            .map(|(f, _, _)| *f)
     }
 
     pub fn name(self) -> &'static str {
-        Self::ALL.iter().find(|(f, _, _)| *f == self).map(|(_, n, _)| *n).unwrap_or("?")
+        Self::ALL
+            .iter()
+            .find(|(f, _, _)| *f == self)
+            .map(|(_, n, _)| *n)
+            .unwrap_or("?")
     }
 
     /// Chooses the format from the header's column names.
@@ -75,7 +94,11 @@ pub fn import(file: &str, text: &str, format: Option<Format>) -> Result<Imported
                 format!(
                     "unrecognised trace header '{}'; expected one of: {}",
                     cols.names().join(","),
-                    Format::ALL.iter().map(|(_, _, d)| *d).collect::<Vec<_>>().join(" | ")
+                    Format::ALL
+                        .iter()
+                        .map(|(_, _, d)| *d)
+                        .collect::<Vec<_>>()
+                        .join(" | ")
                 ),
             )
         })?,
@@ -85,7 +108,12 @@ pub fn import(file: &str, text: &str, format: Option<Format>) -> Result<Imported
         Format::Pollux => pollux::read(file, &mut rdr, &cols),
         Format::Duration => duration::read(file, &mut rdr, &cols),
     }
-    .map(|(jobs, skipped, notes)| Imported { jobs, format, skipped, notes })
+    .map(|(jobs, skipped, notes)| Imported {
+        jobs,
+        format,
+        skipped,
+        notes,
+    })
 }
 
 /// Iterates records with their 1-based line numbers.

@@ -7,8 +7,23 @@ use crate::workload::job::{Adaptivity, JobSpec};
 
 /// Column order written by [`write_native`]; readers accept any order.
 pub const NATIVE_COLUMNS: &[&str] = &[
-    "name", "arrival", "tenant", "model", "gpus", "min_gpus", "max_gpus", "gpu_type", "batch_size",
-    "max_batch_size", "work", "duration", "adaptivity", "preemptible", "due", "weight", "mem_gb",
+    "name",
+    "arrival",
+    "tenant",
+    "model",
+    "gpus",
+    "min_gpus",
+    "max_gpus",
+    "gpu_type",
+    "batch_size",
+    "max_batch_size",
+    "work",
+    "duration",
+    "adaptivity",
+    "preemptible",
+    "due",
+    "weight",
+    "mem_gb",
 ];
 
 pub(super) fn read(
@@ -18,9 +33,22 @@ pub(super) fn read(
 ) -> Result<(Vec<JobSpec>, usize, Vec<String>)> {
     let mut jobs = Vec::new();
     for_each_record(file, rdr, |line, rec| {
-        let row = Row { file, line, cols, rec };
-        let name = row.text("name").map(str::to_string).unwrap_or_else(|| format!("job-{}", jobs.len()));
-        let mut job = JobSpec::new(name, row.f64("arrival")?, row.text("model").unwrap_or(""), row.u32("gpus")?);
+        let row = Row {
+            file,
+            line,
+            cols,
+            rec,
+        };
+        let name = row
+            .text("name")
+            .map(str::to_string)
+            .unwrap_or_else(|| format!("job-{}", jobs.len()));
+        let mut job = JobSpec::new(
+            name,
+            row.f64("arrival")?,
+            row.text("model").unwrap_or(""),
+            row.u32("gpus")?,
+        );
         job.tenant = row.text("tenant").unwrap_or("").to_string();
         job.min_gpus = row.u32_opt("min_gpus")?.unwrap_or(0);
         job.max_gpus = row.u32_opt("max_gpus")?.unwrap_or(0);
@@ -30,8 +58,12 @@ pub(super) fn read(
         job.work = row.f64_opt("work")?;
         job.duration = row.f64_opt("duration")?;
         if let Some(a) = row.text("adaptivity") {
-            job.adaptivity = Adaptivity::parse(a)
-                .ok_or_else(|| row.error("adaptivity", format!("'{a}' is not rigid, strong-scaling or adaptive")))?;
+            job.adaptivity = Adaptivity::parse(a).ok_or_else(|| {
+                row.error(
+                    "adaptivity",
+                    format!("'{a}' is not rigid, strong-scaling or adaptive"),
+                )
+            })?;
         }
         job.preemptible = row.bool_opt("preemptible")?.unwrap_or(true);
         job.due = row.f64_opt("due")?;
@@ -83,7 +115,11 @@ pub fn write_native(jobs: &[JobSpec], header_comment: &str) -> String {
             j.adaptivity.as_str().to_string(),
             j.preemptible.to_string(),
             opt(j.due),
-            if j.weight == 1.0 { String::new() } else { j.weight.to_string() },
+            if j.weight == 1.0 {
+                String::new()
+            } else {
+                j.weight.to_string()
+            },
             opt(j.mem_gb),
         ]);
     }

@@ -14,7 +14,12 @@ pub(super) fn read(
 ) -> Result<(Vec<JobSpec>, usize, Vec<String>)> {
     let mut jobs = Vec::new();
     for_each_record(file, rdr, |line, rec| {
-        let row = Row { file, line, cols, rec };
+        let row = Row {
+            file,
+            line,
+            cols,
+            rec,
+        };
         let mut job = JobSpec::new(
             row.required_text("name")?,
             row.f64("time")?,
@@ -23,8 +28,12 @@ pub(super) fn read(
         );
         job.batch_size = row.u32("batch_size")?;
         if let Some(c) = row.text("category") {
-            job.adaptivity = Adaptivity::parse(c)
-                .ok_or_else(|| row.error("category", format!("'{c}' is not adaptive, scale-gpus or rigid")))?;
+            job.adaptivity = Adaptivity::parse(c).ok_or_else(|| {
+                row.error(
+                    "category",
+                    format!("'{c}' is not adaptive, scale-gpus or rigid"),
+                )
+            })?;
         }
         job.source_line = line as u32;
         jobs.push(job);

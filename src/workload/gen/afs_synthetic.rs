@@ -13,7 +13,14 @@ use crate::workload::sample::Sampler;
 use crate::workload::{Adaptivity, JobSpec};
 
 /// Request sizes and their weights (spec §4.6 illustrative defaults).
-const REQUESTS: &[(u32, f64)] = &[(1, 0.60), (2, 0.12), (4, 0.14), (8, 0.10), (16, 0.03), (32, 0.01)];
+const REQUESTS: &[(u32, f64)] = &[
+    (1, 0.60),
+    (2, 0.12),
+    (4, 0.14),
+    (8, 0.10),
+    (16, 0.03),
+    (32, 0.01),
+];
 
 /// Table 4 models with their peak GPU count k*.
 const MODELS: &[(&str, u32)] = &[
@@ -29,12 +36,48 @@ const MODELS: &[(&str, u32)] = &[
 ];
 
 const PARAMS: &[ParamSpec] = &[
-    ParamSpec::int("gpus", "64", 1, 1_000_000, "Cluster size the offered load refers to"),
-    ParamSpec::float("load", "0.9", 0.01, 100.0, "Offered load: requested GPU-time per unit time over cluster GPUs"),
-    ParamSpec::float("median_min", "20", 0.1, 100_000.0, "Median run time at the requested GPU count, minutes"),
-    ParamSpec::float("sigma", "1.5", 0.0, 4.0, "Log-normal sigma of run times (heavy tail)"),
-    ParamSpec::float("max_h", "72", 0.01, 10_000.0, "Run times are capped at this many hours"),
-    ParamSpec::int("bursts", "0", 0, 1000, "Burst events: each adds 10-30 jobs within one minute"),
+    ParamSpec::int(
+        "gpus",
+        "64",
+        1,
+        1_000_000,
+        "Cluster size the offered load refers to",
+    ),
+    ParamSpec::float(
+        "load",
+        "0.9",
+        0.01,
+        100.0,
+        "Offered load: requested GPU-time per unit time over cluster GPUs",
+    ),
+    ParamSpec::float(
+        "median_min",
+        "20",
+        0.1,
+        100_000.0,
+        "Median run time at the requested GPU count, minutes",
+    ),
+    ParamSpec::float(
+        "sigma",
+        "1.5",
+        0.0,
+        4.0,
+        "Log-normal sigma of run times (heavy tail)",
+    ),
+    ParamSpec::float(
+        "max_h",
+        "72",
+        0.01,
+        10_000.0,
+        "Run times are capped at this many hours",
+    ),
+    ParamSpec::int(
+        "bursts",
+        "0",
+        0,
+        1000,
+        "Burst events: each adds 10-30 jobs within one minute",
+    ),
 ];
 
 pub const GENERATOR: Generator = Generator {
@@ -81,7 +124,8 @@ fn run(p: &Params, n: usize, seed: u64) -> Result<Vec<JobSpec>> {
         };
         let gpus = req.min(k_star).min(p.i64("gpus") as u32);
         let dur = rng.lognormal(median, sigma).clamp(60.0, cap);
-        let mut job = JobSpec::new(format!("j{i}"), round3(t), model, gpus).with_duration(round3(dur));
+        let mut job =
+            JobSpec::new(format!("j{i}"), round3(t), model, gpus).with_duration(round3(dur));
         job.adaptivity = Adaptivity::StrongScaling;
         jobs.push(job);
     }
@@ -115,7 +159,10 @@ mod tests {
         }
         // Offered load within 25% of the target over a long trace (heavy tail).
         let span = jobs.last().unwrap().arrival;
-        let work: f64 = jobs.iter().map(|j| j.duration.unwrap() * j.gpus as f64).sum();
+        let work: f64 = jobs
+            .iter()
+            .map(|j| j.duration.unwrap() * j.gpus as f64)
+            .sum();
         let load = work / (64.0 * span);
         assert!((load - 0.9).abs() < 0.25, "{load}");
     }

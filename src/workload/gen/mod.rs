@@ -25,24 +25,43 @@ pub fn generators() -> &'static [Generator] {
 }
 
 /// Runs a generator by name; `jobs` overrides its default job count.
-pub fn generate(name: &str, jobs: Option<usize>, seed: u64, overrides: &[(String, String)]) -> Result<Trace> {
-    let g = generators().iter().find(|g| g.name == name).ok_or_else(|| {
-        Error::config(format!(
-            "unknown generator '{name}'; known: {}",
-            generators().iter().map(|g| g.name).collect::<Vec<_>>().join(", ")
-        ))
-    })?;
+pub fn generate(
+    name: &str,
+    jobs: Option<usize>,
+    seed: u64,
+    overrides: &[(String, String)],
+) -> Result<Trace> {
+    let g = generators()
+        .iter()
+        .find(|g| g.name == name)
+        .ok_or_else(|| {
+            Error::config(format!(
+                "unknown generator '{name}'; known: {}",
+                generators()
+                    .iter()
+                    .map(|g| g.name)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))
+        })?;
     let params = Params::resolve(name, g.params, overrides)?;
     let n = jobs.unwrap_or(g.default_jobs);
     if n == 0 || n > 10_000_000 {
-        return Err(Error::config(format!("--jobs {n}: must be between 1 and 10,000,000")));
+        return Err(Error::config(format!(
+            "--jobs {n}: must be between 1 and 10,000,000"
+        )));
     }
     let list = (g.run)(&params, n, seed)?;
     Trace::from_jobs(name, list)
 }
 
 /// The header comment written above a generated trace: how to remake it.
-pub fn provenance_comment(name: &str, jobs: usize, seed: u64, overrides: &[(String, String)]) -> String {
+pub fn provenance_comment(
+    name: &str,
+    jobs: usize,
+    seed: u64,
+    overrides: &[(String, String)],
+) -> String {
     let mut cmd = format!("schedlab gen {name} --jobs {jobs} --seed {seed}");
     for (k, v) in overrides {
         cmd.push_str(&format!(" --set {k}={v}"));

@@ -1,0 +1,252 @@
+//! The CLI contract, run as a user would.
+
+use std::process::Command;
+
+fn schedlab(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_schedlab"))
+        .args(args)
+        .output()
+        .expect("runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+const RUN: &[&str] = &[
+    "run",
+    "--trace",
+    "afs-mini",
+    "--cluster",
+    "homog-64",
+    "--policy",
+    "fifo,srtf,srsf,tiresias,maxmin",
+    "--format",
+    "json",
+];
+
+#[test]
+fn run_prints_the_json_contract() {
+    let (code, out, err) = schedlab(RUN);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["trace"], "afs-mini");
+    assert_eq!(v["cluster"], "homog-64");
+    assert_eq!(v["seed"], 1);
+    let results = v["results"].as_array().unwrap();
+    let names: Vec<&str> = results
+        .iter()
+        .map(|r| r["policy"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["fifo", "srtf", "srsf", "tiresias", "maxmin"]);
+    for r in results {
+        let m = &r["metrics"];
+        for key in [
+            "jobs",
+            "completed",
+            "avg_jct_s",
+            "p50_jct_s",
+            "p90_jct_s",
+            "p99_jct_s",
+            "makespan_s",
+            "avg_queue_s",
+            "gpu_hours",
+            "utilization",
+            "avg_restarts",
+        ] {
+            assert!(m[key].is_number(), "{} lacks metrics.{key}", r["policy"]);
+        }
+        assert_eq!(
+            m["jobs"], m["completed"],
+            "{} left jobs unfinished",
+            r["policy"]
+        );
+        assert_eq!(m["jobs"], 200);
+        assert!(r["params"].is_object() && r["wall_s"].is_number());
+        let jobs = r["jobs"].as_array().unwrap();
+        assert_eq!(jobs.len(), 200);
+        for key in [
+            "arrival", "start", "finish", "jct_s", "queue_s", "gpu_s", "restarts",
+        ] {
+            assert!(!jobs[0][key].is_null(), "job lacks {key}");
+        }
+    }
+}
+
+#[test]
+fn the_same_command_gives_the_same_output() {
+    let strip = |s: String| {
+        s.lines()
+            .filter(|l| !l.trim_start().starts_with("\"wall_s\""))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let (_, a, _) = schedlab(RUN);
+    let (_, b, _) = schedlab(RUN);
+    assert!(a.len() > 1000);
+    assert_eq!(strip(a), strip(b));
+}
+
+#[test]
+fn a_bad_number_on_line_7_is_reported_with_exit_code_2() {
+    let dir = std::env::temp_dir().join(format!("schedlab-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("bad.csv");
+    let mut text = String::from("name,time,application,num_replicas,batch_size\n");
+    for i in 0..5 {
+        text.push_str(&format!("job-{i},{},cifar10,2,256\n", i * 10));
+    }
+    text.push_str("job-5,6o,cifar10,2,256\n"); // line 7
+    std::fs::write(&path, text).unwrap();
+    let (code, out, err) = schedlab(&[
+        "run",
+        "--trace",
+        path.to_str().unwrap(),
+        "--cluster",
+        "homog-64",
+        "--policy",
+        "fifo",
+    ]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(
+        err.contains("line 7") && err.contains("field 'time'"),
+        "{err}"
+    );
+    assert_eq!(err.trim().lines().count(), 1, "one-line cause: {err}");
+}
+
+#[test]
+fn bad_arguments_exit_with_2() {
+    for args in [
+        &["run", "--trace", "afs-mini", "--policy", "nosuch"][..],
+        &["run", "--trace", "afs-mini", "--cluster", "t4:0x4"],
+        &[
+            "run",
+            "--trace",
+            "no/such/file.csv",
+            "--cluster",
+            "homog-64",
+        ],
+        &[
+            "run",
+            "--trace",
+            "afs-mini",
+            "--set",
+            "fifo.backfill=maybe",
+            "--policy",
+            "fifo",
+        ],
+        &[
+            "run",
+            "--trace",
+            "afs-mini",
+            "--set",
+            "srtf.round_s=1",
+            "--policy",
+            "fifo",
+        ],
+        &["list", "nothing"],
+    ] {
+        let (code, _, err) = schedlab(args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.starts_with("error: "), "{err}");
+    }
+}
+
+#[test]
+fn list_shows_policies_with_parameters_and_everything_else() {
+    let (code, out, _) = schedlab(&["list", "policies"]);
+    assert_eq!(code, 0);
+    for p in [
+        "fifo",
+        "srtf",
+        "srsf",
+        "tiresias",
+        "maxmin",
+        "--set fifo.backfill=false",
+        "--set tiresias.t1=3250",
+    ] {
+        assert!(out.contains(p), "missing {p}");
+    }
+    for what in [
+        "traces",
+        "clusters",
+        "models",
+        "generators",
+        "formats",
+        "engine",
+    ] {
+        let (code, out, _) = schedlab(&["list", what]);
+        assert_eq!(code, 0, "{what}");
+        assert!(!out.is_empty());
+        let (code, json, _) = schedlab(&["list", what, "--json"]);
+        assert_eq!(code, 0);
+        serde_json::from_str::<serde_json::Value>(&json).unwrap();
+    }
+    let (_, out, _) = schedlab(&["list", "clusters"]);
+    for c in ["sia-hetero-64", "sia-physical-44", "homog-64", "afs-64"] {
+        assert!(out.contains(c));
+    }
+}
+
+#[test]
+fn gen_writes_a_trace_that_runs() {
+    let dir = std::env::temp_dir().join(format!("schedlab-gen-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("g.csv");
+    let p = path.to_str().unwrap();
+    let (code, _, err) = schedlab(&[
+        "gen",
+        "afs-synthetic",
+        "--jobs",
+        "50",
+        "--seed",
+        "4",
+        "--set",
+        "load=2",
+        "--out",
+        p,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let (code, out, err) = schedlab(&[
+        "run",
+        "--trace",
+        p,
+        "--cluster",
+        "afs-64",
+        "--policy",
+        "maxmin",
+        "--format",
+        "csv",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let mut lines = out.lines();
+    assert!(lines
+        .next()
+        .unwrap()
+        .starts_with("policy,jobs,completed,avg_jct_s"));
+    assert!(lines.next().unwrap().starts_with("maxmin,50,50,"));
+}
+
+#[test]
+fn table_and_timeline_outputs() {
+    let dir = std::env::temp_dir().join(format!("schedlab-tl-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let tl = dir.join("tl.json");
+    let (code, out, err) = schedlab(&[
+        "run",
+        "--trace",
+        "afs-mini",
+        "--policy",
+        "fifo,maxmin",
+        "--timeline",
+        tl.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("avg JCT h") && out.contains("maxmin"));
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&tl).unwrap()).unwrap();
+    assert_eq!(v.as_array().unwrap().len(), 2);
+    assert!(!v[0]["timeline"]["segments"].as_array().unwrap().is_empty());
+}
