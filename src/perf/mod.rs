@@ -8,9 +8,11 @@
 //! always has its request.
 
 mod curve;
+mod gavel;
 mod zoo;
 
 pub use curve::SpeedupCurve;
+pub use gavel::{gavel_model_name, gavel_models, gavel_models_from_json};
 pub use zoo::{Behaviour, ModelId, ModelInfo, ModelZoo};
 
 use crate::cluster::GpuKind;
