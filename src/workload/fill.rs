@@ -124,7 +124,7 @@ pub fn row_sampler(format: &str, key: &str) -> Sampler {
 /// `gpu_hours` of GPU time, or None if the job is dropped (>= 1000 GPU-h).
 /// `coin` in [0, 1) decides the deepspeech2/BERT split of the 1-10 h class.
 pub fn sia_model_for(gpu_hours: f64, coin: f64) -> Option<&'static str> {
-    if !(gpu_hours >= 0.0) || gpu_hours >= 1000.0 {
+    if gpu_hours.is_nan() || !(0.0..1000.0).contains(&gpu_hours) {
         return None;
     }
     Some(if gpu_hours < 1.0 {

@@ -188,7 +188,7 @@ pub(super) fn read(file: &str, text: &str, aux: Option<(&str, &str)>, out: &mut 
             continue;
         }
         let duration = a.end - a.start;
-        if !(duration > 0.0) {
+        if duration.is_nan() || duration <= 0.0 {
             out.skip("run time <= 0");
             continue;
         }
