@@ -3,6 +3,7 @@
 
 mod bench;
 mod commands;
+mod models;
 
 use crate::error::Error;
 use clap::{Parser, Subcommand};
@@ -34,6 +35,11 @@ pub enum Command {
     Gen(commands::GenArgs),
     /// Benchmarks: `engine` (jobs simulated per second).
     Bench(bench::BenchArgs),
+    /// Performance models: `fit DIR...` fits profile directories.
+    #[command(subcommand)]
+    Models(models::ModelsCommand),
+    /// Fidelity checks against external simulators: `pollux`.
+    Validate(models::ValidateArgs),
 }
 
 /// Runs the CLI; returns the process exit code (0 ok, 2 bad input, 1 other).
@@ -44,6 +50,8 @@ pub fn main() -> i32 {
         Command::List { what, json } => commands::list(&what, json),
         Command::Gen(a) => commands::gen(a),
         Command::Bench(a) => bench::bench(a),
+        Command::Models(c) => models::models(c),
+        Command::Validate(a) => models::validate(a),
     };
     match result {
         Ok(()) => 0,
