@@ -10,17 +10,6 @@ use schedlab::perf::ModelZoo;
 use schedlab::workload::{bundled_traces, load_named};
 use std::process::Command;
 
-/// The Pollux goodput models come from the `perf` branch; a bundled trace
-/// that names one can only run once the zoo has it.
-const POLLUX_MODELS: &[&str] = &[
-    "cifar10",
-    "bert",
-    "deepspeech2",
-    "yolov3",
-    "imagenet",
-    "ncf",
-];
-
 #[test]
 fn at_least_eight_are_listed() {
     let out = Command::new(env!("CARGO_BIN_EXE_schedlab"))
@@ -55,24 +44,16 @@ fn at_least_eight_are_listed() {
 #[test]
 fn each_runs_with_fifo_on_its_cluster_to_completion() {
     let zoo = ModelZoo::builtin();
-    let mut waiting = Vec::new();
-    let mut ran = 0;
     for b in bundled_traces() {
         let trace = load_named(b.name).unwrap().unwrap();
         assert_eq!(trace.jobs.len(), b.jobs, "{}", b.name);
-        let missing: Vec<&str> = trace
-            .jobs
-            .iter()
-            .map(|j| j.model.as_str())
-            .filter(|m| zoo.lookup(m).is_none())
-            .collect();
-        if !missing.is_empty() {
-            // Only the perf branch's models may be missing, never anything else.
-            for m in &missing {
-                assert!(POLLUX_MODELS.contains(m), "{}: unknown model {m}", b.name);
-            }
-            waiting.push(b.name);
-            continue;
+        for j in &trace.jobs {
+            assert!(
+                zoo.lookup(&j.model).is_some(),
+                "{}: unknown model {}",
+                b.name,
+                j.model
+            );
         }
         let cluster = parse_cluster(b.cluster).unwrap();
         let (summary, jobs, out) = common::run_with(&trace, &cluster, &zoo, "fifo", &[]);
@@ -83,13 +64,5 @@ fn each_runs_with_fifo_on_its_cluster_to_completion() {
             "{}",
             b.name
         );
-        ran += 1;
     }
-    if !waiting.is_empty() {
-        eprintln!(
-            "not run (their Pollux models are not in this zoo yet): {}",
-            waiting.join(", ")
-        );
-    }
-    assert!(ran >= 3, "only {ran} bundled traces ran");
 }

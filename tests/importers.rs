@@ -145,6 +145,7 @@ fn helios_sample_and_sia_fill() {
         assert!(j.duration.is_none() && j.batch_size > 0);
         assert_eq!(j.adaptivity, Adaptivity::Adaptive);
     }
+    runs_to_completion(&s, "sia-hetero-64");
     // Sia 4.1 drops jobs shorter than 60 s and with 1000 GPU-hours or more.
     let short_long = "job_id,gpu_num,submit_time,duration\na,1,0,30\nb,64,10,57600\nc,2,20,600\n";
     let s = import(
