@@ -23,9 +23,14 @@ PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); p
 python3 -m http.server "$PORT" --bind 127.0.0.1 --directory . >tests/browser/artifacts/server.log 2>&1 &
 SERVER=$!
 trap 'kill $SERVER 2>/dev/null || true' EXIT
-for _ in $(seq 50); do
-  curl -sf "http://127.0.0.1:$PORT/www/index.html" >/dev/null && break
-  sleep 0.1
-done
+python3 - "$PORT" <<'PY'
+import sys, time, urllib.request
+for _ in range(100):
+    try:
+        urllib.request.urlopen(f"http://127.0.0.1:{sys.argv[1]}/www/index.html", timeout=1)
+        break
+    except OSError:
+        time.sleep(0.1)
+PY
 export SCHEDLAB_URL="http://127.0.0.1:$PORT/www/" SCHEDLAB_BIN="$PWD/target/release/schedlab" CHROMIUM
 node --test --test-concurrency=1 tests/browser/

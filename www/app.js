@@ -96,10 +96,12 @@ function startRun() {
     onResult: (p, res, runId) => {
       if (batch !== b) return;
       stats.runs++;
+      const a0 = performance.now();
       b.results.set(p, { policy: p, color: policyColor(inp.policies.indexOf(p)), result: res, runId });
       b.progress.set(p, { ...(b.progress.get(p) || {}), done: true, completed: res.metrics.completed, total: res.metrics.jobs, now: res.end_time, events: res.events });
       adoptResults(b);
       renderProgress();
+      stats.adoptMs = Math.max(stats.adoptMs || 0, performance.now() - a0);
     },
     onError: (p, err) => {
       if (batch !== b) return;
@@ -285,9 +287,10 @@ function render(now) {
   const dt = performance.now() - t0;
   stats.renderMs = stats.renderMs ? stats.renderMs * 0.9 + dt * 0.1 : dt;
   if (anim.playing && runs.length && stats.firstFrameMs === null) stats.firstFrameMs = performance.now();
-  if (!anim.playing) {
+  // A paused clock inside the run is part of the shareable state.
+  if (!anim.playing && view && anim.t > anim.t0 && anim.t < anim.t1) {
     clearTimeout(urlTimer);
-    urlTimer = setTimeout(() => { state.t = null; updateUrl(anim.t); }, 400);
+    urlTimer = setTimeout(() => updateUrl(anim.t), 400);
   }
 }
 
@@ -325,6 +328,7 @@ function frame(ts) {
 function setPlaying(on) {
   if (on && anim.t >= anim.t1) anim.t = anim.t0;
   anim.playing = on && !!view;
+  if (anim.playing) { clearTimeout(urlTimer); updateUrl(); }
   const b = $('#play');
   b.classList.toggle('playing', anim.playing);
   b.setAttribute('aria-label', anim.playing ? 'Pause' : 'Play');
