@@ -18,6 +18,7 @@ pub mod perf;
 pub mod policy;
 pub mod report;
 pub mod sim;
+pub mod solve;
 pub mod web;
 pub mod workload;
 
