@@ -271,6 +271,12 @@ test('a 50,000-job trace keeps the page responsive, shows progress, and can be c
   const statuses = await page.$$eval('#progress .pstatus', (xs) => xs.map((x) => x.textContent));
   assert.ok(statuses.some((x) => x === 'cancelled'), statuses.join(' | '));
   assert.ok(await page.evaluate(() => document.querySelectorAll('#results tbody tr').length >= 1), 'results vanished on cancel');
+  // The workers recover: a new run right after a cancel completes.
+  await page.evaluate(() => { document.querySelector('#pol-maxmin').click(); document.querySelector('#pol-srtf').click(); });
+  await page.click('#run');
+  await page.waitForFunction(() => window.schedlab.stats.phase === 'done' && window.schedlab.batch.done
+    && window.schedlab.view.batch === window.schedlab.batch, null, { timeout: 120_000 });
+  assert.deepEqual(await page.evaluate(() => window.schedlab.view.policies), ['fifo']);
   assert.deepEqual(page.errors, []);
   await page.close();
 });

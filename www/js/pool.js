@@ -16,6 +16,7 @@ export class Pool {
     this.workers = [];
     this.owner = new Map(); // run id -> worker
     this.pending = new Map(); // request id -> resolve
+    this.runs = new Map(); // run id -> batch, while the run is active
     this.batch = null;
   }
 
@@ -101,6 +102,7 @@ export class Pool {
     w.busy = true;
     w.runId = id;
     b.active.set(id, { policy, worker: w });
+    this.runs.set(id, b);
     this.owner.set(id, w);
     const j = b.job;
     w.postMessage({ type: 'run', id, trace: j.trace, cluster: j.cluster, policy, sets: j.setsFor(policy), seed: j.seed });
@@ -119,8 +121,11 @@ export class Pool {
       this.dispatch(w);
       return;
     }
-    const b = this.batch;
-    if (!b || !b.active.has(m.id)) return; // a message from an older batch
+    const b = this.runs.get(m.id);
+    if (!b) return;
+    const ended = m.type === 'result' || m.type === 'error';
+    if (ended) { b.active.delete(m.id); this.runs.delete(m.id); }
+    if (b !== this.batch) return; // a batch that was replaced: nothing to report
     switch (m.type) {
       case 'trace':
         if (!b.sawTrace) { b.sawTrace = true; b.h.onTrace(m.info); }
@@ -129,12 +134,10 @@ export class Pool {
         b.h.onProgress(m.policy, m.progress);
         break;
       case 'result':
-        b.active.delete(m.id);
         b.h.onResult(m.policy, m.result, m.id);
         if (--b.left === 0) this.finish(b);
         break;
       case 'error':
-        b.active.delete(m.id);
         b.h.onError(m.policy, m.error);
         if (--b.left === 0) this.finish(b);
         break;
@@ -165,10 +168,16 @@ export class Pool {
       for (const [id, { policy, worker }] of active) {
         if (!b.active.has(id)) continue;
         b.active.delete(id);
+        this.runs.delete(id);
         worker.terminate();
         this.workers = this.workers.filter((x) => x !== worker);
-        b.h.onError(policy, cancelledErr);
-        if (--b.left === 0) this.finish(b);
+        if (this.batch === b) {
+          b.h.onError(policy, cancelledErr);
+          if (--b.left === 0) this.finish(b);
+        } else if (this.batch && this.batch.queue.length) {
+          const fresh = this.spawn();
+          fresh.ready.then(() => this.dispatch(fresh), (e) => this.failAll(e));
+        }
       }
     }, 1500);
     if (b.left === 0) this.finish(b);
