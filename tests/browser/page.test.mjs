@@ -95,6 +95,8 @@ test('the default comparison runs, animates within 2 s and shows the CLI metrics
     assert.deepEqual(exported.results[i].params, report.results[i].params);
   }
   assert.deepEqual(exported.engine, report.engine);
+  const [png] = await Promise.all([page.waitForEvent('download'), page.click('#export summary').then(() => page.click('button[data-export="png"]'))]);
+  assert.deepEqual([...readFileSync(await png.path()).subarray(0, 4)], [0x89, 0x50, 0x4e, 0x47]);
   const [csv] = await Promise.all([page.waitForEvent('download'), page.click('#export summary').then(() => page.click('button[data-export="csv"]'))]);
   const lines = readFileSync(await csv.path(), 'utf8').trim().split('\n');
   assert.equal(lines.length, report.results.length + 1);
@@ -166,9 +168,20 @@ test('a malformed upload shows the line and field, and keeps the inputs and resu
     const after = await page.evaluate(() => ({ trace: document.querySelector('#trace').value, rows: document.querySelectorAll('#results tbody tr').length }));
     assert.deepEqual(after, before, 'inputs or results were lost');
   }
+  // Drag and drop takes the same path: a bad file is reported, a good one runs.
+  const drop = (name, text) => page.evaluate(([n, t]) => {
+    const dt = new DataTransfer();
+    dt.items.add(new File([t], n, { type: 'text/csv' }));
+    window.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+  }, [name, text]);
+  await drop('dropped.csv', 'name,arrival,model,gpus\nx,0,afs/vgg16,two\n');
+  await page.waitForFunction(() => document.querySelector('#error-text').textContent.includes("dropped.csv: line 2, field 'gpus'"), null, { timeout: 10_000 });
   await page.screenshot({ path: artifact('laptop-upload-error.png') });
+  await drop('good.csv', 'name,arrival,model,gpus,duration\na,0,afs/vgg16,4,600\nb,60,afs/resnet50,8,900\nc,120,afs/chatbot,2,300\n');
+  await page.waitForFunction(() => window.schedlab.view && window.schedlab.view.inputs.trace.name === 'good.csv' && window.schedlab.batch.done, null, { timeout: 20_000 });
+  assert.equal(await page.evaluate(() => [...window.schedlab.view.runs.values()][0].result.metrics.completed), 3);
+  assert.equal(await page.evaluate(() => document.querySelector('#error').hidden), true);
   // A bad parameter is reported and its control marked.
-  await page.click('#error-close');
   await page.evaluate(() => {
     const i = document.querySelector('[data-key="engine.restart_scale"]');
     i.value = '1e9';
