@@ -179,9 +179,13 @@ function adoptResults(b) {
   }
   layoutAll();
   renderTable($('#results'), catalog, runs);
-  drawChartsSafe();
+  // Charts in a task of their own, once for results that arrive together.
+  clearTimeout(chartTimer);
+  chartTimer = setTimeout(drawChartsSafe, 40);
   anim.dirty = true;
 }
+
+let chartTimer = 0;
 
 function orderedRuns() {
   if (!view) return [];
@@ -557,13 +561,18 @@ async function doExport(kind) {
 async function boot() {
   const url = new URL('./pkg/schedlab_bg.wasm', import.meta.url);
   let module;
+  const b0 = performance.now();
   try {
     module = await WebAssembly.compileStreaming(fetch(url));
   } catch (_) {
     module = await WebAssembly.compile(await (await fetch(url)).arrayBuffer());
   }
+  const b1 = performance.now();
   initSync({ module });
+  const b2 = performance.now();
   catalog = readCatalog();
+  const b3 = performance.now();
+  stats.boot = { start: b0, compile: b1 - b0, instantiate: b2 - b1, catalog: b3 - b2 };
   app.catalog = catalog;
   app.bundledTraceText = bundled_trace_text;
   pool = new Pool(module);
@@ -582,6 +591,7 @@ async function boot() {
   bind();
   syncSpeed();
   requestAnimationFrame(frame);
+  stats.boot.ui = performance.now() - b3;
   stats.phase = 'ready';
   if (await resolveUrlTrace()) startRun();
 }

@@ -293,12 +293,17 @@ pub fn short(v: f64) -> String {
         format!("{v:.1}")
     } else if a >= 1.0 {
         format!("{v:.2}")
-    } else if a >= 0.01 {
-        format!("{v:.3}")
     } else {
-        format!("{v:.1e}")
+        // Three significant digits: count the leading zeros without logarithms.
+        let mut digits = 2;
+        let mut x = a;
+        while x < 1.0 && digits < 14 {
+            x *= 10.0;
+            digits += 1;
+        }
+        format!("{v:.digits$}")
     };
-    if text.contains('.') && !text.contains('e') {
+    if text.contains('.') {
         text.trim_end_matches('0').trim_end_matches('.').to_string()
     } else {
         text
@@ -386,6 +391,8 @@ mod tests {
         assert_eq!(short(12.34), "12.3");
         assert_eq!(short(1234.5), "1234");
         assert_eq!(short(2.0), "2");
-        assert_eq!(short(0.001234), "1.2e-3");
+        assert_eq!(short(0.001234), "0.00123");
+        assert_eq!(short(0.001), "0.001");
+        assert_eq!(short(0.05), "0.05");
     }
 }

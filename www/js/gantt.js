@@ -14,7 +14,12 @@ export class Gantt {
     this.spacer = spacer;
     this.ctx = canvas.getContext('2d', { alpha: false });
     this.run = null;
-    scroller.addEventListener('scroll', () => this.onScroll && this.onScroll(), { passive: true });
+    // Cached so that drawing a frame never forces a synchronous layout.
+    this.scrollTop = 0;
+    scroller.addEventListener('scroll', () => {
+      this.scrollTop = scroller.scrollTop;
+      if (this.onScroll) this.onScroll();
+    }, { passive: true });
   }
 
   setRun(run, t0, t1, width) {
@@ -35,6 +40,7 @@ export class Gantt {
     this.canvas.style.height = `${this.cssH}px`;
     this.canvas.width = Math.round(width * dpr);
     this.canvas.height = Math.round(this.cssH * dpr);
+    this.scrollTop = this.scroller.scrollTop;
   }
 
   x(t) {
@@ -53,10 +59,10 @@ export class Gantt {
     const run = this.run;
     if (!run) return;
     const tl = run.timeline, jobs = run.jobs, L = this.lane;
-    const first = Math.floor(this.scroller.scrollTop / L);
+    const first = Math.floor(this.scrollTop / L);
     const rows = Math.ceil((this.cssH - AXIS) / L) + 1;
     const last = Math.min(this.n, first + rows);
-    const off = -(this.scroller.scrollTop - first * L);
+    const off = -(this.scrollTop - first * L);
     ctx.font = '10px system-ui, sans-serif';
     ctx.textBaseline = 'middle';
     for (let j = first; j < last; j++) {
@@ -123,7 +129,7 @@ export class Gantt {
     const ay = this.cssH - AXIS;
     const time = this.timeAt(x);
     if (y >= ay) return { job: -1, t: time };
-    const j = Math.floor((y + this.scroller.scrollTop) / L);
+    const j = Math.floor((y + this.scrollTop) / L);
     return { job: j >= 0 && j < this.n ? j : -1, t: time };
   }
 }
