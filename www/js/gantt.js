@@ -3,6 +3,9 @@
 // restore part of a bar is pale, and a dark triangle marks each restart, so
 // preemptions (gaps in the bars) and restarts are visible at a glance.
 // Only the lanes in view are drawn; the canvas sticks inside a scroller.
+// With many jobs the view zooms to a time window around the clock (about
+// 400 jobs' worth of the run) and follows it: when the clock moves, the
+// lanes scroll to the jobs that arrived at the window's start.
 import { jobColor } from './colors.js';
 
 const AXIS = 22;
@@ -41,14 +44,38 @@ export class Gantt {
     this.canvas.width = Math.round(width * dpr);
     this.canvas.height = Math.round(this.cssH * dpr);
     this.scrollTop = this.scroller.scrollTop;
+    this.window = n > 400 ? (this.t1 - this.t0) * 400 / n : 0;
+    this.v0 = this.t0;
+    this.v1 = this.t1;
+    this.lastT = NaN;
+  }
+
+  /** The visible time range at clock t (the whole run unless zoomed). */
+  view(t) {
+    if (!this.window) { this.v0 = this.t0; this.v1 = this.t1; return; }
+    const w = this.window;
+    this.v0 = Math.max(this.t0, Math.min(t - w * 0.25, this.t1 - w));
+    this.v1 = this.v0 + w;
+  }
+
+  /** Zoomed: scroll to the first job arriving in the window (binary search). */
+  follow() {
+    const a = this.run.jobs.arrival;
+    let lo = 0, hi = a.length;
+    while (lo < hi) { const m = (lo + hi) >>> 1; if (a[m] < this.v0) lo = m + 1; else hi = m; }
+    const top = Math.max(0, lo - 2) * this.lane;
+    if (Math.abs(top - this.scrollTop) >= this.lane) {
+      this.scroller.scrollTop = top;
+      this.scrollTop = this.scroller.scrollTop;
+    }
   }
 
   x(t) {
-    return this.gutter + (t - this.t0) / (this.t1 - this.t0) * (this.cssW - this.gutter - 8);
+    return this.gutter + (t - this.v0) / (this.v1 - this.v0) * (this.cssW - this.gutter - 8);
   }
 
   timeAt(px) {
-    return this.t0 + (px - this.gutter) / (this.cssW - this.gutter - 8) * (this.t1 - this.t0);
+    return this.v0 + (px - this.gutter) / (this.cssW - this.gutter - 8) * (this.v1 - this.v0);
   }
 
   draw(t, hoverJob = -1) {
@@ -59,6 +86,9 @@ export class Gantt {
     const run = this.run;
     if (!run) return;
     const tl = run.timeline, jobs = run.jobs, L = this.lane;
+    this.view(t);
+    if (this.window && t !== this.lastT) this.follow();
+    this.lastT = t;
     const first = Math.floor(this.scrollTop / L);
     const rows = Math.ceil((this.cssH - AXIS) / L) + 1;
     const last = Math.min(this.n, first + rows);
@@ -111,9 +141,9 @@ export class Gantt {
     ctx.fillStyle = '#555';
     ctx.fillRect(this.gutter, ay, this.cssW - this.gutter, 1);
     ctx.textBaseline = 'top';
-    const span = (this.t1 - this.t0) / 3600;
+    const span = (this.v1 - this.v0) / 3600;
     const step = niceStep(span / 6);
-    for (let hh = Math.ceil(this.t0 / 3600 / step) * step; hh <= this.t1 / 3600; hh += step) {
+    for (let hh = Math.ceil(this.v0 / 3600 / step) * step; hh <= this.v1 / 3600; hh += step) {
       const x = this.x(hh * 3600);
       ctx.fillRect(x, ay, 1, 4);
       ctx.fillText(`${+hh.toFixed(2)} h`, x + 2, ay + 6);
