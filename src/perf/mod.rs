@@ -29,7 +29,7 @@ mod zoo;
 
 pub use curve::SpeedupCurve;
 pub use power::GpuPower;
-pub use zoo::{Behaviour, ModelId, ModelInfo, ModelZoo};
+pub use zoo::{Behaviour, ModelId, ModelInfo, ModelZoo, Share};
 
 use crate::cluster::GpuKind;
 use serde::Serialize;

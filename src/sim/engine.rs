@@ -774,7 +774,7 @@ fn resolve_jobs(trace: &Trace, cluster: &Cluster, zoo: &ModelZoo) -> Result<Vec<
                 };
                 let r = zoo.rate(model, &q).per_s;
                 let work = zoo.work_for_duration(model, &q, d);
-                if r <= 0.0 || !r.is_finite() || !(work > 0.0) {
+                if r <= 0.0 || !r.is_finite() || work.is_nan() || work <= 0.0 {
                     return Err(err(
                         "model",
                         format!(

@@ -240,10 +240,7 @@ impl GoodputEstimator {
             .min()
             .unwrap_or(1)
             .max(1);
-        (2 * run)
-            .max(1)
-            .min(64)
-            .min((self.max_batch / m_min).max(1))
+        (2 * run).clamp(1, 64).min((self.max_batch / m_min).max(1))
     }
 
     /// Records the latest gradient statistics (overwrites the previous).
