@@ -289,6 +289,20 @@ impl<'c> Packer<'c> {
         ok
     }
 
+    /// Returns a claimed placement's GPUs to the free pool (evictions).
+    pub fn unclaim(&mut self, placement: &Placement) {
+        for s in &placement.shares {
+            let back = s.mask & !self.free[s.node as usize];
+            self.free[s.node as usize] |= back;
+            self.free_by_kind[placement.kind.0 as usize] += back.count_ones();
+        }
+    }
+
+    /// Unclaimed GPUs on one node.
+    pub fn free_on(&self, node: u32) -> u32 {
+        self.free[node as usize].count_ones()
+    }
+
     /// Finds a placement in `avail` without claiming it.
     fn find(
         &self,

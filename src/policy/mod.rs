@@ -7,6 +7,7 @@
 mod common;
 mod fifo;
 mod maxmin;
+pub mod sia;
 mod srtf;
 mod tiresias;
 
@@ -79,6 +80,7 @@ pub fn registry() -> &'static [PolicyInfo] {
         srtf::SRSF_INFO,
         tiresias::INFO,
         maxmin::INFO,
+        sia::INFO,
     ]
 }
 

@@ -15,6 +15,9 @@
 use super::model::{Cmp, Model, Sense, SolveOptions};
 use serde::Serialize;
 
+/// How many cheap donors join the shim's exact repair.
+const REPAIR_DONORS: usize = 16;
+
 /// One option of an item: its weight and what it uses of each resource.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Choice {
@@ -42,7 +45,11 @@ pub struct Mck {
 #[serde(rename_all = "kebab-case")]
 pub enum Method {
     Exact,
+    /// LP relaxation, the thesis shim, then an exact repair of the few
+    /// items the shim had to round (fractional or left out).
     LpShim,
+    /// LP relaxation and the thesis shim verbatim (COpter spec §2.6).
+    LpShimPlain,
     Greedy,
 }
 
@@ -119,7 +126,12 @@ impl Mck {
     pub fn solve(&self, method: Method, node_limit: u64) -> MckResult {
         let mut why = None;
         let mut order = vec![method];
-        for m in [Method::Exact, Method::LpShim, Method::Greedy] {
+        for m in [
+            Method::Exact,
+            Method::LpShim,
+            Method::LpShimPlain,
+            Method::Greedy,
+        ] {
             if !order.contains(&m) && (m as u8) > (method as u8) {
                 order.push(m);
             }
@@ -127,7 +139,8 @@ impl Mck {
         for m in order {
             let attempt = match m {
                 Method::Exact => self.exact(node_limit),
-                Method::LpShim => self.lp_shim(),
+                Method::LpShim => self.lp_shim(true, node_limit),
+                Method::LpShimPlain => self.lp_shim(false, node_limit),
                 Method::Greedy => self.greedy(),
             };
             match attempt.and_then(|r| self.check(&r.pick).map(|_| r)) {
@@ -156,13 +169,17 @@ impl Mck {
     }
 
     /// Builds the program over free items (forced ones pre-subtracted).
-    fn model(&self, left: &[u32]) -> (Model, Vec<(usize, usize, super::model::Var)>) {
+    fn model(
+        &self,
+        left: &[u32],
+        only: Option<&[bool]>,
+    ) -> (Model, Vec<(usize, usize, super::model::Var)>) {
         let mut m = Model::new(Sense::Maximize);
         let mut vars = Vec::new();
         let mut per_resource: Vec<Vec<(super::model::Var, f64)>> =
             vec![Vec::new(); self.capacity.len()];
         for (i, it) in self.items.iter().enumerate() {
-            if it.forced.is_some() {
+            if it.forced.is_some() || only.is_some_and(|o| !o[i]) {
                 continue;
             }
             let mut row = Vec::new();
@@ -195,7 +212,7 @@ impl Mck {
 
     fn exact(&self, node_limit: u64) -> Result<MckResult, String> {
         let left = self.residual()?;
-        let (m, vars) = self.model(&left);
+        let (m, vars) = self.model(&left, None);
         let mut pick = self.base_pick();
         let mut optimal = true;
         if m.num_vars() > 0 {
@@ -221,9 +238,9 @@ impl Mck {
         })
     }
 
-    fn lp_shim(&self) -> Result<MckResult, String> {
+    fn lp_shim(&self, repair: bool, node_limit: u64) -> Result<MckResult, String> {
         let left = self.residual()?;
-        let (m, vars) = self.model(&left);
+        let (m, vars) = self.model(&left, None);
         let mut pick = self.base_pick();
         let mut fractional = 0;
         if m.num_vars() > 0 {
@@ -237,7 +254,10 @@ impl Mck {
             for (i, c, v) in &vars {
                 by_item[*i].push((s.value(*v), *c));
             }
-            let mut order: Vec<(bool, usize)> = Vec::new();
+            // Integral rows first (their LP assignment always survives), then
+            // the fractional ones by descending largest LP value.
+            let mut order: Vec<(bool, f64, usize)> = Vec::new();
+            let mut is_fractional = vec![false; self.items.len()];
             for (i, opts) in by_item.iter_mut().enumerate() {
                 if opts.is_empty() {
                     continue;
@@ -252,46 +272,179 @@ impl Mck {
                 let integral = top > 1.0 - 1e-6 || total < 1e-6;
                 if !integral {
                     fractional += 1;
+                    is_fractional[i] = true;
                 }
                 if total >= 1e-6 {
-                    order.push((!integral, i));
+                    order.push((!integral, -top, i));
                 }
             }
-            order.sort();
+            order.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)).then(a.2.cmp(&b.2)));
             let mut cap = left.clone();
-            for (_, i) in order {
+            for (_, _, i) in order {
                 let it = &self.items[i];
-                for (x, c) in &by_item[i] {
-                    if *x < 1e-9 {
-                        break;
+                let fit = by_item[i]
+                    .iter()
+                    .take_while(|(x, _)| *x > 1e-9)
+                    .map(|(_, c)| *c)
+                    .find(|c| it.choices[*c].usage.iter().all(|(r, a)| *a <= cap[*r]));
+                if let Some(c) = fit {
+                    for (r, a) in &it.choices[c].usage {
+                        cap[*r] -= a;
                     }
-                    let ch = &it.choices[*c];
-                    if ch.usage.iter().all(|(r, a)| *a <= cap[*r]) {
-                        for (r, a) in &ch.usage {
-                            cap[*r] -= a;
-                        }
-                        pick[i] = Some(*c);
-                        break;
-                    }
+                    pick[i] = Some(c);
                 }
+            }
+            if repair {
+                self.repair(&mut pick, &mut cap, &is_fractional, node_limit);
             }
         }
         Ok(MckResult {
             objective: self.objective_of(&pick),
             pick,
-            method: Method::LpShim,
+            method: if repair {
+                Method::LpShim
+            } else {
+                Method::LpShimPlain
+            },
             fallback: None,
             fractional_items: fractional,
             optimal: false,
         })
     }
 
-    fn greedy(&self) -> Result<MckResult, String> {
-        let mut cap = self.residual()?;
-        let mut pick = self.base_pick();
+    /// Re-decides the items the shim had to round (fractional in the LP, or
+    /// left without an option) exactly, within the capacity the others
+    /// leave; then fills and upgrades greedily whatever remains.
+    fn repair(
+        &self,
+        pick: &mut [Option<usize>],
+        cap: &mut [u32],
+        is_fractional: &[bool],
+        node_limit: u64,
+    ) {
+        // The neighbourhood: items the shim rounded (fractional or left
+        // out), plus the picked items that give up GPUs most cheaply (the
+        // smallest weight lost per GPU freed by their best downgrade), which
+        // is where an exact answer usually differs from the rounded one.
+        let n = self.items.len();
+        let mut at_risk: Vec<bool> = (0..n)
+            .map(|i| self.items[i].forced.is_none() && (is_fractional[i] || pick[i].is_none()))
+            .collect();
+        let mut donors: Vec<(f64, usize)> = Vec::new();
+        for i in 0..n {
+            let (Some(c), None) = (pick[i], self.items[i].forced) else {
+                continue;
+            };
+            if at_risk[i] {
+                continue;
+            }
+            let it = &self.items[i];
+            let size = |ch: &Choice| ch.usage.iter().map(|(_, a)| *a).sum::<u32>();
+            let cur = &it.choices[c];
+            let mut best = cur.weight / size(cur).max(1) as f64; // dropping the item
+            for ch in &it.choices {
+                let freed = size(cur) as f64 - size(ch) as f64;
+                if freed > 0.0
+                    && ch
+                        .usage
+                        .iter()
+                        .all(|(r, _)| cur.usage.iter().any(|(rr, _)| rr == r))
+                {
+                    best = best.min((cur.weight - ch.weight) / freed);
+                }
+            }
+            donors.push((best, i));
+        }
+        donors.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        for (_, i) in donors.into_iter().take(REPAIR_DONORS) {
+            at_risk[i] = true;
+        }
+        let mut avail = cap.to_vec();
+        for i in 0..n {
+            if let (true, Some(c)) = (at_risk[i], pick[i]) {
+                for (r, a) in &self.items[i].choices[c].usage {
+                    avail[*r] += a;
+                }
+            }
+        }
+        let before: f64 = (0..n)
+            .filter(|&i| at_risk[i])
+            .filter_map(|i| pick[i].map(|c| self.items[i].choices[c].weight))
+            .sum();
+        let (m, vars) = self.model(&avail, Some(&at_risk));
+        if m.num_vars() > 0 {
+            let opts = SolveOptions {
+                node_limit: Some(node_limit),
+                ..SolveOptions::default()
+            };
+            if let Ok(sol) = m.solve(&opts) {
+                if sol.objective > before + 1e-12 {
+                    for i in 0..n {
+                        if at_risk[i] {
+                            pick[i] = None;
+                        }
+                    }
+                    let mut left = avail.clone();
+                    for (i, c, v) in &vars {
+                        if sol.value(*v) > 0.5 {
+                            pick[*i] = Some(*c);
+                            for (r, a) in &self.items[*i].choices[*c].usage {
+                                left[*r] -= a;
+                            }
+                        }
+                    }
+                    cap.copy_from_slice(&left);
+                }
+            }
+        }
+        self.fill(pick, cap);
+        self.upgrade(pick, cap);
+    }
+
+    /// 1-opt: moves any item to a heavier option that fits in the leftover
+    /// capacity plus what it frees, until nothing improves.
+    fn upgrade(&self, pick: &mut [Option<usize>], cap: &mut [u32]) {
+        loop {
+            let mut improved = false;
+            for (i, it) in self.items.iter().enumerate() {
+                if it.forced.is_some() {
+                    continue;
+                }
+                let cur_w = pick[i].map_or(0.0, |c| it.choices[c].weight);
+                let mut avail = cap.to_vec();
+                if let Some(c) = pick[i] {
+                    for (r, a) in &it.choices[c].usage {
+                        avail[*r] += a;
+                    }
+                }
+                let best = it
+                    .choices
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, ch)| {
+                        ch.weight > cur_w + 1e-12 && ch.usage.iter().all(|(r, a)| *a <= avail[*r])
+                    })
+                    .max_by(|a, b| a.1.weight.total_cmp(&b.1.weight).then(b.0.cmp(&a.0)));
+                if let Some((c, ch)) = best {
+                    for (r, a) in &ch.usage {
+                        avail[*r] -= a;
+                    }
+                    cap.copy_from_slice(&avail);
+                    pick[i] = Some(c);
+                    improved = true;
+                }
+            }
+            if !improved {
+                return;
+            }
+        }
+    }
+
+    /// Gives unpicked items the best-density option that still fits.
+    fn fill(&self, pick: &mut [Option<usize>], cap: &mut [u32]) {
         let mut cands: Vec<(f64, usize, usize)> = Vec::new();
         for (i, it) in self.items.iter().enumerate() {
-            if it.forced.is_some() {
+            if pick[i].is_some() || it.forced.is_some() {
                 continue;
             }
             for (c, ch) in it.choices.iter().enumerate() {
@@ -314,6 +467,12 @@ impl Mck {
                 pick[i] = Some(c);
             }
         }
+    }
+
+    fn greedy(&self) -> Result<MckResult, String> {
+        let mut cap = self.residual()?;
+        let mut pick = self.base_pick();
+        self.fill(&mut pick, &mut cap);
         Ok(MckResult {
             objective: self.objective_of(&pick),
             pick,
@@ -379,7 +538,12 @@ mod tests {
             ],
             capacity: vec![4],
         };
-        for m in [Method::Exact, Method::LpShim, Method::Greedy] {
+        for m in [
+            Method::Exact,
+            Method::LpShim,
+            Method::LpShimPlain,
+            Method::Greedy,
+        ] {
             let r = p.solve(m, 1000);
             assert_eq!(r.pick, vec![Some(0), Some(1)], "{m:?}");
             p.check(&r.pick).unwrap();

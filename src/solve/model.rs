@@ -79,7 +79,7 @@ impl Default for SolveOptions {
 pub struct ModelSolution {
     pub values: Vec<f64>,
     pub objective: f64,
-    /// Proven optimal (false: stopped at the node budget or gap with an incumbent).
+    /// Optimal within the requested MIP gap (false: stopped at the node budget with an incumbent).
     pub optimal: bool,
 }
 
@@ -253,7 +253,11 @@ impl Model {
             microlp::Error::Unbounded => SolveFailure::Unbounded,
             other => SolveFailure::Numerical(other.to_string()),
         })?;
-        let optimal = outcome.is_optimal();
+        // Within the requested gap counts as optimal (the gap is ours to set).
+        let optimal = matches!(
+            outcome.termination_reason(),
+            microlp::TerminationReason::ProvenOptimal | microlp::TerminationReason::MipGap
+        );
         let sol = outcome
             .into_solution()
             .map_err(|_| SolveFailure::Interrupted)?;
