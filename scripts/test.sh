@@ -21,6 +21,9 @@ node tests/wasm-node/compare.mjs target/release/schedlab afs-mini afs-64 fifo,sr
 # Pollux goodput models (epoch-dependent efficiency, batch optimisation) too.
 node tests/wasm-node/compare.mjs target/release/schedlab ../shared/data/pollux/workloads/workload-3.csv homog-64 tiresias,maxmin
 
+step "the page's wasm API in Node"
+node --test tests/wasm-node/
+
 if [ -f scripts/test-browser.sh ]; then
   step "browser tests (Playwright + Chromium)"
   bash scripts/test-browser.sh

@@ -7,6 +7,7 @@
 mod common;
 mod fifo;
 mod maxmin;
+pub mod pollux;
 pub mod sia;
 mod srtf;
 mod tiresias;
@@ -81,6 +82,7 @@ pub fn registry() -> &'static [PolicyInfo] {
         tiresias::INFO,
         maxmin::INFO,
         sia::INFO,
+        pollux::INFO,
     ]
 }
 
