@@ -31,7 +31,7 @@ mod zoo;
 pub use curve::SpeedupCurve;
 pub use gavel::{gavel_model_name, gavel_models, gavel_models_from_json};
 pub use power::GpuPower;
-pub use zoo::{Behaviour, ModelId, ModelInfo, ModelZoo};
+pub use zoo::{Behaviour, ModelId, ModelInfo, ModelZoo, Share};
 
 use crate::cluster::GpuKind;
 use serde::Serialize;

@@ -6,7 +6,7 @@
 //! applications (goodput models fitted from the public profiles; spec
 //! seed004 §2.2, tables in `builtin_fits.rs`, docs/MODELS.md).
 
-use super::apps::{app_constants, APPS_SOURCE};
+use super::apps::app_constants;
 use super::goodput::GoodputModel;
 use super::power::{gpu_power, GpuPower};
 use super::{BatchChoice, Rate, RateQuery, SpeedupCurve};
@@ -56,6 +56,17 @@ pub struct ModelInfo {
     /// Work of a complete run when the trace gives neither work nor duration.
     pub default_work: Option<f64>,
     pub behaviour: Behaviour,
+}
+
+/// A fixed, possibly fractional share of one GPU type (fair-share references).
+#[derive(Debug, Clone, Copy)]
+pub struct Share {
+    pub kind: GpuKind,
+    /// GPUs (fractional shares interpolate between GPU counts).
+    pub share: f64,
+    /// GPUs per node of `kind`, to count the nodes a share spans.
+    pub per_node: u32,
+    pub batch: BatchChoice,
 }
 
 /// The set of models a simulation can use.
@@ -147,31 +158,34 @@ impl ModelZoo {
         }
     }
 
-    /// The built-in zoo with the applications of a profile set fitted and
-    /// added (replacing built-ins of the same name). Applications without
-    /// validation runs borrow the efficiency curve of the built-in model of
-    /// the same name.
-    pub fn with_profiles(
+    /// Fits the applications of a profile set and adds them (replacing
+    /// models of the same name). Applications without validation runs
+    /// borrow the efficiency curve of the existing model of that name.
+    /// `source` names the profiles in the provenance.
+    pub fn add_profiles(
+        &mut self,
         set: &super::profiles::ProfileSet,
         source: &str,
-    ) -> crate::Result<ModelZoo> {
-        let mut zoo = ModelZoo::builtin();
+    ) -> crate::Result<()> {
         for fit in super::fitting::fit_set(set) {
-            let fallback = zoo
+            if super::fitting::chosen_types(&fit).is_empty() {
+                continue; // e.g. a hybrid-parallel profile: nothing to add
+            }
+            let fallback = self
                 .lookup(&fit.name)
-                .and_then(|id| match &zoo.get(id).behaviour {
+                .and_then(|id| match &self.get(id).behaviour {
                     Behaviour::Goodput(g) => Some(g.as_ref().clone()),
                     _ => None,
                 });
             let model = super::fitting::goodput_model(&fit, fallback.as_ref(), false)?;
             let kinds: Vec<&str> = model.types.iter().map(|t| t.label.as_str()).collect();
             let prov = format!(
-                "fitted at load time from the profiles in {source} (types {}); constants: {APPS_SOURCE}",
+                "fitted at load time from the profiles in {source} (types {}); constants: docs/MODELS.md",
                 kinds.join(", ")
             );
-            zoo.insert(pollux_info(&fit.name, model, prov));
+            self.insert(pollux_info(&fit.name, model, prov));
         }
-        Ok(zoo)
+        Ok(())
     }
 
     /// Power figures of a GPU type (energy metrics).
@@ -200,11 +214,7 @@ impl ModelZoo {
         self.models
             .iter()
             .position(|m| m.name == key)
-            .or_else(|| {
-                self.models
-                    .iter()
-                    .position(|m| m.aliases.iter().any(|a| *a == key))
-            })
+            .or_else(|| self.models.iter().position(|m| m.aliases.contains(&key)))
             .map(|i| ModelId(i as u16))
     }
 
@@ -258,51 +268,42 @@ impl ModelZoo {
         }
     }
 
-    /// Rate at a possibly fractional GPU share of `kind` (fair-share
-    /// references, PCS): linear between the rates at the two neighbouring
-    /// GPU counts (proportional below one GPU). `per_node` is the node
-    /// size used to count nodes for goodput models.
-    pub fn rate_at_share(
-        &self,
-        id: ModelId,
-        kind: GpuKind,
-        share: f64,
-        per_node: u32,
-        batch: BatchChoice,
-        progress: f64,
-    ) -> f64 {
-        if !(share > 0.0) {
+    /// Rate at a possibly fractional GPU share (fair-share references,
+    /// PCS): linear between the rates at the two neighbouring GPU counts
+    /// (proportional below one GPU).
+    pub fn rate_at_share(&self, id: ModelId, s: &Share, progress: f64) -> f64 {
+        if s.share.is_nan() || s.share <= 0.0 {
             return 0.0;
         }
         match &self.get(id).behaviour {
             Behaviour::Curve { curve, type_speed } => {
                 let speed = type_speed
                     .iter()
-                    .find(|(k, _)| *k == kind)
-                    .map_or(1.0, |(_, s)| *s);
-                speed * curve.at(share)
+                    .find(|(k, _)| *k == s.kind)
+                    .map_or(1.0, |(_, v)| *v);
+                speed * curve.at(s.share)
             }
             Behaviour::Goodput(_) => {
-                let per_node = per_node.max(1);
+                let per_node = s.per_node.max(1);
                 let at = |g: u32| {
                     self.rate(
                         id,
                         &RateQuery {
-                            kind,
+                            kind: s.kind,
                             gpus: g,
                             nodes: g.div_ceil(per_node),
-                            batch,
+                            batch: s.batch,
                             progress,
                         },
                     )
                     .per_s
                 };
-                if share < 1.0 {
-                    return at(1) * share;
+                if s.share < 1.0 {
+                    return at(1) * s.share;
                 }
-                let lo = share.floor();
+                let lo = s.share.floor();
                 let a = at(lo as u32);
-                let frac = share - lo;
+                let frac = s.share - lo;
                 if frac == 0.0 {
                     a
                 } else {
@@ -314,21 +315,12 @@ impl ModelZoo {
 
     /// Seconds to go from `from` to `to` progress at a fixed (possibly
     /// fractional) share, epoch by epoch (infinite if no progress).
-    pub fn time_at_share(
-        &self,
-        id: ModelId,
-        kind: GpuKind,
-        share: f64,
-        per_node: u32,
-        batch: BatchChoice,
-        from: f64,
-        to: f64,
-    ) -> f64 {
+    pub fn time_at_share(&self, id: ModelId, s: &Share, from: f64, to: f64) -> f64 {
         let mut p = from;
         let mut t = 0.0;
         while p < to {
-            let r = self.rate_at_share(id, kind, share, per_node, batch, p);
-            if !(r > 0.0) {
+            let r = self.rate_at_share(id, s, p);
+            if r.is_nan() || r <= 0.0 {
                 return f64::INFINITY;
             }
             let next = self.next_boundary(id, p).min(to);
@@ -349,7 +341,7 @@ impl ModelZoo {
         let mut left = seconds;
         loop {
             let r = self.rate(id, &RateQuery { progress: p, ..*q });
-            if !(r.per_s > 0.0) {
+            if r.per_s.is_nan() || r.per_s <= 0.0 {
                 return p;
             }
             let next = r.until_progress;
@@ -413,7 +405,7 @@ fn builtin_provenance(app: &super::apps::BuiltinApp) -> String {
         })
         .collect();
     format!(
-        "theta fitted (spec seed004 §2.2.2 loss) to the Pollux artifact (aws = t4) and Sia artifact profiles: {}; efficiency: compact fit of the Pollux validation runs (run-time error {:.1}%); generated by `{}`; constants: {APPS_SOURCE}",
+        "theta fitted (spec seed004 §2.2.2 loss) to the Pollux artifact (aws = t4) and Sia artifact profiles: {}; efficiency: compact fit of the Pollux validation runs (run-time error {:.1}%); generated by `{}`; constants: docs/MODELS.md",
         types.join(", "),
         100.0 * app.efficiency_time_error,
         super::builtin_fits::COMMAND

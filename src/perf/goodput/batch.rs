@@ -54,9 +54,15 @@ fn cap_to_max(plan: &mut BatchPlan, max_batch: u32) {
 /// The plan for a fixed global batch `batch` on `replicas` GPUs (rigid
 /// and strong-scaling jobs): local = ⌈B/K⌉, a = ⌈local/m_max⌉ − 1 (at least
 /// 1 when one replica runs more than M0), m = ⌈local/(a+1)⌉, then capped
-/// at ⌊M_max/(K·(a+1))⌋.
+/// at ⌊M_max/(K·(a+1))⌋. A batch above M_max is first cut to M_max (the
+/// simulators never see one; their cap would make m = 0).
 pub fn rigid(batch: u32, replicas: u32, lim: &BatchLimits) -> BatchPlan {
     let k = replicas.max(1);
+    let batch = if lim.max > 0 {
+        batch.min(lim.max)
+    } else {
+        batch
+    };
     let local = ceil_eps(batch.max(1) as f64 / k as f64);
     let mut accum = (ceil_eps(local / lim.max_local.max(1) as f64) - 1.0).max(0.0);
     if k == 1 && batch > lim.init {

@@ -97,7 +97,7 @@ impl EfficiencyCurve {
 
     /// The epoch a job with this much progress is in (0-based, at most E-1).
     pub fn epoch_at(&self, progress: f64) -> u32 {
-        if self.epochs <= 1 || !(progress > 0.0) {
+        if self.epochs <= 1 || progress.is_nan() || progress <= 0.0 {
             return 0;
         }
         let guess = (progress / self.total_progress * self.epochs as f64).floor();

@@ -167,11 +167,17 @@ fn loss_grad(p: &[f64; 7], obs: &[Observation], grad: &mut [f64; 7]) -> f64 {
 
 /// Fits θ to the observations. Errors when no row is usable.
 pub fn fit_perf_params(obs: &[Observation]) -> Result<Fit, String> {
+    fit_perf_params_from(obs, None)
+}
+
+/// As [`fit_perf_params`] from a given start (θ order; frozen entries are
+/// overridden by the freezing rules).
+pub fn fit_perf_params_from(obs: &[Observation], start: Option<[f64; 7]>) -> Result<Fit, String> {
     let obs: Vec<Observation> = obs.iter().copied().filter(|o| o.usable()).collect();
     if obs.is_empty() {
         return Err("no usable rows (need step_time > sync_time >= 0 and local_bsz > 0)".into());
     }
-    let mut theta = [0.1, 0.01, 0.1, 0.01, 0.1, 0.01, 1.001];
+    let mut theta = start.unwrap_or([0.1, 0.01, 0.1, 0.01, 0.1, 0.01, 1.001]);
     let mut frozen = [false; 7];
     let mut distinct: Vec<f64> = obs.iter().map(|o| o.local_bsz).collect();
     distinct.sort_by(f64::total_cmp);
