@@ -62,6 +62,36 @@ impl Placement {
                 .all(|(a, b)| a.node == b.node && a.count() == b.count())
     }
 
+    /// The GPUs both placements hold (None if they share none).
+    pub fn intersect(&self, other: &Placement) -> Option<Placement> {
+        if self.kind != other.kind {
+            return None;
+        }
+        let shares: Vec<NodeShare> = self
+            .shares
+            .iter()
+            .filter_map(|a| {
+                let b = other.shares.iter().find(|b| b.node == a.node)?;
+                let mask = a.mask & b.mask;
+                (mask != 0).then_some(NodeShare { node: a.node, mask })
+            })
+            .collect();
+        (!shares.is_empty()).then_some(Placement {
+            kind: self.kind,
+            shares,
+        })
+    }
+
+    /// Does this placement hold every GPU of `other`?
+    pub fn contains(&self, other: &Placement) -> bool {
+        self.kind == other.kind
+            && other.shares.iter().all(|b| {
+                self.shares
+                    .iter()
+                    .any(|a| a.node == b.node && a.mask & b.mask == b.mask)
+            })
+    }
+
     /// Cluster-wide GPU indices.
     pub fn gpu_ids(&self, cluster: &Cluster) -> Vec<u32> {
         let mut out = Vec::with_capacity(self.gpus() as usize);
@@ -86,6 +116,11 @@ pub enum PlacementRule {
     Packed,
     /// Any free GPUs of the type, fewest nodes first.
     Any,
+    /// CoDDL network packing (AFS §4.4): elastic policies regulate their
+    /// shares and place them with `cluster::netpack`; single claims through
+    /// a packer behave as `Packed`.
+    #[serde(rename = "netpack")]
+    NetPack,
 }
 
 /// A tentative assignment of GPUs to jobs, built claim by claim.
@@ -305,7 +340,7 @@ impl<'c> Packer<'c> {
         };
         let nodes = self.cluster.nodes.iter().filter(|n| n.kind == kind);
         match self.rule {
-            PlacementRule::Packed => {
+            PlacementRule::Packed | PlacementRule::NetPack => {
                 let max_node = self.cluster.max_node_gpus(kind);
                 if count <= max_node {
                     // Best fit on a single node: prefer our old node, then the
@@ -430,8 +465,8 @@ mod tests {
         assert_ne!(c2.shares[0].node, a.shares[0].node);
         // 3 GPUs cannot be split over the 2 + 4 free GPUs? 4 are free on one node.
         assert!(p.claim(4, t4(), 3).is_some());
-        // Now 2 free GPUs on one node only; 3 cannot fit and is not split.
-        assert_eq!(p.free_of(t4()), 2);
+        // Now 2 + 1 GPUs are free on two nodes; 3 cannot fit and is not split.
+        assert_eq!(p.free_of(t4()), 3);
         assert!(p.claim(5, t4(), 3).is_none());
     }
 
@@ -443,9 +478,12 @@ mod tests {
         assert_eq!(a.per_node().iter().copied().max(), Some(4));
         assert_eq!(a.gpus(), 6);
         assert_eq!(a.nodes(), 2);
-        let _ = p.claim(2, t4(), 1).unwrap();
-        // 8 GPUs need two whole free nodes: only one whole node is left.
-        assert!(p.claim(3, t4(), 8).is_none());
+        // The 1-GPU job fills the partial node (best fit), two whole nodes stay.
+        let b = p.claim(2, t4(), 1).unwrap();
+        assert!(a.shares.iter().any(|s| s.node == b.shares[0].node));
+        assert!(p.claim(3, t4(), 8).is_some());
+        // 9 GPUs would need a third node: only one GPU is left.
+        assert!(p.claim(4, t4(), 2).is_none());
     }
 
     #[test]

@@ -36,6 +36,8 @@ pub struct JobMetrics {
     pub gpu_s: f64,
     pub restarts: u32,
     pub preemptions: u32,
+    /// Share changes that kept none of the job's GPUs.
+    pub migrations: u32,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ftf_rho: Option<f64>,
 }
@@ -85,6 +87,7 @@ pub fn evaluate(
                 gpu_s: r.gpu_s,
                 restarts: r.restarts,
                 preemptions: r.preemptions,
+                migrations: r.migrations,
                 ftf_rho: jct.and_then(|j| ftf_rho(j, r, spec, cluster, zoo)),
             }
         })

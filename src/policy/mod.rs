@@ -4,6 +4,8 @@
 //! with its parameters declared once so that the CLI, the page and the docs
 //! all come from the same declaration.
 
+pub mod afs;
+pub mod alloc;
 mod common;
 mod fifo;
 mod maxmin;
@@ -79,6 +81,9 @@ pub fn registry() -> &'static [PolicyInfo] {
         srtf::SRSF_INFO,
         tiresias::INFO,
         maxmin::INFO,
+        afs::afs_l::INFO,
+        afs::afs_p::INFO,
+        afs::afs_s::INFO,
     ]
 }
 

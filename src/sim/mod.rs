@@ -13,7 +13,7 @@ mod state;
 mod timeline;
 mod view;
 
-pub use config::{EngineConfig, ENGINE_PARAMS};
+pub use config::{EngineConfig, Reconfig, ENGINE_PARAMS};
 pub use engine::{JobResult, Outcome, Progress, Simulation};
 pub use state::{JobState, Phase};
 pub use timeline::{RoundStat, Segment, Timeline};

@@ -25,6 +25,8 @@ pub struct View<'a> {
     pub completed: &'a [u32],
     /// True when this call is a round tick (round-based policies).
     pub round_tick: bool,
+    /// Throughput is learnt by measurement (`engine.measure=overestimate`).
+    pub measure: bool,
 }
 
 impl<'a> View<'a> {
@@ -138,6 +140,33 @@ impl<'a> View<'a> {
     /// Rate at `gpus` GPUs of the job's default type with its natural batch.
     pub fn rate(&self, job: u32, gpus: u32) -> f64 {
         self.rate_with(job, self.default_kind(job), gpus, self.natural_batch(job))
+    }
+
+    /// The throughput a policy *believes* the job has on `gpus` GPUs. Equal
+    /// to [`View::rate`] unless the engine models CoDDL's "overestimate
+    /// first, re-adjust later" measurement (`engine.measure`), where a job
+    /// is believed linear beyond the largest share it has been measured on.
+    pub fn est_rate(&self, job: u32, gpus: u32) -> f64 {
+        let st = &self.jobs[job as usize];
+        if !self.measure || gpus <= 1 || gpus <= st.measured_gpus {
+            return self.rate(job, gpus);
+        }
+        // Linear extrapolation from the last measured unit (1 GPU if none).
+        let m = st.measured_gpus.max(1);
+        self.rate(job, m) * gpus as f64 / m as f64
+    }
+
+    /// The most GPUs a policy should give the job: its useful maximum, and,
+    /// while it has not been measured (`engine.measure`), at most its fair
+    /// share ⌊M/n⌋ (at least 1), as CoDDL's initial share.
+    pub fn est_cap(&self, job: u32) -> u32 {
+        let cap = self.max_useful_gpus(job);
+        if self.measure && self.jobs[job as usize].measured_gpus == 0 {
+            let fair = (self.cluster.total_gpus / (self.active.len().max(1) as u32)).max(1);
+            cap.min(fair)
+        } else {
+            cap
+        }
     }
 
     /// Remaining time at `gpus` GPUs (infinite at zero GPUs).

@@ -1,0 +1,423 @@
+//! Algorithm 1 of AFS (Hwang et al., NSDI'21 §3.3; spec seed003 §2.3–2.4):
+//! hand out the cluster's GPUs one at a time to the winner of the
+//! TOPPRIORITY tournament. Pure functions over [`Entry`]s so that the
+//! two-stage behaviour can be tested without an engine.
+//!
+//! Reading of the printed algorithm (spec §2.3, §7):
+//! - lines 9–12: the optional swap makes j_a the shorter job, then rule (3)
+//!   is evaluated unconditionally;
+//! - stage one is explicit: jobs without GPUs outrank all others; AFS-L
+//!   serves them by increasing len(1), AFS-P in random order (its pairwise
+//!   test between two 0-GPU jobs is always a coin flip). When n ≥ M this is
+//!   the whole answer: the M shortest jobs get one GPU each (a partial
+//!   selection, O(n));
+//! - stage two runs the tournament among jobs that can still use a GPU:
+//!   never past the job's cap (peak-throughput GPU count) and never when
+//!   one more GPU adds nothing; GPUs nobody can use stay idle;
+//! - the tournament starts from one random job per scheduling event (the
+//!   paper's "picks two jobs at random") and scans the jobs in arrival
+//!   order, as `for j ∈ J` does. The relation is not transitive in general
+//!   (see `rule.rs`), so the scan is replayed faithfully; after a grant only
+//!   the suffix of the scan from the winner's position is recomputed, which
+//!   gives the same champion as a full rescan.
+//! - randomness is a seeded hash of (event seed, job ids, GPU counts), so a
+//!   replayed comparison flips the same coin.
+//!
+//! Rigid jobs (not part of the AFS model) take their whole request as their
+//! first grant and are saturated after it.
+
+use super::rule::{gain, saved};
+
+/// One job in an allocation round.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    pub job: u32,
+    /// GPUs of the first grant (1 for elastic jobs, the request for rigid ones).
+    pub min: u32,
+    /// Most GPUs the job may get.
+    pub cap: u32,
+    /// Remaining work (AFS-L only; lengths are rem / p).
+    pub rem: f64,
+    /// Tie-break key: smaller wins ties.
+    pub key: u64,
+    /// GPUs granted so far.
+    pub cnt: u32,
+    /// Throughput at `cnt` and at `cnt + 1` GPUs.
+    pub p: f64,
+    pub p_next: f64,
+}
+
+impl Entry {
+    pub fn new(job: u32, min: u32, cap: u32, rem: f64, key: u64) -> Entry {
+        Entry {
+            job,
+            min: min.max(1),
+            cap: cap.max(min.max(1)),
+            rem,
+            key,
+            cnt: 0,
+            p: 0.0,
+            p_next: 0.0,
+        }
+    }
+
+    /// Remaining time at the current count (infinite without GPUs).
+    pub fn len(&self) -> f64 {
+        if self.p > 0.0 {
+            self.rem / self.p
+        } else {
+            f64::INFINITY
+        }
+    }
+
+    fn can_grow(&self) -> bool {
+        self.cnt >= 1 && self.cnt < self.cap && self.p_next > self.p
+    }
+}
+
+/// What the scheduler knows about job lengths.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Knowledge {
+    /// AFS-L: remaining work is known.
+    Length,
+    /// AFS-P: evaluate (3) both ways; `random` ties flip a seeded coin,
+    /// otherwise the job with the larger gain g wins (then the smaller key).
+    NoLength { random: bool },
+}
+
+/// GPUs granted in each stage.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Stages {
+    pub stage_one: u32,
+    pub stage_two: u32,
+}
+
+/// A 64-bit mix (SplitMix64 finaliser): the seeded hash behind every
+/// random choice, so that replaying a comparison gives the same answer.
+pub fn mix(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
+}
+
+/// Runs Algorithm 1 over `entries` (arrival order) with `total` GPUs.
+/// `rate(job, k)` is the job's throughput on k GPUs. Returns the GPUs
+/// granted per stage; the shares are in `entries[i].cnt`.
+pub fn allocate(
+    entries: &mut [Entry],
+    total: u32,
+    knowledge: Knowledge,
+    seed: u64,
+    rate: &mut dyn FnMut(u32, u32) -> f64,
+) -> Stages {
+    let mut stages = Stages::default();
+    let left = stage_one(entries, total, knowledge, rate);
+    stages.stage_one = total - left;
+    stages.stage_two = stage_two(entries, left, knowledge, seed, rate);
+    stages
+}
+
+/// Stage one: every job is a `min`-GPU job; they are served shortest
+/// len(min) first (AFS-L) or in key order (AFS-P). Returns GPUs left.
+pub fn stage_one(
+    entries: &mut [Entry],
+    total: u32,
+    knowledge: Knowledge,
+    rate: &mut dyn FnMut(u32, u32) -> f64,
+) -> u32 {
+    let n = entries.len();
+    // Sort key per entry: (length at the first grant, tie key).
+    let mut first: Vec<(f64, f64)> = Vec::with_capacity(n);
+    for e in entries.iter() {
+        let p = rate(e.job, e.min);
+        let len = match knowledge {
+            Knowledge::Length if p > 0.0 => e.rem / p,
+            Knowledge::Length => f64::INFINITY,
+            Knowledge::NoLength { .. } => 0.0,
+        };
+        first.push((len, p));
+    }
+    let cmp = |a: &usize, b: &usize| {
+        first[*a]
+            .0
+            .total_cmp(&first[*b].0)
+            .then(entries[*a].key.cmp(&entries[*b].key))
+            .then(a.cmp(b))
+    };
+    let mut order: Vec<usize> = (0..n).collect();
+    let all_single = entries.iter().all(|e| e.min == 1);
+    if all_single && n > total as usize {
+        // Fast path (n ≥ M): only the `total` best matter, in any order.
+        if total == 0 {
+            return 0;
+        }
+        order.select_nth_unstable_by(total as usize - 1, cmp);
+        order.truncate(total as usize);
+    } else {
+        order.sort_unstable_by(cmp);
+    }
+    let mut left = total;
+    for i in order {
+        if left == 0 {
+            break;
+        }
+        let e = &mut entries[i];
+        if e.min <= left && first[i].1 > 0.0 {
+            e.cnt = e.min;
+            e.p = first[i].1;
+            left -= e.min;
+        }
+    }
+    left
+}
+
+/// Does challenger `y` replace champion `x` in the TOPPRIORITY scan?
+fn replaces(x: &Entry, y: &Entry, knowledge: Knowledge, seed: u64) -> bool {
+    let (gx, hx) = (gain(x.p, x.p_next), saved(x.p, x.p_next));
+    let (gy, hy) = (gain(y.p, y.p_next), saved(y.p, y.p_next));
+    match knowledge {
+        Knowledge::Length => {
+            if x.len() < y.len() {
+                // j_a = champion (shorter), j_b = challenger: (3) -> challenger.
+                hy > gx
+            } else {
+                // Swapped: j_a = challenger, j_b = champion: (3) -> champion stays.
+                hx <= gy
+            }
+        }
+        Knowledge::NoLength { random } => {
+            if hy > gx {
+                true
+            } else if hx > gy {
+                false
+            } else if x.job == y.job {
+                false
+            } else if random {
+                let (lo, hi) = if x.job < y.job { (x, y) } else { (y, x) };
+                let h = mix(seed
+                    ^ mix(((lo.job as u64) << 32) | hi.job as u64)
+                    ^ mix(((lo.cnt as u64) << 32) | hi.cnt as u64));
+                let winner = if h & 1 == 0 { lo.job } else { hi.job };
+                winner == y.job
+            } else {
+                gy > gx || (gy == gx && y.key < x.key)
+            }
+        }
+    }
+}
+
+/// Stage two: the tournament for the `left` GPUs among jobs that already
+/// have their first grant. Returns the GPUs granted.
+pub fn stage_two(
+    entries: &mut [Entry],
+    mut left: u32,
+    knowledge: Knowledge,
+    seed: u64,
+    rate: &mut dyn FnMut(u32, u32) -> f64,
+) -> u32 {
+    let mut granted = 0;
+    if left == 0 {
+        return 0;
+    }
+    for e in entries.iter_mut() {
+        if e.cnt >= 1 {
+            e.p_next = if e.cnt < e.cap {
+                rate(e.job, e.cnt + 1)
+            } else {
+                e.p
+            };
+        }
+    }
+    let mut elig: Vec<usize> = (0..entries.len())
+        .filter(|&i| entries[i].can_grow())
+        .collect();
+    if elig.is_empty() {
+        return 0;
+    }
+    let pick_start =
+        |elig: &[usize], salt: u64| elig[(mix(seed ^ salt) % elig.len() as u64) as usize];
+    let mut salt = 0u64;
+    let mut start = pick_start(&elig, salt);
+    // champs[k] is the champion before scanning elig[k]; champs[len] the winner.
+    let mut champs: Vec<usize> = Vec::with_capacity(elig.len() + 1);
+    champs.push(start);
+    let rescan = |champs: &mut Vec<usize>, elig: &[usize], from: usize, entries: &[Entry]| {
+        champs.truncate(from + 1);
+        for &y in &elig[from..] {
+            let x = *champs.last().unwrap_or(&y);
+            champs.push(if replaces(&entries[x], &entries[y], knowledge, seed) {
+                y
+            } else {
+                x
+            });
+        }
+    };
+    rescan(&mut champs, &elig, 0, entries);
+    while left > 0 && !elig.is_empty() {
+        let w = champs[elig.len()];
+        let e = &mut entries[w];
+        e.cnt += 1;
+        e.p = e.p_next;
+        e.p_next = if e.cnt < e.cap {
+            rate(e.job, e.cnt + 1)
+        } else {
+            e.p
+        };
+        left -= 1;
+        granted += 1;
+        let grows = entries[w].can_grow();
+        let pos = elig.binary_search(&w).unwrap_or(0);
+        if !grows {
+            elig.remove(pos);
+            if elig.is_empty() {
+                break;
+            }
+        }
+        let mut from = pos.min(elig.len());
+        if start == w {
+            if !grows {
+                salt += 1;
+                start = pick_start(&elig, salt);
+            }
+            champs.truncate(1);
+            champs[0] = start;
+            from = 0;
+        }
+        rescan(&mut champs, &elig, from, entries);
+    }
+    granted
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::perf::SpeedupCurve;
+
+    fn run(jobs: &[(f64, u32)], total: u32, knowledge: Knowledge) -> (Vec<u32>, Stages) {
+        let curves: Vec<SpeedupCurve> = jobs
+            .iter()
+            .map(|(_, k)| SpeedupCurve::bsp(*k, 0.0))
+            .collect();
+        let mut entries: Vec<Entry> = jobs
+            .iter()
+            .enumerate()
+            .map(|(i, (rem, k))| Entry::new(i as u32, 1, *k, *rem, i as u64))
+            .collect();
+        let st = allocate(&mut entries, total, knowledge, 7, &mut |j, k| {
+            curves[j as usize].at(k as f64)
+        });
+        (entries.iter().map(|e| e.cnt).collect(), st)
+    }
+
+    #[test]
+    fn stage_one_serves_the_shortest_when_jobs_outnumber_gpus() {
+        let jobs = [(50.0, 8), (10.0, 8), (30.0, 8), (20.0, 8), (40.0, 8)];
+        let (cnt, st) = run(&jobs, 3, Knowledge::Length);
+        assert_eq!(cnt, vec![0, 1, 1, 1, 0]);
+        assert_eq!(
+            st,
+            Stages {
+                stage_one: 3,
+                stage_two: 0
+            }
+        );
+    }
+
+    #[test]
+    fn stage_two_spreads_the_rest_by_rule_3() {
+        // Short job saturates at 2 GPUs, long one scales to 20.
+        let jobs = [(10.0, 2), (1000.0, 20)];
+        let (cnt, st) = run(&jobs, 8, Knowledge::Length);
+        assert_eq!(st.stage_one, 2);
+        assert_eq!(cnt[0], 2, "short job is capped at its peak");
+        assert_eq!(cnt[1], 6);
+        assert_eq!(cnt.iter().sum::<u32>(), 8);
+    }
+
+    #[test]
+    fn saturated_jobs_leave_gpus_idle() {
+        let jobs = [(10.0, 2), (20.0, 3)];
+        let (cnt, st) = run(&jobs, 16, Knowledge::Length);
+        assert_eq!(cnt, vec![2, 3]);
+        assert_eq!(st.stage_one + st.stage_two, 5);
+    }
+
+    #[test]
+    fn length_unaware_variant_also_gives_everyone_one_gpu_first() {
+        let jobs = [(10.0, 8), (20.0, 8), (30.0, 8), (40.0, 8)];
+        let (cnt, st) = run(&jobs, 10, Knowledge::NoLength { random: true });
+        assert!(cnt.iter().all(|&c| c >= 1));
+        assert_eq!(st.stage_one, 4);
+        assert_eq!(cnt.iter().sum::<u32>(), 10);
+    }
+
+    /// The incremental rescan gives the same result as a full rescan.
+    #[test]
+    fn suffix_rescan_matches_a_full_scan() {
+        let ks = [3u32, 8, 20, 28, 44, 52, 4, 8, 20, 28, 5, 6];
+        let jobs: Vec<(f64, u32)> = ks
+            .iter()
+            .enumerate()
+            .map(|(i, k)| (100.0 + 37.0 * ((i * 7) % 11) as f64, *k))
+            .collect();
+        for knowledge in [Knowledge::Length, Knowledge::NoLength { random: true }] {
+            let (cnt, _) = run(&jobs, 64, knowledge);
+            // Reference: the naive loop, one full scan per GPU.
+            let curves: Vec<SpeedupCurve> = jobs
+                .iter()
+                .map(|(_, k)| SpeedupCurve::bsp(*k, 0.0))
+                .collect();
+            let mut entries: Vec<Entry> = jobs
+                .iter()
+                .enumerate()
+                .map(|(i, (rem, k))| Entry::new(i as u32, 1, *k, *rem, i as u64))
+                .collect();
+            let mut rate = |j: u32, k: u32| curves[j as usize].at(k as f64);
+            let mut left = stage_one(&mut entries, 64, knowledge, &mut rate);
+            for e in entries.iter_mut() {
+                e.p_next = if e.cnt < e.cap {
+                    rate(e.job, e.cnt + 1)
+                } else {
+                    e.p
+                };
+            }
+            let mut salt = 0u64;
+            let mut start: Option<usize> = None;
+            while left > 0 {
+                let elig: Vec<usize> = (0..entries.len())
+                    .filter(|&i| entries[i].can_grow())
+                    .collect();
+                if elig.is_empty() {
+                    break;
+                }
+                let s = match start {
+                    Some(s) if elig.contains(&s) => s,
+                    Some(_) => {
+                        salt += 1;
+                        elig[(mix(7 ^ salt) % elig.len() as u64) as usize]
+                    }
+                    None => elig[(mix(7) % elig.len() as u64) as usize],
+                };
+                start = Some(s);
+                let mut x = s;
+                for &y in &elig {
+                    if replaces(&entries[x], &entries[y], knowledge, 7) {
+                        x = y;
+                    }
+                }
+                let e = &mut entries[x];
+                e.cnt += 1;
+                e.p = e.p_next;
+                e.p_next = if e.cnt < e.cap {
+                    rate(e.job, e.cnt + 1)
+                } else {
+                    e.p
+                };
+                left -= 1;
+            }
+            let want: Vec<u32> = entries.iter().map(|e| e.cnt).collect();
+            assert_eq!(cnt, want, "{knowledge:?}");
+        }
+    }
+}
