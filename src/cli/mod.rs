@@ -3,6 +3,7 @@
 
 mod bench;
 mod commands;
+mod reproduce;
 
 use crate::error::Error;
 use clap::{Parser, Subcommand};
@@ -32,8 +33,10 @@ pub enum Command {
     },
     /// Generate a synthetic trace with a seeded generator.
     Gen(commands::GenArgs),
-    /// Benchmarks: `engine` (jobs simulated per second).
+    /// Benchmarks: `engine` (jobs simulated per second), `afs` (AFS-L on 50,000 jobs, 1,024 GPUs).
     Bench(bench::BenchArgs),
+    /// Reproduce a paper's experiment beside its published numbers: afs.
+    Reproduce(reproduce::ReproduceArgs),
 }
 
 /// Runs the CLI; returns the process exit code (0 ok, 2 bad input, 1 other).
@@ -44,6 +47,7 @@ pub fn main() -> i32 {
         Command::List { what, json } => commands::list(&what, json),
         Command::Gen(a) => commands::gen(a),
         Command::Bench(a) => bench::bench(a),
+        Command::Reproduce(a) => reproduce::reproduce(a),
     };
     match result {
         Ok(()) => 0,

@@ -14,6 +14,15 @@
 //!   is the mean number of active jobs during its life; on a heterogeneous
 //!   cluster the isolated times per type are weighted by the type's share
 //!   of GPUs. A rigid job's share is its request time-sliced by v/request.
+//! - Over time (`series`): queue length QL, cluster efficiency CE, blocking
+//!   index BI (AFS §5) and the per-job share timeline; between runs
+//!   (`compare`): reduction rates, JCT blowup, per-length bins.
+
+mod compare;
+mod series;
+
+pub use compare::{blowup, length_bins, reduction, tail_reduction, LengthBin};
+pub use series::{share_steps, time_series, ShareSteps, TimeSeries};
 
 use crate::cluster::Cluster;
 use crate::num;

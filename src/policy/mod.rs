@@ -9,10 +9,16 @@ pub mod alloc;
 mod common;
 mod fifo;
 mod maxmin;
+mod optimus;
 mod srtf;
+mod srtf_e;
+mod themis;
 mod tiresias;
 
-pub use common::{claim_elastic, claim_rigid, gang_walk, kinds_for};
+pub use common::{
+    claim_count, claim_elastic, claim_rigid, gang_plan, gang_request, gang_walk, kinds_for,
+    REQUEST_PARAM,
+};
 
 use crate::error::{Error, Result};
 use crate::params::{ParamSpec, Params};
@@ -84,6 +90,10 @@ pub fn registry() -> &'static [PolicyInfo] {
         afs::afs_l::INFO,
         afs::afs_p::INFO,
         afs::afs_s::INFO,
+        optimus::INFO,
+        themis::INFO,
+        srtf_e::SRTF_E_INFO,
+        srtf_e::SRSF_E_INFO,
     ]
 }
 

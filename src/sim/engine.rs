@@ -342,8 +342,9 @@ impl Simulation {
             let now = self.now;
             for id in self.running.clone() {
                 self.jobs[id as usize].advance(now);
+                let progress = self.jobs[id as usize].progress;
                 if let Some(seg) = self.jobs[id as usize].open_segment.take() {
-                    self.timeline.close(seg, now);
+                    self.timeline.close(seg, now, progress);
                 }
             }
             self.stop_reason = Some(why.to_string());
@@ -389,7 +390,7 @@ impl Simulation {
             1.0
         };
         if let Some(seg) = st.open_segment.take() {
-            self.timeline.close(seg, now);
+            self.timeline.close(seg, now, st.progress);
         }
         let placement = st.placement.take();
         if placement.is_some() {
@@ -551,7 +552,7 @@ impl Simulation {
             st.preemptions += 1;
         }
         if let Some(seg) = st.open_segment.take() {
-            self.timeline.close(seg, now);
+            self.timeline.close(seg, now, st.progress);
         }
         self.running.remove(&id);
         self.waiting.insert(id);
@@ -625,7 +626,7 @@ impl Simulation {
         st.phase = Phase::Running;
         st.placement = Some(placement);
         if let Some(seg) = st.open_segment.take() {
-            self.timeline.close(seg, now);
+            self.timeline.close(seg, now, st.progress);
         }
         self.refresh_rate_with(id, choice, false);
         let ready = self.jobs[id as usize].busy_until.max(now);
@@ -729,7 +730,7 @@ impl Simulation {
         st.phase = Phase::Running;
         st.placement = Some(placement);
         if let Some(seg) = st.open_segment.take() {
-            self.timeline.close(seg, now);
+            self.timeline.close(seg, now, st.progress);
         }
         let whole_ready = match &stage_one {
             Some(k) => {
@@ -846,6 +847,7 @@ impl Simulation {
         for s in &mut timeline.segments {
             if s.end.is_nan() {
                 s.end = now;
+                s.progress = self.jobs[s.job as usize].progress_at(now);
             }
         }
         Outcome {

@@ -17,6 +17,8 @@ pub struct Segment {
     /// The segment's GPUs are `gpus[gpu_offset .. gpu_offset + gpu_count]`.
     pub gpu_offset: u32,
     pub gpu_count: u32,
+    /// Work the job had done when the segment ended (model units).
+    pub progress: f64,
 }
 
 /// All segments plus the flat list of GPU ids they reference.
@@ -45,14 +47,16 @@ impl Timeline {
             batch,
             gpu_offset: self.gpus.len() as u32,
             gpu_count: gpu_ids.len() as u32,
+            progress: f64::NAN,
         });
         self.gpus.extend_from_slice(gpu_ids);
         self.segments.len() - 1
     }
 
-    pub fn close(&mut self, segment: usize, end: f64) {
+    pub fn close(&mut self, segment: usize, end: f64, progress: f64) {
         if let Some(s) = self.segments.get_mut(segment) {
             s.end = end;
+            s.progress = progress;
         }
     }
 

@@ -207,8 +207,82 @@ fn replaces(x: &Entry, y: &Entry, knowledge: Knowledge, seed: u64) -> bool {
     }
 }
 
+/// Per-position aggregates over the scan order: (min length, max g, max h),
+/// so that the scan can jump to the next job that could take the crown.
+/// Removed (saturated) jobs are inert: they never take it.
+struct Tree {
+    size: usize,
+    min_l: Vec<f64>,
+    max_g: Vec<f64>,
+    max_h: Vec<f64>,
+}
+
+impl Tree {
+    fn new(n: usize) -> Tree {
+        let size = n.next_power_of_two().max(1);
+        Tree {
+            size,
+            min_l: vec![f64::INFINITY; 2 * size],
+            max_g: vec![f64::NEG_INFINITY; 2 * size],
+            max_h: vec![f64::NEG_INFINITY; 2 * size],
+        }
+    }
+
+    fn set(&mut self, pos: usize, l: f64, g: f64, h: f64) {
+        let mut i = pos + self.size;
+        self.min_l[i] = l;
+        self.max_g[i] = g;
+        self.max_h[i] = h;
+        while i > 1 {
+            i /= 2;
+            let (a, b) = (2 * i, 2 * i + 1);
+            self.min_l[i] = self.min_l[a].min(self.min_l[b]);
+            self.max_g[i] = self.max_g[a].max(self.max_g[b]);
+            self.max_h[i] = self.max_h[a].max(self.max_h[b]);
+        }
+    }
+
+    /// First position ≥ `from` whose leaf satisfies `leaf`, visiting only
+    /// subtrees whose aggregates pass `node` (a necessary condition).
+    fn find(
+        &self,
+        from: usize,
+        node: &dyn Fn(f64, f64, f64) -> bool,
+        leaf: &mut dyn FnMut(usize) -> bool,
+    ) -> Option<usize> {
+        self.find_in(1, 0, self.size, from, node, leaf)
+    }
+
+    fn find_in(
+        &self,
+        i: usize,
+        lo: usize,
+        hi: usize,
+        from: usize,
+        node: &dyn Fn(f64, f64, f64) -> bool,
+        leaf: &mut dyn FnMut(usize) -> bool,
+    ) -> Option<usize> {
+        if hi <= from || !node(self.min_l[i], self.max_g[i], self.max_h[i]) {
+            return None;
+        }
+        if hi - lo == 1 {
+            return leaf(lo).then_some(lo);
+        }
+        let mid = (lo + hi) / 2;
+        self.find_in(2 * i, lo, mid, from, node, leaf)
+            .or_else(|| self.find_in(2 * i + 1, mid, hi, from, node, leaf))
+    }
+}
+
 /// Stage two: the tournament for the `left` GPUs among jobs that already
 /// have their first grant. Returns the GPUs granted.
+///
+/// The scan of TOPPRIORITY is replayed exactly, but instead of comparing
+/// the champion with every job it jumps (through [`Tree`]) to the next job
+/// that can replace it: a challenger y can only replace champion x if
+/// g_y ≥ h_x, and, if it is longer, h_y > g_x. After a grant only the part
+/// of the scan from the winner's position on is replayed (the prefix does
+/// not involve the winner unless it was the starting job).
 pub fn stage_two(
     entries: &mut [Entry],
     mut left: u32,
@@ -216,7 +290,6 @@ pub fn stage_two(
     seed: u64,
     rate: &mut dyn FnMut(u32, u32) -> f64,
 ) -> u32 {
-    let mut granted = 0;
     if left == 0 {
         return 0;
     }
@@ -229,34 +302,65 @@ pub fn stage_two(
             };
         }
     }
-    let mut elig: Vec<usize> = (0..entries.len())
+    // Scan positions: the eligible jobs in arrival (entry) order.
+    let elig: Vec<usize> = (0..entries.len())
         .filter(|&i| entries[i].can_grow())
         .collect();
     if elig.is_empty() {
         return 0;
     }
-    let pick_start =
-        |elig: &[usize], salt: u64| elig[(mix(seed ^ salt) % elig.len() as u64) as usize];
+    let mut alive = vec![true; elig.len()];
+    let mut tree = Tree::new(elig.len());
+    let leaf_of = |e: &Entry| (e.len(), gain(e.p, e.p_next), saved(e.p, e.p_next));
+    for (k, &i) in elig.iter().enumerate() {
+        let (l, g, h) = leaf_of(&entries[i]);
+        tree.set(k, l, g, h);
+    }
+    let pick_start = |alive: &[bool], salt: u64| -> Option<usize> {
+        let n = alive.iter().filter(|a| **a).count();
+        if n == 0 {
+            return None;
+        }
+        let want = (mix(seed ^ salt) % n as u64) as usize;
+        alive
+            .iter()
+            .enumerate()
+            .filter(|(_, a)| **a)
+            .nth(want)
+            .map(|(k, _)| k)
+    };
     let mut salt = 0u64;
-    let mut start = pick_start(&elig, salt);
-    // champs[k] is the champion before scanning elig[k]; champs[len] the winner.
-    let mut champs: Vec<usize> = Vec::with_capacity(elig.len() + 1);
-    champs.push(start);
-    let rescan = |champs: &mut Vec<usize>, elig: &[usize], from: usize, entries: &[Entry]| {
-        champs.truncate(from + 1);
-        for &y in &elig[from..] {
-            let x = *champs.last().unwrap_or(&y);
-            champs.push(if replaces(&entries[x], &entries[y], knowledge, seed) {
-                y
-            } else {
-                x
-            });
+    let Some(mut start) = pick_start(&alive, salt) else {
+        return 0;
+    };
+    // Positions where the crown changed hands, with the new champion.
+    let mut changes: Vec<(usize, usize)> = Vec::new();
+    let replay = |changes: &mut Vec<(usize, usize)>, from: usize, start: usize, entries: &[Entry], tree: &Tree| {
+        let mut champ = changes.last().map_or(start, |c| c.1);
+        let mut pos = from;
+        loop {
+            let x = &entries[elig[champ]];
+            let (lx, gx, hx) = (x.len(), gain(x.p, x.p_next), saved(x.p, x.p_next));
+            let node = |min_l: f64, max_g: f64, max_h: f64| match knowledge {
+                Knowledge::Length => max_g >= hx && (min_l <= lx || max_h > gx),
+                Knowledge::NoLength { .. } => max_g >= hx,
+            };
+            let mut leaf = |k: usize| k != champ && replaces(x, &entries[elig[k]], knowledge, seed);
+            match tree.find(pos, &node, &mut leaf) {
+                Some(k) => {
+                    changes.push((k, k));
+                    champ = k;
+                    pos = k + 1;
+                }
+                None => return champ,
+            }
         }
     };
-    rescan(&mut champs, &elig, 0, entries);
-    while left > 0 && !elig.is_empty() {
-        let w = champs[elig.len()];
-        let e = &mut entries[w];
+    let mut champ = replay(&mut changes, 0, start, entries, &tree);
+    let mut granted = 0;
+    while left > 0 {
+        let w = champ;
+        let e = &mut entries[elig[w]];
         e.cnt += 1;
         e.p = e.p_next;
         e.p_next = if e.cnt < e.cap {
@@ -266,25 +370,33 @@ pub fn stage_two(
         };
         left -= 1;
         granted += 1;
-        let grows = entries[w].can_grow();
-        let pos = elig.binary_search(&w).unwrap_or(0);
-        if !grows {
-            elig.remove(pos);
-            if elig.is_empty() {
-                break;
-            }
+        let grows = entries[elig[w]].can_grow();
+        if grows {
+            let (l, g, h) = leaf_of(&entries[elig[w]]);
+            tree.set(w, l, g, h);
+        } else {
+            alive[w] = false;
+            tree.set(w, f64::INFINITY, f64::NEG_INFINITY, f64::NEG_INFINITY);
         }
-        let mut from = pos.min(elig.len());
-        if start == w {
+        let from = if w == start {
             if !grows {
                 salt += 1;
-                start = pick_start(&elig, salt);
+                match pick_start(&alive, salt) {
+                    Some(s) => start = s,
+                    None => break,
+                }
             }
-            champs.truncate(1);
-            champs[0] = start;
-            from = 0;
+            changes.clear();
+            0
+        } else {
+            // w took the crown at its own position, the last change.
+            changes.pop();
+            w
+        };
+        champ = replay(&mut changes, from, start, entries, &tree);
+        if !alive[champ] {
+            break;
         }
-        rescan(&mut champs, &elig, from, entries);
     }
     granted
 }
@@ -352,72 +464,72 @@ mod tests {
         assert_eq!(cnt.iter().sum::<u32>(), 10);
     }
 
-    /// The incremental rescan gives the same result as a full rescan.
+    /// The naive Algorithm 1 loop: one full scan per GPU.
+    fn naive(entries: &mut [Entry], total: u32, knowledge: Knowledge, seed: u64, rate: &mut dyn FnMut(u32, u32) -> f64) {
+        let mut left = stage_one(entries, total, knowledge, rate);
+        for e in entries.iter_mut() {
+            if e.cnt >= 1 {
+                e.p_next = if e.cnt < e.cap { rate(e.job, e.cnt + 1) } else { e.p };
+            }
+        }
+        let mut salt = 0u64;
+        let mut start: Option<usize> = None;
+        while left > 0 {
+            let elig: Vec<usize> = (0..entries.len()).filter(|&i| entries[i].can_grow()).collect();
+            if elig.is_empty() {
+                break;
+            }
+            let s = match start {
+                Some(s) if elig.contains(&s) => s,
+                Some(_) => {
+                    salt += 1;
+                    elig[(mix(seed ^ salt) % elig.len() as u64) as usize]
+                }
+                None => elig[(mix(seed) % elig.len() as u64) as usize],
+            };
+            start = Some(s);
+            let mut x = s;
+            for &y in &elig {
+                if replaces(&entries[x], &entries[y], knowledge, seed) {
+                    x = y;
+                }
+            }
+            let e = &mut entries[x];
+            e.cnt += 1;
+            e.p = e.p_next;
+            e.p_next = if e.cnt < e.cap { rate(e.job, e.cnt + 1) } else { e.p };
+            left -= 1;
+        }
+    }
+
+    /// The jumping scan gives exactly the naive scan's shares, on random
+    /// jobs with random curves, for both variants.
     #[test]
-    fn suffix_rescan_matches_a_full_scan() {
-        let ks = [3u32, 8, 20, 28, 44, 52, 4, 8, 20, 28, 5, 6];
-        let jobs: Vec<(f64, u32)> = ks
-            .iter()
-            .enumerate()
-            .map(|(i, k)| (100.0 + 37.0 * ((i * 7) % 11) as f64, *k))
-            .collect();
-        for knowledge in [Knowledge::Length, Knowledge::NoLength { random: true }] {
-            let (cnt, _) = run(&jobs, 64, knowledge);
-            // Reference: the naive loop, one full scan per GPU.
-            let curves: Vec<SpeedupCurve> = jobs
-                .iter()
-                .map(|(_, k)| SpeedupCurve::bsp(*k, 0.0))
+    fn jumping_scan_matches_the_naive_scan() {
+        let mut rng = crate::workload::sample::Sampler::new(11);
+        for case in 0..300 {
+            let n = 1 + rng.below(40) as usize;
+            let total = rng.below(200) as u32;
+            let curves: Vec<SpeedupCurve> = (0..n)
+                .map(|_| SpeedupCurve::bsp(1 + rng.below(52) as u32, rng.range(0.0, 0.3)))
                 .collect();
-            let mut entries: Vec<Entry> = jobs
-                .iter()
-                .enumerate()
-                .map(|(i, (rem, k))| Entry::new(i as u32, 1, *k, *rem, i as u64))
+            let base: Vec<Entry> = (0..n)
+                .map(|i| {
+                    let rem = if rng.chance(0.2) { 500.0 } else { rng.range(1.0, 1e5) };
+                    Entry::new(i as u32, 1, 1 + rng.below(60) as u32, rem, rng.next_u64())
+                })
                 .collect();
-            let mut rate = |j: u32, k: u32| curves[j as usize].at(k as f64);
-            let mut left = stage_one(&mut entries, 64, knowledge, &mut rate);
-            for e in entries.iter_mut() {
-                e.p_next = if e.cnt < e.cap {
-                    rate(e.job, e.cnt + 1)
-                } else {
-                    e.p
-                };
+            for knowledge in [Knowledge::Length, Knowledge::NoLength { random: true }, Knowledge::NoLength { random: false }] {
+                let seed = case as u64 * 31 + 5;
+                let mut rate = |j: u32, k: u32| curves[j as usize].at(k as f64);
+                let mut a = base.clone();
+                allocate(&mut a, total, knowledge, seed, &mut rate);
+                let mut b = base.clone();
+                naive(&mut b, total, knowledge, seed, &mut rate);
+                let ca: Vec<u32> = a.iter().map(|e| e.cnt).collect();
+                let cb: Vec<u32> = b.iter().map(|e| e.cnt).collect();
+                assert_eq!(ca, cb, "case {case} {knowledge:?}");
             }
-            let mut salt = 0u64;
-            let mut start: Option<usize> = None;
-            while left > 0 {
-                let elig: Vec<usize> = (0..entries.len())
-                    .filter(|&i| entries[i].can_grow())
-                    .collect();
-                if elig.is_empty() {
-                    break;
-                }
-                let s = match start {
-                    Some(s) if elig.contains(&s) => s,
-                    Some(_) => {
-                        salt += 1;
-                        elig[(mix(7 ^ salt) % elig.len() as u64) as usize]
-                    }
-                    None => elig[(mix(7) % elig.len() as u64) as usize],
-                };
-                start = Some(s);
-                let mut x = s;
-                for &y in &elig {
-                    if replaces(&entries[x], &entries[y], knowledge, 7) {
-                        x = y;
-                    }
-                }
-                let e = &mut entries[x];
-                e.cnt += 1;
-                e.p = e.p_next;
-                e.p_next = if e.cnt < e.cap {
-                    rate(e.job, e.cnt + 1)
-                } else {
-                    e.p
-                };
-                left -= 1;
-            }
-            let want: Vec<u32> = entries.iter().map(|e| e.cnt).collect();
-            assert_eq!(cnt, want, "{knowledge:?}");
         }
     }
 }
