@@ -35,7 +35,10 @@ pub struct ReproduceArgs {
 
 pub fn reproduce(a: ReproduceArgs) -> Result<()> {
     if !matches!(a.format.as_str(), "table" | "json") {
-        return Err(Error::config(format!("--format {}: expected table or json", a.format)));
+        return Err(Error::config(format!(
+            "--format {}: expected table or json",
+            a.format
+        )));
     }
     match a.target.as_str() {
         "afs" => {
@@ -48,7 +51,9 @@ pub fn reproduce(a: ReproduceArgs) -> Result<()> {
                             .parse::<u32>()
                             .ok()
                             .filter(|id| afs::TABLE3.iter().any(|t| t.0 == *id))
-                            .ok_or_else(|| Error::config(format!("--traces: '{x}' is not a trace id 1..11")))
+                            .ok_or_else(|| {
+                                Error::config(format!("--traces: '{x}' is not a trace id 1..11"))
+                            })
                     })
                     .collect::<Result<Vec<u32>>>()?,
             };
@@ -70,8 +75,10 @@ pub fn reproduce(a: ReproduceArgs) -> Result<()> {
             })?;
             let text = if a.format == "json" {
                 let checks = afs::checks(&report);
-                serde_json::to_string_pretty(&serde_json::json!({ "report": report, "checks": checks }))
-                    .map_err(|e| Error::Internal(e.to_string()))?
+                serde_json::to_string_pretty(
+                    &serde_json::json!({ "report": report, "checks": checks }),
+                )
+                .map_err(|e| Error::Internal(e.to_string()))?
                     + "\n"
             } else {
                 afs::to_table(&report)
@@ -80,7 +87,11 @@ pub fn reproduce(a: ReproduceArgs) -> Result<()> {
         }
         other => Err(Error::config(format!(
             "reproduce {other}: unknown target; known: {}",
-            repro::TARGETS.iter().map(|t| t.0).collect::<Vec<_>>().join(", ")
+            repro::TARGETS
+                .iter()
+                .map(|t| t.0)
+                .collect::<Vec<_>>()
+                .join(", ")
         ))),
     }
 }

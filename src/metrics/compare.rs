@@ -42,11 +42,18 @@ pub struct LengthBin {
 /// Fig 10: jobs sorted by their baseline JCT (ties: job id), cut into
 /// `bins` equal-count bins, each with the mean per-job reduction rate.
 /// Jobs unfinished in either run are left out.
-pub fn length_bins(baseline: &[JobMetrics], algorithm: &[JobMetrics], bins: usize) -> Vec<LengthBin> {
+pub fn length_bins(
+    baseline: &[JobMetrics],
+    algorithm: &[JobMetrics],
+    bins: usize,
+) -> Vec<LengthBin> {
     let mut pairs: Vec<(f64, u32, f64)> = baseline
         .iter()
         .filter_map(|b| {
-            let a = algorithm.iter().find(|a| a.id == b.id).or_else(|| algorithm.get(b.id as usize))?;
+            let a = algorithm
+                .iter()
+                .find(|a| a.id == b.id)
+                .or_else(|| algorithm.get(b.id as usize))?;
             match (b.jct_s, a.jct_s) {
                 (Some(x), Some(y)) if y > 0.0 => Some((x, b.id, x / y)),
                 _ => None,

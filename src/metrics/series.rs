@@ -90,7 +90,9 @@ impl TimeSeries {
 
 /// One job's speedup on k GPUs over one GPU (0 on 0 GPUs).
 fn speedup(zoo: &ModelZoo, model: &str, kind: crate::cluster::GpuKind, k: u32, batch: u32) -> f64 {
-    let Some(id) = zoo.lookup(model) else { return 0.0 };
+    let Some(id) = zoo.lookup(model) else {
+        return 0.0;
+    };
     let b = BatchChoice::Fixed(batch);
     let one = zoo.rate_at_share(id, kind, 1.0, b, 0.0);
     if one > 0.0 {
@@ -111,7 +113,12 @@ enum Ev {
 }
 
 /// QL, CE, BI (and busy GPUs, running jobs) over time for a finished run.
-pub fn time_series(outcome: &Outcome, specs: &[JobSpec], cluster: &Cluster, zoo: &ModelZoo) -> TimeSeries {
+pub fn time_series(
+    outcome: &Outcome,
+    specs: &[JobSpec],
+    cluster: &Cluster,
+    zoo: &ModelZoo,
+) -> TimeSeries {
     let m = cluster.total_gpus.max(1) as f64;
     let segs = &outcome.timeline.segments;
     let mut evs: Vec<(f64, u8, u32, Ev)> = Vec::with_capacity(2 * segs.len() + 2 * specs.len());
@@ -224,9 +231,19 @@ pub fn time_series(outcome: &Outcome, specs: &[JobSpec], cluster: &Cluster, zoo:
                 }
             }
             if active[j] && share[j] == 0 {
-                set_pending(j, t, &mut since, &mut s_acc, &mut s_inv, &mut s_since, &acc, &inv_r);
+                set_pending(
+                    j,
+                    t,
+                    &mut since,
+                    &mut s_acc,
+                    &mut s_inv,
+                    &mut s_since,
+                    &acc,
+                    &inv_r,
+                );
             }
-            queue = (queue as i64 + (active[j] && share[j] == 0) as i64 - was_pending as i64) as u32;
+            queue =
+                (queue as i64 + (active[j] && share[j] == 0) as i64 - was_pending as i64) as u32;
             i += 1;
         }
         if running == 0 {

@@ -162,6 +162,23 @@ impl ModelZoo {
         }
     }
 
+    /// The speedup curve and per-GPU speed of a model whose rate depends
+    /// only on the GPU count (not on progress, batch or nodes), so hot loops
+    /// can skip the general query. None for other models.
+    pub fn fixed_curve(&self, id: ModelId, kind: GpuKind) -> Option<(&SpeedupCurve, f64)> {
+        match &self.get(id).behaviour {
+            Behaviour::Curve { curve, type_speed } => {
+                let speed = type_speed
+                    .iter()
+                    .find(|(k, _)| *k == kind)
+                    .map_or(1.0, |(_, s)| *s);
+                Some((curve, speed))
+            }
+            #[allow(unreachable_patterns)]
+            _ => None,
+        }
+    }
+
     /// Rate at a possibly fractional GPU share (fair-share references, PCS).
     pub fn rate_at_share(
         &self,

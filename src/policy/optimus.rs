@@ -79,7 +79,9 @@ fn shares(view: &View, jobs: &[u32], total: u32) -> Vec<Share> {
         }
     }
     while left > 0 {
-        let Some(Saved(g, j, i)) = heap.pop() else { break };
+        let Some(Saved(g, j, i)) = heap.pop() else {
+            break;
+        };
         if g <= 0.0 {
             break;
         }
@@ -119,7 +121,11 @@ impl Policy for Optimus {
             .filter(|j| !pins.contains(j))
             .collect();
         place_with_retry(view, out, &pins, |excluded| {
-            let live: Vec<u32> = jobs.iter().copied().filter(|j| !excluded.contains(j)).collect();
+            let live: Vec<u32> = jobs
+                .iter()
+                .copied()
+                .filter(|j| !excluded.contains(j))
+                .collect();
             shares(view, &live, free)
         });
     }

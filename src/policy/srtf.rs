@@ -7,7 +7,9 @@
 //! asks for its peak-throughput GPU count instead (the max-GPU variants of
 //! AFS §5.2 / Fig 6, spec §3.8).
 
-use super::{gang_plan, gang_request, Policy, PolicyInfo, Trigger, REQUEST_PARAM, ROUND_PARAM_EVENTS};
+use super::{
+    gang_plan, gang_request, Policy, PolicyInfo, Trigger, REQUEST_PARAM, ROUND_PARAM_EVENTS,
+};
 use crate::error::Result;
 use crate::params::{ParamSpec, Params};
 use crate::sim::{Decision, View};

@@ -129,7 +129,9 @@ impl Policy for SrtfE {
                 }
             }
             while left > 0 {
-                let Some((Gain(g, j), i)) = heap.pop() else { break };
+                let Some((Gain(g, j), i)) = heap.pop() else {
+                    break;
+                };
                 if g <= 0.0 {
                     break;
                 }

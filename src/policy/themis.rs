@@ -28,8 +28,20 @@ use crate::sim::{Decision, View};
 use crate::workload::sample::Sampler;
 
 const PARAMS: &[ParamSpec] = &[
-    ParamSpec::float("lease_s", "600", 1e-3, 1e9, "GPU lease length in seconds (Themis: 10 min; scale it with the trace)"),
-    ParamSpec::float("fairness", "0.8", 0.0, 1.0, "Fairness knob f: the ceil((1-f) n) jobs with the largest rho bid for the offered GPUs"),
+    ParamSpec::float(
+        "lease_s",
+        "600",
+        1e-3,
+        1e9,
+        "GPU lease length in seconds (Themis: 10 min; scale it with the trace)",
+    ),
+    ParamSpec::float(
+        "fairness",
+        "0.8",
+        0.0,
+        1.0,
+        "Fairness knob f: the ceil((1-f) n) jobs with the largest rho bid for the offered GPUs",
+    ),
     ROUND_PARAM_EVENTS,
 ];
 
@@ -200,8 +212,8 @@ impl Policy for Themis {
                     continue;
                 }
                 let have = held[i] + won[i];
-                let drop = self.log_rho(view, jobs[i], have)
-                    - self.log_rho(view, jobs[i], have + step);
+                let drop =
+                    self.log_rho(view, jobs[i], have) - self.log_rho(view, jobs[i], have + step);
                 let drop = if drop.is_nan() { f64::INFINITY } else { drop };
                 if best.is_none_or(|(d, bi, _)| drop > d || (drop == d && i < bi)) {
                     best = Some((drop, i, step));

@@ -17,7 +17,9 @@
 //! rounds, no pending rotation) is `queues=2, t1=57600, round_s=60,
 //! pending_to_tail=false`.
 
-use super::{gang_plan, gang_request, Policy, PolicyInfo, Trigger, REQUEST_PARAM, ROUND_PARAM_EVENTS};
+use super::{
+    gang_plan, gang_request, Policy, PolicyInfo, Trigger, REQUEST_PARAM, ROUND_PARAM_EVENTS,
+};
 use crate::error::Result;
 use crate::params::{ParamSpec, Params};
 use crate::sim::{Decision, View};

@@ -83,20 +83,76 @@ pub struct Variant {
 /// Every policy of the comparison (spec §3): length-aware, length-unaware,
 /// AFS-S, the altruistic and the max-GPU variants.
 pub const VARIANTS: &[Variant] = &[
-    Variant { label: "srtf", policy: "srtf", set: &[] },
-    Variant { label: "srsf", policy: "srsf", set: &[] },
-    Variant { label: "optimus", policy: "optimus", set: &[] },
-    Variant { label: "afs-l", policy: "afs-l", set: &[] },
-    Variant { label: "tiresias", policy: "tiresias", set: &[] },
-    Variant { label: "maxmin", policy: "maxmin", set: &[] },
-    Variant { label: "themis", policy: "themis", set: &[] },
-    Variant { label: "afs-p", policy: "afs-p", set: &[] },
-    Variant { label: "afs-s", policy: "afs-s", set: &[] },
-    Variant { label: "srtf-e", policy: "srtf-e", set: &[] },
-    Variant { label: "srsf-e", policy: "srsf-e", set: &[] },
-    Variant { label: "srtf@peak", policy: "srtf", set: &[("request", "peak")] },
-    Variant { label: "srsf@peak", policy: "srsf", set: &[("request", "peak")] },
-    Variant { label: "tiresias@peak", policy: "tiresias", set: &[("request", "peak")] },
+    Variant {
+        label: "srtf",
+        policy: "srtf",
+        set: &[],
+    },
+    Variant {
+        label: "srsf",
+        policy: "srsf",
+        set: &[],
+    },
+    Variant {
+        label: "optimus",
+        policy: "optimus",
+        set: &[],
+    },
+    Variant {
+        label: "afs-l",
+        policy: "afs-l",
+        set: &[],
+    },
+    Variant {
+        label: "tiresias",
+        policy: "tiresias",
+        set: &[],
+    },
+    Variant {
+        label: "maxmin",
+        policy: "maxmin",
+        set: &[],
+    },
+    Variant {
+        label: "themis",
+        policy: "themis",
+        set: &[],
+    },
+    Variant {
+        label: "afs-p",
+        policy: "afs-p",
+        set: &[],
+    },
+    Variant {
+        label: "afs-s",
+        policy: "afs-s",
+        set: &[],
+    },
+    Variant {
+        label: "srtf-e",
+        policy: "srtf-e",
+        set: &[],
+    },
+    Variant {
+        label: "srsf-e",
+        policy: "srsf-e",
+        set: &[],
+    },
+    Variant {
+        label: "srtf@peak",
+        policy: "srtf",
+        set: &[("request", "peak")],
+    },
+    Variant {
+        label: "srsf@peak",
+        policy: "srsf",
+        set: &[("request", "peak")],
+    },
+    Variant {
+        label: "tiresias@peak",
+        policy: "tiresias",
+        set: &[("request", "peak")],
+    },
 ];
 
 /// Paper ranges of the average-JCT reduction rates (§1, §5.2).
@@ -143,7 +199,10 @@ impl TraceRow {
 
     /// avgJCT(base) / avgJCT(alg).
     pub fn rate(&self, base: &str, alg: &str) -> f64 {
-        match (self.run(base).and_then(|r| r.summary.as_ref()), self.run(alg).and_then(|r| r.summary.as_ref())) {
+        match (
+            self.run(base).and_then(|r| r.summary.as_ref()),
+            self.run(alg).and_then(|r| r.summary.as_ref()),
+        ) {
             (Some(b), Some(a)) => reduction(b, a),
             _ => self.avg(base) / self.avg(alg),
         }
@@ -151,7 +210,10 @@ impl TraceRow {
 
     /// avgJCT(variant) / avgJCT(original).
     pub fn blowup(&self, variant: &str, original: &str) -> f64 {
-        match (self.run(variant).and_then(|r| r.summary.as_ref()), self.run(original).and_then(|r| r.summary.as_ref())) {
+        match (
+            self.run(variant).and_then(|r| r.summary.as_ref()),
+            self.run(original).and_then(|r| r.summary.as_ref()),
+        ) {
             (Some(v), Some(o)) => blowup(v, o),
             _ => self.avg(variant) / self.avg(original),
         }
@@ -185,7 +247,12 @@ pub fn build_trace(id: u32, max_jobs: usize, seed: u64) -> Result<Trace> {
         .iter()
         .find(|t| t.0 == id)
         .map_or(max_jobs, |t| t.2.min(max_jobs));
-    let mut t = generate(AFS_TRACE_GENERATOR, Some(jobs), seed.wrapping_mul(100).wrapping_add(id as u64), &trace_params(id))?;
+    let mut t = generate(
+        AFS_TRACE_GENERATOR,
+        Some(jobs),
+        seed.wrapping_mul(100).wrapping_add(id as u64),
+        &trace_params(id),
+    )?;
     t.name = format!("afs-trace-{id}");
     Ok(t)
 }
@@ -215,7 +282,15 @@ pub fn reproduce(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<AfsRe
                 pol.retain(|(x, _)| x != k);
                 pol.push((k.to_string(), val.to_string()));
             }
-            let r = run_policy(&trace, &cluster, &zoo, v.policy, &ov, opts.seed, &mut |_| true)?;
+            let r = run_policy(
+                &trace,
+                &cluster,
+                &zoo,
+                v.policy,
+                &ov,
+                opts.seed,
+                &mut |_| true,
+            )?;
             let ts = time_series(&r.outcome, &trace.jobs, &cluster, &zoo);
             let ql: Vec<f64> = ts.queue.iter().map(|&q| q as f64).collect();
             let row = RunRow {
@@ -285,39 +360,75 @@ pub fn checks(r: &AfsReport) -> Vec<Check> {
             paper: paper.into(),
             holds: count(f),
             of: n,
-            detail: if bad.is_empty() { String::new() } else { format!("fails on {bad}") },
+            detail: if bad.is_empty() {
+                String::new()
+            } else {
+                format!("fails on {bad}")
+            },
         });
     };
-    push("AFS-L < SRTF, SRSF, Optimus (avg JCT)", "every trace", &|t| {
-        ["srtf", "srsf", "optimus"].iter().all(|b| t.avg("afs-l") < t.avg(b))
+    push(
+        "AFS-L < SRTF, SRSF, Optimus (avg JCT)",
+        "every trace",
+        &|t| {
+            ["srtf", "srsf", "optimus"]
+                .iter()
+                .all(|b| t.avg("afs-l") < t.avg(b))
+        },
+    );
+    push(
+        "AFS-P < Tiresias-L, Themis, Optimus, Max-Min",
+        "every trace",
+        &|t| {
+            ["tiresias", "themis", "optimus", "maxmin"]
+                .iter()
+                .all(|b| t.avg("afs-p") < t.avg(b))
+        },
+    );
+    push(
+        "Themis is AFS-P's closest length-unaware competitor",
+        "usually",
+        &|t| {
+            let th = t.avg("themis");
+            ["tiresias", "optimus", "maxmin"]
+                .iter()
+                .all(|b| th <= t.avg(b))
+        },
+    );
+    push("AFS-P avg JCT <= 2x AFS-L", "every trace (App. D)", &|t| {
+        t.avg("afs-p") <= 2.0 * t.avg("afs-l")
     });
-    push("AFS-P < Tiresias-L, Themis, Optimus, Max-Min", "every trace", &|t| {
-        ["tiresias", "themis", "optimus", "maxmin"].iter().all(|b| t.avg("afs-p") < t.avg(b))
-    });
-    push("Themis is AFS-P's closest length-unaware competitor", "usually", &|t| {
-        let th = t.avg("themis");
-        ["tiresias", "optimus", "maxmin"].iter().all(|b| th <= t.avg(b))
-    });
-    push("AFS-P avg JCT <= 2x AFS-L", "every trace (App. D)", &|t| t.avg("afs-p") <= 2.0 * t.avg("afs-l"));
-    push("AFS-S within 1.25x of AFS-P", "similar in many traces (App. D)", &|t| {
-        t.avg("afs-s") <= 1.25 * t.avg("afs-p")
-    });
-    push("Max-Min beats SRTF and SRSF", "5 of 11 traces (§2.2)", &|t| {
-        t.avg("maxmin") < t.avg("srtf") && t.avg("maxmin") < t.avg("srsf")
-    });
-    push("SRSF beats SRTF on the heavy traces (1,2,3,5,6,8)", "those traces (§5.2)", &|t| {
-        !t.heavy || t.avg("srsf") < t.avg("srtf")
-    });
-    push("Max-Min worse than SRTF under heavy contention, better under moderate", "Fig 2 (a), (b)", &|t| {
-        (t.avg("maxmin") > t.avg("srtf")) == t.heavy
-    });
+    push(
+        "AFS-S within 1.25x of AFS-P",
+        "similar in many traces (App. D)",
+        &|t| t.avg("afs-s") <= 1.25 * t.avg("afs-p"),
+    );
+    push(
+        "Max-Min beats SRTF and SRSF",
+        "5 of 11 traces (§2.2)",
+        &|t| t.avg("maxmin") < t.avg("srtf") && t.avg("maxmin") < t.avg("srsf"),
+    );
+    push(
+        "SRSF beats SRTF on the heavy traces (1,2,3,5,6,8)",
+        "those traces (§5.2)",
+        &|t| !t.heavy || t.avg("srsf") < t.avg("srtf"),
+    );
+    push(
+        "Max-Min worse than SRTF under heavy contention, better under moderate",
+        "Fig 2 (a), (b)",
+        &|t| (t.avg("maxmin") > t.avg("srtf")) == t.heavy,
+    );
     push("SRTF-E < SRTF and SRSF-E < SRSF", "Fig 11", &|t| {
         t.avg("srtf-e") < t.avg("srtf") && t.avg("srsf-e") < t.avg("srsf")
     });
     push("AFS-L < SRTF-E and SRSF-E", "Fig 11", &|t| {
         t.avg("afs-l") < t.avg("srtf-e") && t.avg("afs-l") < t.avg("srsf-e")
     });
-    for (v, o, worst) in [("srtf@peak", "srtf", 4.85), ("srsf@peak", "srsf", 5.84), ("tiresias@peak", "tiresias", 16.14)] {
+    for (v, o, worst) in [
+        ("srtf@peak", "srtf", 4.85),
+        ("srsf@peak", "srsf", 5.84),
+        ("tiresias@peak", "tiresias", 16.14),
+    ] {
         let claim = format!("{v} worse than {o} (blowup > 1)");
         let paper = format!("all but one trace; worst {worst}x (Fig 6)");
         let worst_ours = r.traces.iter().map(|t| t.blowup(v, o)).fold(0.0, f64::max);
@@ -330,7 +441,11 @@ pub fn checks(r: &AfsReport) -> Vec<Check> {
             of: n,
             detail: format!(
                 "worst {worst_ours:.2}x{}",
-                if bad.is_empty() { String::new() } else { format!("; better on {bad}") }
+                if bad.is_empty() {
+                    String::new()
+                } else {
+                    format!("; better on {bad}")
+                }
             ),
         });
     }
@@ -339,14 +454,25 @@ pub fn checks(r: &AfsReport) -> Vec<Check> {
 
 fn table(rows: &[Vec<String>]) -> String {
     let widths: Vec<usize> = (0..rows[0].len())
-        .map(|c| rows.iter().map(|r| r.get(c).map_or(0, |v| v.chars().count())).max().unwrap_or(0))
+        .map(|c| {
+            rows.iter()
+                .map(|r| r.get(c).map_or(0, |v| v.chars().count()))
+                .max()
+                .unwrap_or(0)
+        })
         .collect();
     let mut out = String::new();
     for (i, row) in rows.iter().enumerate() {
         let line: Vec<String> = row
             .iter()
             .enumerate()
-            .map(|(c, v)| if c == 0 { format!("{v:<w$}", w = widths[c]) } else { format!("{v:>w$}", w = widths[c]) })
+            .map(|(c, v)| {
+                if c == 0 {
+                    format!("{v:<w$}", w = widths[c])
+                } else {
+                    format!("{v:>w$}", w = widths[c])
+                }
+            })
             .collect();
         out.push_str(line.join("  ").trim_end());
         out.push('\n');
@@ -366,7 +492,10 @@ pub fn to_table(r: &AfsReport) -> String {
         r.generator, r.max_jobs, r.cluster, r.seed
     );
     let labels: Vec<&str> = VARIANTS.iter().map(|v| v.label).collect();
-    for (title, pick) in [("Average JCT (hours)", 0), ("99th-percentile JCT (hours)", 1)] {
+    for (title, pick) in [
+        ("Average JCT (hours)", 0),
+        ("99th-percentile JCT (hours)", 1),
+    ] {
         s.push_str(title);
         s.push('\n');
         let mut rows = vec![{
@@ -375,7 +504,10 @@ pub fn to_table(r: &AfsReport) -> String {
             h
         }];
         for t in &r.traces {
-            let mut row = vec![format!("{}{}", t.id, if t.heavy { "*" } else { "" }), t.jobs.to_string()];
+            let mut row = vec![
+                format!("{}{}", t.id, if t.heavy { "*" } else { "" }),
+                t.jobs.to_string(),
+            ];
             for l in &labels {
                 row.push(t.run(l).map_or("-".into(), |x| {
                     let v = if pick == 0 { x.avg_jct_s } else { x.p99_jct_s };
@@ -405,13 +537,21 @@ pub fn to_table(r: &AfsReport) -> String {
             let x = t.rate(base, alg);
             let ok = x >= *lo && x <= *hi;
             inside[k] += ok as usize;
-            let tag = if ok { "in" } else if x < *lo { "below" } else { "above" };
+            let tag = if ok {
+                "in"
+            } else if x < *lo {
+                "below"
+            } else {
+                "above"
+            };
             row.push(format!("{x:.2} {tag}"));
         }
         for (base, alg) in [("srtf", "afs-l"), ("tiresias", "afs-p")] {
             let (b, a) = (t.run(base), t.run(alg));
             row.push(match (b, a) {
-                (Some(b), Some(a)) if a.p99_jct_s > 0.0 => format!("{:.2}", b.p99_jct_s / a.p99_jct_s),
+                (Some(b), Some(a)) if a.p99_jct_s > 0.0 => {
+                    format!("{:.2}", b.p99_jct_s / a.p99_jct_s)
+                }
                 _ => "-".into(),
             });
         }
@@ -424,16 +564,38 @@ pub fn to_table(r: &AfsReport) -> String {
     rows.push(foot);
     s.push_str(&table(&rows));
     s.push_str("\nQualitative claims (spec seed003 §6.1, §6.3, §6.8)\n");
-    let mut rows = vec![vec!["claim".to_string(), "paper".into(), "ours".into(), "detail".into()]];
+    let mut rows = vec![vec![
+        "claim".to_string(),
+        "paper".into(),
+        "ours".into(),
+        "detail".into(),
+    ]];
     for c in checks(r) {
-        rows.push(vec![c.claim, c.paper, format!("{} of {}", c.holds, c.of), c.detail]);
+        rows.push(vec![
+            c.claim,
+            c.paper,
+            format!("{} of {}", c.holds, c.of),
+            c.detail,
+        ]);
     }
     s.push_str(&table(&rows));
-    s.push_str("\n* heavy-contention trace (§5.2: traces 1, 2, 3, 5, 6, 8); ! = some jobs unfinished\n");
+    s.push_str(
+        "\n* heavy-contention trace (§5.2: traces 1, 2, 3, 5, 6, 8); ! = some jobs unfinished\n",
+    );
     s.push_str("Mean queue length / cluster efficiency per trace (srtf, maxmin, afs-l):\n");
     for t in &r.traces {
-        let f = |l: &str| t.run(l).map_or("-".into(), |x| format!("QL {:.1} CE {:.2}", x.mean_ql, x.mean_ce));
-        s.push_str(&format!("  {:>2}: srtf {}  maxmin {}  afs-l {}\n", t.id, f("srtf"), f("maxmin"), f("afs-l")));
+        let f = |l: &str| {
+            t.run(l).map_or("-".into(), |x| {
+                format!("QL {:.1} CE {:.2}", x.mean_ql, x.mean_ce)
+            })
+        };
+        s.push_str(&format!(
+            "  {:>2}: srtf {}  maxmin {}  afs-l {}\n",
+            t.id,
+            f("srtf"),
+            f("maxmin"),
+            f("afs-l")
+        ));
     }
     s
 }

@@ -17,4 +17,4 @@ pub use config::{EngineConfig, Reconfig, ENGINE_PARAMS};
 pub use engine::{JobResult, Outcome, Progress, Simulation};
 pub use state::{JobState, Phase};
 pub use timeline::{RoundStat, Segment, Timeline};
-pub use view::{Assignment, Decision, View};
+pub use view::{Assignment, Decision, RateFn, View};

@@ -156,6 +156,20 @@ impl<'a> View<'a> {
         self.rate(job, m) * gpus as f64 / m as f64
     }
 
+    /// A rate function equal to `est_rate(job, ·)`, resolved once so that
+    /// allocation loops can call it cheaply (speed x curve for count-only
+    /// models under perfect knowledge; the general query otherwise).
+    pub fn rate_fn(&self, job: u32) -> RateFn<'a> {
+        if !self.measure {
+            let kind = self.default_kind(job);
+            if let Some((curve, speed)) = self.zoo.fixed_curve(self.jobs[job as usize].model, kind)
+            {
+                return RateFn::Curve(curve, speed);
+            }
+        }
+        RateFn::General(job)
+    }
+
     /// The most GPUs a policy should give the job: its useful maximum, and,
     /// while it has not been measured (`engine.measure`), at most its fair
     /// share ⌊M/n⌋ (at least 1), as CoDDL's initial share.
@@ -204,6 +218,28 @@ impl<'a> View<'a> {
 
     pub fn is_running(&self, job: u32) -> bool {
         self.jobs[job as usize].phase == Phase::Running
+    }
+}
+
+/// A job's throughput as a function of its GPU count (see `View::rate_fn`).
+#[derive(Debug, Clone, Copy)]
+pub enum RateFn<'a> {
+    Curve(&'a crate::perf::SpeedupCurve, f64),
+    General(u32),
+}
+
+impl RateFn<'_> {
+    pub fn at(&self, view: &View, gpus: u32) -> f64 {
+        match self {
+            RateFn::Curve(c, speed) => {
+                if gpus == 0 {
+                    0.0
+                } else {
+                    speed * c.at(gpus as f64)
+                }
+            }
+            RateFn::General(job) => view.est_rate(*job, gpus),
+        }
     }
 }
 

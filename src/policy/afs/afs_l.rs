@@ -81,8 +81,9 @@ impl Policy for AfsL {
                     j as u64
                 }
             });
-            allocate(&mut e, free, Knowledge::Length, seed, &mut |j, k| {
-                view.est_rate(j, k)
+            let rates: Vec<_> = live.iter().map(|&j| view.rate_fn(j)).collect();
+            allocate(&mut e, free, Knowledge::Length, seed, &mut |i, k| {
+                rates[i].at(view, k)
             });
             to_shares(&e)
         });

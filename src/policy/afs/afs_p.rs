@@ -226,12 +226,13 @@ impl Policy for AfsP {
                             j as u64
                         }
                     });
+                    let rates: Vec<_> = live.iter().map(|&j| view.rate_fn(j)).collect();
                     allocate(
                         &mut e,
                         free,
                         Knowledge::NoLength { random },
                         seed,
-                        &mut |j, k| view.est_rate(j, k),
+                        &mut |i, k| rates[i].at(view, k),
                     );
                     to_shares(&e)
                 }
