@@ -100,28 +100,47 @@ pub fn plan_shares(view: &View, pinned: &[u32], shares: &[Share]) -> (Plan, Vec<
             return r;
         }
     }
-    let mut packer = view.packer_replan();
-    let mut plan = Vec::new();
-    for &j in pinned {
-        if let Some(p) = view.placement(j) {
-            if packer.claim_exact(j, p) {
-                plan.push((j, p.clone(), None));
+    let attempt = |by_min: bool| {
+        let mut packer = view.packer_replan();
+        let mut plan = Vec::new();
+        for &j in pinned {
+            if let Some(p) = view.placement(j) {
+                if packer.claim_exact(j, p) {
+                    plan.push((j, p.clone(), None));
+                }
             }
         }
-    }
-    let mut order: Vec<&Share> = shares.iter().filter(|s| s.count > 0).collect();
-    order.sort_by_key(|s| (std::cmp::Reverse(s.count), s.job));
-    let mut failed = Vec::new();
-    for s in order {
-        match claim_between(&mut packer, view, s.job, s.min, s.count) {
-            Some(p) => plan.push((s.job, p, None)),
-            None => {
-                packer.release(s.job);
-                failed.push(s.job);
+        let mut order: Vec<&Share> = shares.iter().filter(|s| s.count > 0).collect();
+        if by_min {
+            order.sort_by_key(|s| (std::cmp::Reverse(s.min), std::cmp::Reverse(s.count), s.job));
+        } else {
+            order.sort_by_key(|s| (std::cmp::Reverse(s.count), s.job));
+        }
+        let mut failed = Vec::new();
+        for s in order {
+            match claim_between(&mut packer, view, s.job, s.min, s.count) {
+                Some(p) => plan.push((s.job, p, None)),
+                None => {
+                    packer.release(s.job);
+                    failed.push(s.job);
+                }
             }
         }
+        (plan, failed)
+    };
+    // Largest share first packs best; if that strands a job, place the
+    // largest minimums (rigid requests) first and let elastic shares shrink
+    // into what is left.
+    let first = attempt(false);
+    if first.1.is_empty() {
+        return first;
     }
-    (plan, failed)
+    let second = attempt(true);
+    if second.1.len() < first.1.len() {
+        second
+    } else {
+        first
+    }
 }
 
 /// Computes shares, places them, and recomputes without the jobs that could
@@ -135,12 +154,32 @@ pub fn place_with_retry(
     let mut excluded = BTreeSet::new();
     for round in 0..6 {
         let shares = compute(&excluded);
-        let (plan, failed) = plan_shares(view, pinned, &shares);
+        let (mut plan, failed) = plan_shares(view, pinned, &shares);
         if failed.is_empty() || round == 5 {
+            backfill(view, &mut plan);
             out.apply_plan(view, plan);
             return;
         }
         excluded.extend(failed);
+    }
+}
+
+/// Gives GPUs left idle by fragmentation to jobs the plan leaves without
+/// any (their first grant, in arrival order): a waiting job never watches
+/// a GPU it could use sit idle.
+pub fn backfill(view: &View, plan: &mut Plan) {
+    let mut packer = Packer::idle_only(view.cluster, view.rule, plan.iter().map(|(_, p, _)| p));
+    for &j in view.active.iter() {
+        if packer.free_total() == 0 {
+            break;
+        }
+        if plan.iter().any(|(x, _, _)| *x == j) {
+            continue;
+        }
+        let min = first_grant(view, j);
+        if let Some(p) = claim_between(&mut packer, view, j, min, min) {
+            plan.push((j, p, None));
+        }
     }
 }
 

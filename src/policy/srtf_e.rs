@@ -163,9 +163,30 @@ impl Policy for SrtfE {
                 cap: c,
             })
             .collect();
-        let (plan, failed) = plan_shares(view, &pins, &shares);
-        // If the expanded shares do not fit (fragmentation), keep the plain plan.
-        out.apply_plan(view, if failed.is_empty() { plan } else { gang });
+        let (mut plan, failed) = plan_shares(view, &pins, &shares);
+        if !failed.is_empty() {
+            // The expanded shares do not fit (fragmentation): keep the plain plan.
+            out.apply_plan(view, gang);
+            return;
+        }
+        // The new packing may leave room for a job the plain walk could not
+        // place: the primary goal comes first, so place it.
+        if view.rule != crate::cluster::PlacementRule::NetPack {
+            let mut packer = crate::cluster::Packer::idle_only(
+                view.cluster,
+                view.rule,
+                plan.iter().map(|(_, p, _)| p),
+            );
+            for &j in &order {
+                if plan.iter().any(|(x, _, _)| *x == j) || packer.free_total() == 0 {
+                    continue;
+                }
+                if let Some(p) = super::claim_count(&mut packer, view, j, view.spec(j).gpus) {
+                    plan.push((j, p, None));
+                }
+            }
+        }
+        out.apply_plan(view, plan);
     }
 
     fn clone_box(&self) -> Box<dyn Policy> {

@@ -18,7 +18,7 @@
 //! The quantum is 2 h for full-scale traces (footnote 11) and scales with
 //! the trace: `quantum_s x time_scale` (72 s at 1 %, 14.4 s at 0.2 %).
 
-use super::super::alloc::{pinned, place_with_retry, plan_shares, Share};
+use super::super::alloc::{claim_between, first_grant, pinned, place_with_retry, Plan, Share};
 use super::super::{Policy, PolicyInfo, Trigger, ROUND_PARAM_EVENTS};
 use super::share::{allocate, mix, Knowledge};
 use super::{entries, to_shares};
@@ -114,49 +114,58 @@ impl AfsP {
         (held / self.unit + EPS).floor()
     }
 
-    /// Processor sharing for n > M: returns the shares and sets quanta.
-    fn time_share(&mut self, view: &View, jobs: &[u32], free: u32) -> Vec<Share> {
-        let mut left = free;
-        let mut shares = Vec::new();
+    /// Processor sharing for n > M: places the jobs that hold a GPU (jobs
+    /// whose quantum runs keep theirs, then the smallest counters; a job that
+    /// cannot be placed is skipped) and sets their quanta.
+    fn time_share(&mut self, view: &View, pinned: &[u32], jobs: &[u32]) -> Plan {
+        let mut packer = view.packer_replan();
+        let mut plan = Vec::new();
+        for &j in pinned {
+            if let Some(p) = view.placement(j) {
+                if packer.claim_exact(j, p) {
+                    plan.push((j, p.clone(), None));
+                }
+            }
+        }
         let mut rest = Vec::new();
         for &j in jobs {
             let held = view.executed_s(j);
-            let min = super::super::alloc::first_grant(view, j);
+            let min = first_grant(view, j);
             if view.is_running(j) {
                 let q = &mut self.q_end[j as usize];
                 if q.is_nan() {
                     // The quantum it is in continues (n just exceeded M).
                     *q = (held / self.unit - EPS).ceil().max(1.0) * self.unit;
                 }
-                if held < *q - EPS * self.unit && min <= left {
-                    left -= min;
-                    shares.push(Share {
-                        job: j,
-                        count: min,
-                        min,
-                        cap: min,
-                    });
-                    continue;
+                if held < *q - EPS * self.unit {
+                    if let Some(p) = claim_between(&mut packer, view, j, min, min) {
+                        plan.push((j, p, None));
+                        continue;
+                    }
+                    packer.release(j);
                 }
             }
-            rest.push((self.counter(held), j, min, held));
+            rest.push((self.counter(held), j, min));
         }
         rest.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-        for (c, j, min, _) in rest {
-            if min <= left {
-                left -= min;
-                self.q_end[j as usize] = (c + 1.0) * self.unit;
-                shares.push(Share {
-                    job: j,
-                    count: min,
-                    min,
-                    cap: min,
-                });
+        for (c, j, min) in rest {
+            let got = if packer.free_total() >= min {
+                claim_between(&mut packer, view, j, min, min)
             } else {
-                self.q_end[j as usize] = f64::NAN;
+                None
+            };
+            match got {
+                Some(p) => {
+                    self.q_end[j as usize] = (c + 1.0) * self.unit;
+                    plan.push((j, p, None));
+                }
+                None => {
+                    packer.release(j);
+                    self.q_end[j as usize] = f64::NAN;
+                }
             }
         }
-        shares
+        plan
     }
 }
 
@@ -185,11 +194,7 @@ impl Policy for AfsP {
             .filter(|j| !pinned.contains(j))
             .collect();
         if jobs.len() > free as usize {
-            let shares = self.time_share(view, &jobs, free);
-            let (plan, failed) = plan_shares(view, &pinned, &shares);
-            for j in failed {
-                self.q_end[j as usize] = f64::NAN;
-            }
+            let plan = self.time_share(view, &pinned, &jobs);
             // Wake at the first quantum end among the jobs that hold GPUs.
             let mut wake = f64::INFINITY;
             for &j in &pinned {
