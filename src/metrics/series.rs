@@ -75,10 +75,11 @@ impl TimeSeries {
 
     /// Time-weighted mean of a column over the run.
     pub fn time_mean(&self, column: &[f64]) -> f64 {
-        let mut acc = 0.0;
-        for i in 0..self.len().saturating_sub(1) {
-            acc += column[i] * (self.t[i + 1] - self.t[i]);
-        }
+        let acc: f64 = column
+            .iter()
+            .zip(self.t.windows(2))
+            .map(|(v, w)| v * (w[1] - w[0]))
+            .sum();
         let span = self.t.last().unwrap_or(&0.0) - self.t.first().unwrap_or(&0.0);
         if span > 0.0 {
             acc / span

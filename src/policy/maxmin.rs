@@ -6,7 +6,7 @@
 //! capped job can use stay idle. Under `engine.placement=netpack` the shares
 //! are regulated and placed by network packing (AFS §4.4).
 
-use super::alloc::{plan_shares, Share};
+use super::alloc::{plan_shares, Plan, Share};
 use super::{claim_elastic, claim_rigid, Policy, PolicyInfo, Trigger, ROUND_PARAM_EVENTS};
 use crate::cluster::PlacementRule;
 use crate::error::Result;
@@ -77,14 +77,7 @@ impl MaxMin {
         caps: &[u32],
         pinned: &[bool],
         shares: &[u32],
-    ) -> (
-        Vec<(
-            u32,
-            crate::cluster::Placement,
-            Option<crate::perf::BatchChoice>,
-        )>,
-        Vec<usize>,
-    ) {
+    ) -> (Plan, Vec<usize>) {
         let mut packer = view.packer_replan();
         let mut plan = Vec::new();
         for i in (0..jobs.len()).filter(|&i| pinned[i]) {

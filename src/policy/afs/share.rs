@@ -189,9 +189,7 @@ fn replaces(x: &Entry, y: &Entry, knowledge: Knowledge, seed: u64) -> bool {
         Knowledge::NoLength { random } => {
             if hy > gx {
                 true
-            } else if hx > gy {
-                false
-            } else if x.job == y.job {
+            } else if hx > gy || x.job == y.job {
                 false
             } else if random {
                 let (lo, hi) = if x.job < y.job { (x, y) } else { (y, x) };
