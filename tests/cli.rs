@@ -253,7 +253,15 @@ fn table_and_timeline_outputs() {
 
 #[test]
 fn reproduce_afs_prints_the_comparison() {
-    let (code, out, err) = schedlab(&["reproduce", "afs", "--jobs", "40", "--traces", "4,7", "--quiet"]);
+    let (code, out, err) = schedlab(&[
+        "reproduce",
+        "afs",
+        "--jobs",
+        "40",
+        "--traces",
+        "4,7",
+        "--quiet",
+    ]);
     assert_eq!(code, 0, "{err}");
     for needle in [
         "Average JCT (hours)",
@@ -267,7 +275,17 @@ fn reproduce_afs_prints_the_comparison() {
     ] {
         assert!(out.contains(needle), "missing {needle}:\n{out}");
     }
-    let (code, out, err) = schedlab(&["reproduce", "afs", "--jobs", "30", "--traces", "4", "--format", "json", "--quiet"]);
+    let (code, out, err) = schedlab(&[
+        "reproduce",
+        "afs",
+        "--jobs",
+        "30",
+        "--traces",
+        "4",
+        "--format",
+        "json",
+        "--quiet",
+    ]);
     assert_eq!(code, 0, "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     let runs = v["report"]["traces"][0]["runs"].as_array().unwrap();
@@ -283,7 +301,16 @@ fn reproduce_and_bench_reject_bad_targets() {
         &["reproduce", "afs", "--traces", "12"],
         &["reproduce", "afs", "--jobs", "0"],
         &["reproduce", "afs", "--format", "csv"],
-        &["reproduce", "afs", "--set", "engine.reconfig=magic", "--traces", "4", "--jobs", "5"],
+        &[
+            "reproduce",
+            "afs",
+            "--set",
+            "engine.reconfig=magic",
+            "--traces",
+            "4",
+            "--jobs",
+            "5",
+        ],
         &["bench", "nosuch"],
     ] {
         let (code, _, err) = schedlab(args);
