@@ -19,6 +19,8 @@ pub mod policy;
 pub mod report;
 pub mod repro;
 pub mod sim;
+pub mod solve;
+pub mod web;
 pub mod workload;
 
 #[cfg(not(target_arch = "wasm32"))]

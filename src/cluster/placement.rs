@@ -324,6 +324,20 @@ impl<'c> Packer<'c> {
         ok
     }
 
+    /// Returns a claimed placement's GPUs to the free pool (evictions).
+    pub fn unclaim(&mut self, placement: &Placement) {
+        for s in &placement.shares {
+            let back = s.mask & !self.free[s.node as usize];
+            self.free[s.node as usize] |= back;
+            self.free_by_kind[placement.kind.0 as usize] += back.count_ones();
+        }
+    }
+
+    /// Unclaimed GPUs on one node.
+    pub fn free_on(&self, node: u32) -> u32 {
+        self.free[node as usize].count_ones()
+    }
+
     /// Finds a placement in `avail` without claiming it.
     fn find(
         &self,
@@ -463,11 +477,13 @@ mod tests {
         // 2 GPUs: a fresh node.
         let c2 = p.claim(3, t4(), 2).unwrap();
         assert_ne!(c2.shares[0].node, a.shares[0].node);
-        // 3 GPUs cannot be split over the 2 + 4 free GPUs? 4 are free on one node.
-        assert!(p.claim(4, t4(), 3).is_some());
-        // Now 2 + 1 GPUs are free on two nodes; 3 cannot fit and is not split.
+        // 3 GPUs go to the node that still has all 4 free.
+        let d = p.claim(4, t4(), 3).unwrap();
+        assert_eq!(d.shares[0].node, 2);
+        // 2 + 1 GPUs are free on two nodes: 3 cannot fit and is never split.
         assert_eq!(p.free_of(t4()), 3);
         assert!(p.claim(5, t4(), 3).is_none());
+        assert!(p.claim(5, t4(), 2).is_some());
     }
 
     #[test]
@@ -478,11 +494,13 @@ mod tests {
         assert_eq!(a.per_node().iter().copied().max(), Some(4));
         assert_eq!(a.gpus(), 6);
         assert_eq!(a.nodes(), 2);
-        // The 1-GPU job fills the partial node (best fit), two whole nodes stay.
+        // The 1-GPU job fills the partial node (best fit).
         let b = p.claim(2, t4(), 1).unwrap();
-        assert!(a.shares.iter().any(|s| s.node == b.shares[0].node));
-        assert!(p.claim(3, t4(), 8).is_some());
-        // 9 GPUs would need a third node: only one GPU is left.
+        assert_eq!(b.shares[0].node, a.shares[1].node);
+        // 8 GPUs take the two whole free nodes; then 2 GPUs no longer fit.
+        let c8 = p.claim(3, t4(), 8).unwrap();
+        assert_eq!(c8.per_node(), vec![4, 4]);
+        assert_eq!(p.free_of(t4()), 1);
         assert!(p.claim(4, t4(), 2).is_none());
     }
 

@@ -226,8 +226,8 @@ pub fn time_series(
                     share[j] = 0;
                     ce -= ratio[j];
                     ratio[j] = 0.0;
-                    if s.progress.is_finite() {
-                        inv_r[j] = remaining_inv(j, s.progress);
+                    if s.progress_end.is_finite() {
+                        inv_r[j] = remaining_inv(j, s.progress_end * outcome.jobs[j].work);
                     }
                 }
             }

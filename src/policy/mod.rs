@@ -10,6 +10,8 @@ mod common;
 mod fifo;
 mod maxmin;
 mod optimus;
+pub mod pollux;
+pub mod sia;
 mod srtf;
 mod srtf_e;
 mod themis;
@@ -94,6 +96,8 @@ pub fn registry() -> &'static [PolicyInfo] {
         themis::INFO,
         srtf_e::SRTF_E_INFO,
         srtf_e::SRSF_E_INFO,
+        sia::INFO,
+        pollux::INFO,
     ]
 }
 

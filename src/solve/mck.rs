@@ -1,0 +1,554 @@
+//! Multiple-choice knapsack with several capacity rows: pick at most one
+//! option per item to maximise total weight within per-resource capacities.
+//! This is the shape of Sia's ILP (items = jobs, options = configurations,
+//! resources = GPU types; spec seed004 §2.5, E16) and of other allocation
+//! problems.
+//!
+//! Three methods, each answer checked by [`Mck::check`]:
+//! - `Exact`: the binary program by branch-and-bound (microlp, node budget);
+//! - `LpShim`: the LP relaxation, then the integerisation shim of spec
+//!   seed004 §2.10 (each item takes the option with the largest LP value that
+//!   still fits; items the LP left fractional go last);
+//! - `Greedy`: options by weight per unit of resource, best first.
+//! A failing method falls back to the next one and says why.
+
+use super::model::{Cmp, Model, Sense, SolveOptions};
+use serde::Serialize;
+
+/// How many cheap donors join the shim's exact repair.
+const REPAIR_DONORS: usize = 16;
+
+/// One option of an item: its weight and what it uses of each resource.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Choice {
+    pub weight: f64,
+    /// (resource index, amount) pairs.
+    pub usage: Vec<(usize, u32)>,
+}
+
+/// An item: its options, and optionally one it must take.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Item {
+    pub choices: Vec<Choice>,
+    pub forced: Option<usize>,
+}
+
+/// The problem.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Mck {
+    pub items: Vec<Item>,
+    pub capacity: Vec<u32>,
+}
+
+/// Solution methods.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Method {
+    Exact,
+    /// LP relaxation, the thesis shim, then an exact repair of the few
+    /// items the shim had to round (fractional or left out).
+    LpShim,
+    /// LP relaxation and the thesis shim verbatim (COpter spec §2.6).
+    LpShimPlain,
+    Greedy,
+}
+
+/// The chosen option per item and how it was found.
+#[derive(Debug, Clone, Serialize)]
+pub struct MckResult {
+    pub pick: Vec<Option<usize>>,
+    pub objective: f64,
+    pub method: Method,
+    /// Set when the requested method failed and another answered.
+    pub fallback: Option<String>,
+    /// Items the LP relaxation left fractional (LpShim only).
+    pub fractional_items: usize,
+    /// Proven optimal (Exact only).
+    pub optimal: bool,
+}
+
+impl Mck {
+    /// Total weight of a pick.
+    pub fn objective_of(&self, pick: &[Option<usize>]) -> f64 {
+        pick.iter()
+            .zip(&self.items)
+            .filter_map(|(p, it)| p.map(|c| it.choices[c].weight))
+            .sum()
+    }
+
+    /// Checks one option per item, forced options taken, capacities respected.
+    pub fn check(&self, pick: &[Option<usize>]) -> Result<(), String> {
+        if pick.len() != self.items.len() {
+            return Err("pick length differs from item count".into());
+        }
+        let mut used = vec![0u64; self.capacity.len()];
+        for (i, (p, it)) in pick.iter().zip(&self.items).enumerate() {
+            if let Some(f) = it.forced {
+                if *p != Some(f) {
+                    return Err(format!("item {i} must take option {f}"));
+                }
+            }
+            if let Some(c) = p {
+                let ch = it
+                    .choices
+                    .get(*c)
+                    .ok_or_else(|| format!("item {i} has no option {c}"))?;
+                for (r, a) in &ch.usage {
+                    used[*r] += *a as u64;
+                }
+            }
+        }
+        for (r, (u, cap)) in used.iter().zip(&self.capacity).enumerate() {
+            if *u > *cap as u64 {
+                return Err(format!("resource {r}: {u} used > capacity {cap}"));
+            }
+        }
+        Ok(())
+    }
+
+    /// Capacities left after the forced options.
+    fn residual(&self) -> Result<Vec<u32>, String> {
+        let mut left: Vec<i64> = self.capacity.iter().map(|c| *c as i64).collect();
+        for it in &self.items {
+            if let Some(f) = it.forced {
+                for (r, a) in &it.choices[f].usage {
+                    left[*r] -= *a as i64;
+                }
+            }
+        }
+        if let Some(r) = left.iter().position(|l| *l < 0) {
+            return Err(format!("forced options exceed resource {r}"));
+        }
+        Ok(left.into_iter().map(|l| l as u32).collect())
+    }
+
+    /// Solves with `method`, falling back Exact -> LpShim -> Greedy.
+    pub fn solve(&self, method: Method, node_limit: u64) -> MckResult {
+        let mut why = None;
+        let mut order = vec![method];
+        for m in [
+            Method::Exact,
+            Method::LpShim,
+            Method::LpShimPlain,
+            Method::Greedy,
+        ] {
+            if !order.contains(&m) && (m as u8) > (method as u8) {
+                order.push(m);
+            }
+        }
+        for m in order {
+            let attempt = match m {
+                Method::Exact => self.exact(node_limit),
+                Method::LpShim => self.lp_shim(true, node_limit),
+                Method::LpShimPlain => self.lp_shim(false, node_limit),
+                Method::Greedy => self.greedy(),
+            };
+            match attempt.and_then(|r| self.check(&r.pick).map(|_| r)) {
+                Ok(mut r) => {
+                    r.fallback = why;
+                    return r;
+                }
+                Err(e) => {
+                    why = Some(match why {
+                        None => format!("{m:?} failed: {e}"),
+                        Some(w) => format!("{w}; {m:?} failed: {e}"),
+                    })
+                }
+            }
+        }
+        // Greedy only fails if the forced options alone do not fit: honour them anyway.
+        let pick: Vec<Option<usize>> = self.items.iter().map(|it| it.forced).collect();
+        MckResult {
+            objective: self.objective_of(&pick),
+            pick,
+            method: Method::Greedy,
+            fallback: why,
+            fractional_items: 0,
+            optimal: false,
+        }
+    }
+
+    /// Builds the program over free items (forced ones pre-subtracted).
+    fn model(
+        &self,
+        left: &[u32],
+        only: Option<&[bool]>,
+    ) -> (Model, Vec<(usize, usize, super::model::Var)>) {
+        let mut m = Model::new(Sense::Maximize);
+        let mut vars = Vec::new();
+        let mut per_resource: Vec<Vec<(super::model::Var, f64)>> =
+            vec![Vec::new(); self.capacity.len()];
+        for (i, it) in self.items.iter().enumerate() {
+            if it.forced.is_some() || only.is_some_and(|o| !o[i]) {
+                continue;
+            }
+            let mut row = Vec::new();
+            for (c, ch) in it.choices.iter().enumerate() {
+                if ch.weight <= 0.0 || ch.usage.iter().any(|(r, a)| *a > left[*r]) {
+                    continue;
+                }
+                let v = m.binary(ch.weight);
+                row.push((v, 1.0));
+                for (r, a) in &ch.usage {
+                    per_resource[*r].push((v, *a as f64));
+                }
+                vars.push((i, c, v));
+            }
+            if row.len() > 1 {
+                m.constraint(row, Cmp::Le, 1.0);
+            }
+        }
+        for (r, coeffs) in per_resource.into_iter().enumerate() {
+            if !coeffs.is_empty() {
+                m.constraint(coeffs, Cmp::Le, left[r] as f64);
+            }
+        }
+        (m, vars)
+    }
+
+    fn base_pick(&self) -> Vec<Option<usize>> {
+        self.items.iter().map(|it| it.forced).collect()
+    }
+
+    fn exact(&self, node_limit: u64) -> Result<MckResult, String> {
+        let left = self.residual()?;
+        let (m, vars) = self.model(&left, None);
+        let mut pick = self.base_pick();
+        let mut optimal = true;
+        if m.num_vars() > 0 {
+            let opts = SolveOptions {
+                node_limit: Some(node_limit),
+                ..SolveOptions::default()
+            };
+            let s = m.solve(&opts).map_err(|e| e.to_string())?;
+            optimal = s.optimal;
+            for (i, c, v) in &vars {
+                if s.value(*v) > 0.5 {
+                    pick[*i] = Some(*c);
+                }
+            }
+        }
+        Ok(MckResult {
+            objective: self.objective_of(&pick),
+            pick,
+            method: Method::Exact,
+            fallback: None,
+            fractional_items: 0,
+            optimal,
+        })
+    }
+
+    fn lp_shim(&self, repair: bool, node_limit: u64) -> Result<MckResult, String> {
+        let left = self.residual()?;
+        let (m, vars) = self.model(&left, None);
+        let mut pick = self.base_pick();
+        let mut fractional = 0;
+        if m.num_vars() > 0 {
+            let opts = SolveOptions {
+                relax: true,
+                ..SolveOptions::default()
+            };
+            let s = m.solve(&opts).map_err(|e| e.to_string())?;
+            // Per item: options by LP value (then weight), and whether it is integral.
+            let mut by_item: Vec<Vec<(f64, usize)>> = vec![Vec::new(); self.items.len()];
+            for (i, c, v) in &vars {
+                by_item[*i].push((s.value(*v), *c));
+            }
+            // Integral rows first (their LP assignment always survives), then
+            // the fractional ones by descending largest LP value.
+            let mut order: Vec<(bool, f64, usize)> = Vec::new();
+            let mut is_fractional = vec![false; self.items.len()];
+            for (i, opts) in by_item.iter_mut().enumerate() {
+                if opts.is_empty() {
+                    continue;
+                }
+                let it = &self.items[i];
+                opts.sort_by(|a, b| {
+                    b.0.total_cmp(&a.0)
+                        .then(it.choices[b.1].weight.total_cmp(&it.choices[a.1].weight))
+                });
+                let top = opts[0].0;
+                let total: f64 = opts.iter().map(|o| o.0).sum();
+                let integral = top > 1.0 - 1e-6 || total < 1e-6;
+                if !integral {
+                    fractional += 1;
+                    is_fractional[i] = true;
+                }
+                if total >= 1e-6 {
+                    order.push((!integral, -top, i));
+                }
+            }
+            order.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)).then(a.2.cmp(&b.2)));
+            let mut cap = left.clone();
+            for (_, _, i) in order {
+                let it = &self.items[i];
+                let fit = by_item[i]
+                    .iter()
+                    .take_while(|(x, _)| *x > 1e-9)
+                    .map(|(_, c)| *c)
+                    .find(|c| it.choices[*c].usage.iter().all(|(r, a)| *a <= cap[*r]));
+                if let Some(c) = fit {
+                    for (r, a) in &it.choices[c].usage {
+                        cap[*r] -= a;
+                    }
+                    pick[i] = Some(c);
+                }
+            }
+            if repair {
+                self.repair(&mut pick, &mut cap, &is_fractional, node_limit);
+            }
+        }
+        Ok(MckResult {
+            objective: self.objective_of(&pick),
+            pick,
+            method: if repair {
+                Method::LpShim
+            } else {
+                Method::LpShimPlain
+            },
+            fallback: None,
+            fractional_items: fractional,
+            optimal: false,
+        })
+    }
+
+    /// Re-decides the items the shim had to round (fractional in the LP, or
+    /// left without an option) exactly, within the capacity the others
+    /// leave; then fills and upgrades greedily whatever remains.
+    fn repair(
+        &self,
+        pick: &mut [Option<usize>],
+        cap: &mut [u32],
+        is_fractional: &[bool],
+        node_limit: u64,
+    ) {
+        // The neighbourhood: items the shim rounded (fractional or left
+        // out), plus the picked items that give up GPUs most cheaply (the
+        // smallest weight lost per GPU freed by their best downgrade), which
+        // is where an exact answer usually differs from the rounded one.
+        let n = self.items.len();
+        let mut at_risk: Vec<bool> = (0..n)
+            .map(|i| self.items[i].forced.is_none() && (is_fractional[i] || pick[i].is_none()))
+            .collect();
+        let mut donors: Vec<(f64, usize)> = Vec::new();
+        for i in 0..n {
+            let (Some(c), None) = (pick[i], self.items[i].forced) else {
+                continue;
+            };
+            if at_risk[i] {
+                continue;
+            }
+            let it = &self.items[i];
+            let size = |ch: &Choice| ch.usage.iter().map(|(_, a)| *a).sum::<u32>();
+            let cur = &it.choices[c];
+            let mut best = cur.weight / size(cur).max(1) as f64; // dropping the item
+            for ch in &it.choices {
+                let freed = size(cur) as f64 - size(ch) as f64;
+                if freed > 0.0
+                    && ch
+                        .usage
+                        .iter()
+                        .all(|(r, _)| cur.usage.iter().any(|(rr, _)| rr == r))
+                {
+                    best = best.min((cur.weight - ch.weight) / freed);
+                }
+            }
+            donors.push((best, i));
+        }
+        donors.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        for (_, i) in donors.into_iter().take(REPAIR_DONORS) {
+            at_risk[i] = true;
+        }
+        let mut avail = cap.to_vec();
+        for i in 0..n {
+            if let (true, Some(c)) = (at_risk[i], pick[i]) {
+                for (r, a) in &self.items[i].choices[c].usage {
+                    avail[*r] += a;
+                }
+            }
+        }
+        let before: f64 = (0..n)
+            .filter(|&i| at_risk[i])
+            .filter_map(|i| pick[i].map(|c| self.items[i].choices[c].weight))
+            .sum();
+        let (m, vars) = self.model(&avail, Some(&at_risk));
+        if m.num_vars() > 0 {
+            let opts = SolveOptions {
+                node_limit: Some(node_limit),
+                ..SolveOptions::default()
+            };
+            if let Ok(sol) = m.solve(&opts) {
+                if sol.objective > before + 1e-12 {
+                    for i in 0..n {
+                        if at_risk[i] {
+                            pick[i] = None;
+                        }
+                    }
+                    let mut left = avail.clone();
+                    for (i, c, v) in &vars {
+                        if sol.value(*v) > 0.5 {
+                            pick[*i] = Some(*c);
+                            for (r, a) in &self.items[*i].choices[*c].usage {
+                                left[*r] -= a;
+                            }
+                        }
+                    }
+                    cap.copy_from_slice(&left);
+                }
+            }
+        }
+        self.fill(pick, cap);
+        self.upgrade(pick, cap);
+    }
+
+    /// 1-opt: moves any item to a heavier option that fits in the leftover
+    /// capacity plus what it frees, until nothing improves.
+    fn upgrade(&self, pick: &mut [Option<usize>], cap: &mut [u32]) {
+        loop {
+            let mut improved = false;
+            for (i, it) in self.items.iter().enumerate() {
+                if it.forced.is_some() {
+                    continue;
+                }
+                let cur_w = pick[i].map_or(0.0, |c| it.choices[c].weight);
+                let mut avail = cap.to_vec();
+                if let Some(c) = pick[i] {
+                    for (r, a) in &it.choices[c].usage {
+                        avail[*r] += a;
+                    }
+                }
+                let best = it
+                    .choices
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, ch)| {
+                        ch.weight > cur_w + 1e-12 && ch.usage.iter().all(|(r, a)| *a <= avail[*r])
+                    })
+                    .max_by(|a, b| a.1.weight.total_cmp(&b.1.weight).then(b.0.cmp(&a.0)));
+                if let Some((c, ch)) = best {
+                    for (r, a) in &ch.usage {
+                        avail[*r] -= a;
+                    }
+                    cap.copy_from_slice(&avail);
+                    pick[i] = Some(c);
+                    improved = true;
+                }
+            }
+            if !improved {
+                return;
+            }
+        }
+    }
+
+    /// Gives unpicked items the best-density option that still fits.
+    fn fill(&self, pick: &mut [Option<usize>], cap: &mut [u32]) {
+        let mut cands: Vec<(f64, usize, usize)> = Vec::new();
+        for (i, it) in self.items.iter().enumerate() {
+            if pick[i].is_some() || it.forced.is_some() {
+                continue;
+            }
+            for (c, ch) in it.choices.iter().enumerate() {
+                if ch.weight > 0.0 {
+                    let size: u32 = ch.usage.iter().map(|(_, a)| *a).sum::<u32>().max(1);
+                    cands.push((ch.weight / size as f64, i, c));
+                }
+            }
+        }
+        cands.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
+        for (_, i, c) in cands {
+            if pick[i].is_some() {
+                continue;
+            }
+            let ch = &self.items[i].choices[c];
+            if ch.usage.iter().all(|(r, a)| *a <= cap[*r]) {
+                for (r, a) in &ch.usage {
+                    cap[*r] -= a;
+                }
+                pick[i] = Some(c);
+            }
+        }
+    }
+
+    fn greedy(&self) -> Result<MckResult, String> {
+        let mut cap = self.residual()?;
+        let mut pick = self.base_pick();
+        self.fill(&mut pick, &mut cap);
+        Ok(MckResult {
+            objective: self.objective_of(&pick),
+            pick,
+            method: Method::Greedy,
+            fallback: None,
+            fractional_items: 0,
+            optimal: false,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ch(weight: f64, usage: &[(usize, u32)]) -> Choice {
+        Choice {
+            weight,
+            usage: usage.to_vec(),
+        }
+    }
+
+    /// The Sia thesis' running example (§3.3.4, Table 3.1 values, p = 1):
+    /// A = 1 node x 2 GPUs (resource 0), B = 1 node x 4 GPUs (resource 1).
+    /// The optimum puts J1 on (1,4,B) and J2 on (1,2,A), total 5.6.
+    #[test]
+    fn sia_running_example() {
+        let configs = [(0usize, 1u32), (0, 2), (1, 1), (1, 2), (1, 4)];
+        let j1 = [1.0, 1.5, 1.5, 2.5, 3.5];
+        let j2 = [1.2, 2.1, 1.0, 1.9, 3.6];
+        let item = |g: &[f64]| Item {
+            choices: configs
+                .iter()
+                .zip(g)
+                .map(|((r, n), w)| ch(*w, &[(*r, *n)]))
+                .collect(),
+            forced: None,
+        };
+        let p = Mck {
+            items: vec![item(&j1), item(&j2)],
+            capacity: vec![2, 4],
+        };
+        for m in [Method::Exact, Method::LpShim] {
+            let r = p.solve(m, 1000);
+            assert_eq!(r.pick, vec![Some(4), Some(1)], "{m:?}");
+            assert!((r.objective - 5.6).abs() < 1e-9);
+            assert!(r.fallback.is_none());
+        }
+    }
+
+    #[test]
+    fn forced_options_are_kept_and_capacity_respected() {
+        let p = Mck {
+            items: vec![
+                Item {
+                    choices: vec![ch(1.0, &[(0, 3)])],
+                    forced: Some(0),
+                },
+                Item {
+                    choices: vec![ch(5.0, &[(0, 2)]), ch(2.0, &[(0, 1)])],
+                    forced: None,
+                },
+            ],
+            capacity: vec![4],
+        };
+        for m in [
+            Method::Exact,
+            Method::LpShim,
+            Method::LpShimPlain,
+            Method::Greedy,
+        ] {
+            let r = p.solve(m, 1000);
+            assert_eq!(r.pick, vec![Some(0), Some(1)], "{m:?}");
+            p.check(&r.pick).unwrap();
+        }
+        assert!(p.check(&[None, Some(0)]).is_err());
+        assert!(p.check(&[Some(0), Some(0)]).is_err());
+    }
+}
