@@ -3,6 +3,7 @@
 
 mod bench;
 mod commands;
+mod models;
 mod reproduce;
 
 use crate::error::Error;
@@ -37,6 +38,11 @@ pub enum Command {
     Bench(bench::BenchArgs),
     /// Reproduce a paper's experiment beside its published numbers: afs.
     Reproduce(reproduce::ReproduceArgs),
+    /// Performance models: `fit DIR...` fits profile directories.
+    #[command(subcommand)]
+    Models(models::ModelsCommand),
+    /// Fidelity checks against external simulators: `pollux`.
+    Validate(models::ValidateArgs),
 }
 
 /// Runs the CLI; returns the process exit code (0 ok, 2 bad input, 1 other).
@@ -48,6 +54,8 @@ pub fn main() -> i32 {
         Command::Gen(a) => commands::gen(a),
         Command::Bench(a) => bench::bench(a),
         Command::Reproduce(a) => reproduce::reproduce(a),
+        Command::Models(c) => models::models(c),
+        Command::Validate(a) => models::validate(a),
     };
     match result {
         Ok(()) => 0,

@@ -21,7 +21,7 @@
 //! count), so CE is slightly optimistic during expansions.
 
 use crate::cluster::Cluster;
-use crate::perf::{BatchChoice, ModelZoo};
+use crate::perf::{BatchChoice, ModelZoo, Share};
 use crate::sim::Outcome;
 use crate::workload::JobSpec;
 use serde::Serialize;
@@ -89,15 +89,39 @@ impl TimeSeries {
     }
 }
 
+/// A job's rate on `gpus` GPUs of `kind` at the start of its run.
+fn rate(
+    zoo: &ModelZoo,
+    id: crate::perf::ModelId,
+    cluster: &Cluster,
+    kind: crate::cluster::GpuKind,
+    gpus: f64,
+    batch: u32,
+) -> f64 {
+    let share = Share {
+        kind,
+        share: gpus,
+        per_node: cluster.max_node_gpus(kind).max(1),
+        batch: BatchChoice::Fixed(batch),
+    };
+    zoo.rate_at_share(id, &share, 0.0)
+}
+
 /// One job's speedup on k GPUs over one GPU (0 on 0 GPUs).
-fn speedup(zoo: &ModelZoo, model: &str, kind: crate::cluster::GpuKind, k: u32, batch: u32) -> f64 {
+fn speedup(
+    zoo: &ModelZoo,
+    cluster: &Cluster,
+    model: &str,
+    kind: crate::cluster::GpuKind,
+    k: u32,
+    batch: u32,
+) -> f64 {
     let Some(id) = zoo.lookup(model) else {
         return 0.0;
     };
-    let b = BatchChoice::Fixed(batch);
-    let one = zoo.rate_at_share(id, kind, 1.0, b, 0.0);
+    let one = rate(zoo, id, cluster, kind, 1.0, batch);
     if one > 0.0 {
-        zoo.rate_at_share(id, kind, k as f64, b, 0.0) / one
+        rate(zoo, id, cluster, kind, k as f64, batch) / one
     } else {
         0.0
     }
@@ -156,7 +180,7 @@ pub fn time_series(
                 } else {
                     zoo.get(id).default_batch
                 };
-                zoo.rate_at_share(id, kind, 1.0, BatchChoice::Fixed(b), 0.0)
+                rate(zoo, id, cluster, kind, 1.0, b)
             })
         })
         .collect();
@@ -214,7 +238,14 @@ pub fn time_series(
                     share[j] = s.gpu_count;
                     busy += s.gpu_count;
                     ce -= ratio[j];
-                    ratio[j] = speedup(zoo, &outcome.jobs[j].model, s.kind, s.gpu_count, s.batch);
+                    ratio[j] = speedup(
+                        zoo,
+                        cluster,
+                        &outcome.jobs[j].model,
+                        s.kind,
+                        s.gpu_count,
+                        s.batch,
+                    );
                     ce += ratio[j];
                 }
                 Ev::End(k) => {

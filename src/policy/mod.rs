@@ -7,6 +7,7 @@
 pub mod afs;
 pub mod alloc;
 mod common;
+pub mod estimates;
 mod fifo;
 mod maxmin;
 mod optimus;

@@ -7,7 +7,7 @@ use super::timeline::{RoundStat, Timeline};
 use super::view::{Decision, View};
 use crate::cluster::{Cluster, GpuKind, Placement};
 use crate::error::{Error, Result};
-use crate::perf::{BatchChoice, ModelZoo, RateQuery};
+use crate::perf::{BatchChoice, Behaviour, ModelZoo, RateQuery};
 use crate::policy::{Policy, Trigger};
 use crate::workload::{Adaptivity, JobSpec, Trace};
 use serde::Serialize;
@@ -61,6 +61,8 @@ pub struct Outcome {
     /// The run stopped with jobs unfinished (policy starved them or max_days hit).
     pub incomplete: usize,
     pub stop_reason: String,
+    /// Adjustments the engine made to the input (e.g. clamped requests).
+    pub notes: Vec<String>,
 }
 
 /// A runnable (and forkable) simulation.
@@ -96,6 +98,8 @@ pub struct Simulation {
     timeline: Timeline,
     rounds: Vec<RoundStat>,
     stop_reason: Option<String>,
+    /// Adjustments made to the input (clamped requests), reported with the outcome.
+    notes: Vec<String>,
 }
 
 /// Calls with nothing running and nothing arriving before a round-based
@@ -129,7 +133,9 @@ impl Simulation {
         policy: Box<dyn Policy>,
         cfg: EngineConfig,
     ) -> Result<Simulation> {
-        let jobs = resolve_jobs(trace, &cluster, &zoo)?;
+        let mut specs = trace.jobs.clone();
+        let mut notes = Vec::new();
+        let jobs = resolve_jobs(trace, &mut specs, &cluster, &zoo, &mut notes)?;
         let trigger = policy.trigger();
         let first = trace.jobs.first().map_or(0.0, |j| j.arrival);
         let next_tick = trigger.round_s.map(|r| (first / r).ceil() * r);
@@ -159,7 +165,8 @@ impl Simulation {
             timeline: Timeline::default(),
             rounds: Vec::new(),
             stop_reason: None,
-            specs: Arc::new(trace.jobs.clone()),
+            specs: Arc::new(specs),
+            notes,
             cluster,
             zoo,
         })
@@ -583,8 +590,11 @@ impl Simulation {
     fn start_or_change(&mut self, id: u32, placement: Placement, batch: Option<BatchChoice>) {
         let now = self.now;
         let choice = self.batch_choice(id, batch);
-        let restart_cost =
-            self.zoo.get(self.jobs[id as usize].model).restart_s * self.cfg.restart_scale;
+        let restart_cost = self
+            .cfg
+            .restart_s
+            .unwrap_or(self.zoo.get(self.jobs[id as usize].model).restart_s)
+            * self.cfg.restart_scale;
         let gpu_ids = if self.cfg.record_timeline {
             placement.gpu_ids(&self.cluster)
         } else {
@@ -776,13 +786,13 @@ impl Simulation {
         self.refresh_rate(id, false);
     }
 
-    /// Recomputes a running job's rate (epoch boundary or new allocation).
+    /// Recomputes a running job's rate at an epoch boundary with the batch
+    /// choice of its allocation (a rigid batch stays fixed; adaptive jobs
+    /// re-optimise for the new epoch's efficiency).
     fn refresh_rate(&mut self, id: u32, at_boundary: bool) {
-        let choice = self.batch_choice(id, None);
-        let choice = match (choice, self.jobs[id as usize].batch) {
-            // A rigid batch stays what it was; adaptive jobs re-optimise.
-            (BatchChoice::Fixed(_), b) if b > 0 => BatchChoice::Fixed(b),
-            (c, _) => c,
+        let choice = match self.jobs[id as usize].choice {
+            Some(c) => c,
+            None => self.batch_choice(id, None),
         };
         self.refresh_rate_with(id, choice, at_boundary);
     }
@@ -805,8 +815,13 @@ impl Simulation {
             progress: st.progress,
         };
         let r = self.zoo.rate(st.model, &q);
-        st.rate = r.per_s.max(0.0);
+        let calibration = match (&self.zoo.get(st.model).behaviour, self.cfg.sia_calibration) {
+            (Behaviour::Goodput(g), true) if g.slowdown > 0.0 => 1.0 / g.slowdown,
+            _ => 1.0,
+        };
+        st.rate = (r.per_s * calibration).max(0.0);
         st.batch = r.batch;
+        st.choice = Some(choice);
         st.rate_until = if r.until_progress > st.progress {
             r.until_progress
         } else {
@@ -872,16 +887,28 @@ impl Simulation {
             events: self.events,
             incomplete: self.jobs.len() - self.completed,
             stop_reason: self.stop_reason.clone().unwrap_or_else(|| "running".into()),
+            notes: self.notes.clone(),
         }
     }
 }
 
 /// Resolves each job's model and total work, refusing jobs the cluster
 /// can never run.
-fn resolve_jobs(trace: &Trace, cluster: &Cluster, zoo: &ModelZoo) -> Result<Vec<JobState>> {
+///
+/// An elastic job whose request exceeds every GPU type (possible on a
+/// heterogeneous cluster) has its request clamped to the largest type, with
+/// a note; a rigid or type-pinned one is refused, as is any request larger
+/// than the whole cluster.
+fn resolve_jobs(
+    trace: &Trace,
+    specs: &mut [JobSpec],
+    cluster: &Cluster,
+    zoo: &ModelZoo,
+    notes: &mut Vec<String>,
+) -> Result<Vec<JobState>> {
     let file = trace.name.as_str();
-    let mut out = Vec::with_capacity(trace.jobs.len());
-    for spec in &trace.jobs {
+    let mut out = Vec::with_capacity(specs.len());
+    for spec in specs.iter_mut() {
         let line = spec.source_line as usize;
         let who = if line == 0 {
             format!("job '{}': ", spec.name)
@@ -918,6 +945,14 @@ fn resolve_jobs(trace: &Trace, cluster: &Cluster, zoo: &ModelZoo) -> Result<Vec<
         } else {
             cluster.max_gpus_one_type()
         };
+        let elastic = spec.adaptivity != Adaptivity::Rigid && spec.gpu_type.is_none();
+        if spec.gpus > limit && elastic && spec.gpus <= cluster.total_gpus {
+            notes.push(format!(
+                "job '{}' requests {} GPUs but no GPU type of '{}' has that many: its request is clamped to {limit}",
+                spec.name, spec.gpus, cluster.name
+            ));
+            spec.gpus = limit;
+        }
         if spec.gpus > limit {
             return Err(err(
                 "gpus",
@@ -945,7 +980,8 @@ fn resolve_jobs(trace: &Trace, cluster: &Cluster, zoo: &ModelZoo) -> Result<Vec<
                     progress: 0.0,
                 };
                 let r = zoo.rate(model, &q).per_s;
-                if r <= 0.0 || !r.is_finite() {
+                let work = zoo.work_for_duration(model, &q, d);
+                if r <= 0.0 || !r.is_finite() || work.is_nan() || work <= 0.0 {
                     return Err(err(
                         "model",
                         format!(
@@ -956,7 +992,7 @@ fn resolve_jobs(trace: &Trace, cluster: &Cluster, zoo: &ModelZoo) -> Result<Vec<
                         ),
                     ));
                 }
-                d * r
+                work
             }
             (None, None) => info.default_work.ok_or_else(|| {
                 err(
