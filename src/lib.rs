@@ -17,6 +17,7 @@ pub mod params;
 pub mod perf;
 pub mod policy;
 pub mod report;
+pub mod repro;
 pub mod sim;
 pub mod solve;
 pub mod validate;

@@ -278,6 +278,8 @@ fn result_object(
     set(&s, "util", &f64s(&f.series.util));
     set(&s, "queue", &f64s(&f.series.queue));
     set(&s, "running", &f64s(&f.series.running));
+    set(&s, "ce", &f64s(&f.series.ce));
+    set(&s, "bi", &f64s(&f.series.bi));
     set(&obj, "series", &s);
     let c = Object::new();
     set(&c, "x", &f64s(&f.cdf_x));

@@ -250,3 +250,73 @@ fn table_and_timeline_outputs() {
     assert_eq!(v.as_array().unwrap().len(), 2);
     assert!(!v[0]["timeline"]["segments"].as_array().unwrap().is_empty());
 }
+
+#[test]
+fn reproduce_afs_prints_the_comparison() {
+    let (code, out, err) = schedlab(&[
+        "reproduce",
+        "afs",
+        "--jobs",
+        "40",
+        "--traces",
+        "4,7",
+        "--quiet",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    for needle in [
+        "Average JCT (hours)",
+        "99th-percentile JCT (hours)",
+        "AFS-L/SRTF [1.2-2.7]",
+        "AFS-P/Tiresias-L [1.9-3.1]",
+        "AFS-P/Themis [1.2-2.2]",
+        "in range",
+        "AFS-L < SRTF, SRSF, Optimus",
+        "tiresias@peak",
+    ] {
+        assert!(out.contains(needle), "missing {needle}:\n{out}");
+    }
+    let (code, out, err) = schedlab(&[
+        "reproduce",
+        "afs",
+        "--jobs",
+        "30",
+        "--traces",
+        "4",
+        "--format",
+        "json",
+        "--quiet",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let runs = v["report"]["traces"][0]["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 14);
+    assert!(runs.iter().all(|r| r["completed"] == 30), "{out}");
+    assert!(v["checks"].as_array().unwrap().len() >= 10);
+}
+
+#[test]
+fn reproduce_and_bench_reject_bad_targets() {
+    for args in [
+        &["reproduce", "nosuch"][..],
+        &["reproduce", "afs", "--traces", "12"],
+        &["reproduce", "afs", "--jobs", "0"],
+        &["reproduce", "afs", "--format", "csv"],
+        &[
+            "reproduce",
+            "afs",
+            "--set",
+            "engine.reconfig=magic",
+            "--traces",
+            "4",
+            "--jobs",
+            "5",
+        ],
+        &["bench", "nosuch"],
+    ] {
+        let (code, _, err) = schedlab(args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.starts_with("error: "), "{err}");
+    }
+    let (_, _, err) = schedlab(&["reproduce", "nosuch"]);
+    assert!(err.contains("known: afs"), "{err}");
+}

@@ -70,7 +70,8 @@ fn build_trace(raw: &[(f64, u32, f64, usize, u8, bool)], cluster: &Cluster) -> T
 /// The smallest request a waiting job could start with under a policy:
 /// gang policies run jobs at their request, elastic ones from one GPU.
 fn min_request(policy: &str, spec: &JobSpec) -> u32 {
-    if spec.adaptivity == Adaptivity::Rigid || policy != "maxmin" {
+    let elastic = matches!(policy, "maxmin" | "afs-l" | "afs-p" | "afs-s" | "optimus");
+    if spec.adaptivity == Adaptivity::Rigid || !elastic {
         spec.gpus
     } else {
         1
@@ -93,7 +94,8 @@ fn fast(policy: &str) -> Vec<(String, String)> {
 fn work_conserving(name: &str, params: &[(String, String)]) -> bool {
     match name {
         "fifo" => params.iter().any(|(k, v)| k == "backfill" && v == "true"),
-        "srtf" | "srsf" | "tiresias" | "maxmin" => true,
+        "srtf" | "srsf" | "tiresias" | "maxmin" | "afs-l" | "afs-p" | "afs-s" | "optimus"
+        | "srtf-e" | "srsf-e" => true,
         _ => false,
     }
 }

@@ -4,6 +4,7 @@
 mod bench;
 mod commands;
 mod models;
+mod reproduce;
 
 use crate::error::Error;
 use clap::{Parser, Subcommand};
@@ -33,8 +34,10 @@ pub enum Command {
     },
     /// Generate a synthetic trace with a seeded generator.
     Gen(commands::GenArgs),
-    /// Benchmarks: `engine` (jobs simulated per second).
+    /// Benchmarks: `engine` (jobs simulated per second), `afs` (AFS-L on 50,000 jobs, 1,024 GPUs).
     Bench(bench::BenchArgs),
+    /// Reproduce a paper's experiment beside its published numbers: afs.
+    Reproduce(reproduce::ReproduceArgs),
     /// Performance models: `fit DIR...` fits profile directories.
     #[command(subcommand)]
     Models(models::ModelsCommand),
@@ -50,6 +53,7 @@ pub fn main() -> i32 {
         Command::List { what, json } => commands::list(&what, json),
         Command::Gen(a) => commands::gen(a),
         Command::Bench(a) => bench::bench(a),
+        Command::Reproduce(a) => reproduce::reproduce(a),
         Command::Models(c) => models::models(c),
         Command::Validate(a) => models::validate(a),
     };

@@ -2,6 +2,7 @@
 //! placement of allocations on physical GPUs.
 
 mod gpu;
+pub mod netpack;
 mod placement;
 mod spec;
 

@@ -62,6 +62,36 @@ impl Placement {
                 .all(|(a, b)| a.node == b.node && a.count() == b.count())
     }
 
+    /// The GPUs both placements hold (None if they share none).
+    pub fn intersect(&self, other: &Placement) -> Option<Placement> {
+        if self.kind != other.kind {
+            return None;
+        }
+        let shares: Vec<NodeShare> = self
+            .shares
+            .iter()
+            .filter_map(|a| {
+                let b = other.shares.iter().find(|b| b.node == a.node)?;
+                let mask = a.mask & b.mask;
+                (mask != 0).then_some(NodeShare { node: a.node, mask })
+            })
+            .collect();
+        (!shares.is_empty()).then_some(Placement {
+            kind: self.kind,
+            shares,
+        })
+    }
+
+    /// Does this placement hold every GPU of `other`?
+    pub fn contains(&self, other: &Placement) -> bool {
+        self.kind == other.kind
+            && other.shares.iter().all(|b| {
+                self.shares
+                    .iter()
+                    .any(|a| a.node == b.node && a.mask & b.mask == b.mask)
+            })
+    }
+
     /// Cluster-wide GPU indices.
     pub fn gpu_ids(&self, cluster: &Cluster) -> Vec<u32> {
         let mut out = Vec::with_capacity(self.gpus() as usize);
@@ -86,6 +116,11 @@ pub enum PlacementRule {
     Packed,
     /// Any free GPUs of the type, fewest nodes first.
     Any,
+    /// CoDDL network packing (AFS §4.4): elastic policies regulate their
+    /// shares and place them with `cluster::netpack`; single claims through
+    /// a packer behave as `Packed`.
+    #[serde(rename = "netpack")]
+    NetPack,
 }
 
 /// A tentative assignment of GPUs to jobs, built claim by claim.
@@ -319,7 +354,7 @@ impl<'c> Packer<'c> {
         };
         let nodes = self.cluster.nodes.iter().filter(|n| n.kind == kind);
         match self.rule {
-            PlacementRule::Packed => {
+            PlacementRule::Packed | PlacementRule::NetPack => {
                 let max_node = self.cluster.max_node_gpus(kind);
                 if count <= max_node {
                     // Best fit on a single node: prefer our old node, then the

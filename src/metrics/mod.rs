@@ -14,6 +14,15 @@
 //!   is the mean number of active jobs during its life; on a heterogeneous
 //!   cluster the isolated times per type are weighted by the type's share
 //!   of GPUs. A rigid job's share is its request time-sliced by v/request.
+//! - Over time (`series`): queue length QL, cluster efficiency CE, blocking
+//!   index BI (AFS §5) and the per-job share timeline; between runs
+//!   (`compare`): reduction rates, JCT blowup, per-length bins.
+
+mod compare;
+mod series;
+
+pub use compare::{blowup, length_bins, reduction, tail_reduction, LengthBin};
+pub use series::{share_steps, time_series, ShareSteps, TimeSeries};
 
 use crate::cluster::Cluster;
 use crate::num;
@@ -36,6 +45,8 @@ pub struct JobMetrics {
     pub gpu_s: f64,
     pub restarts: u32,
     pub preemptions: u32,
+    /// Share changes that kept none of the job's GPUs.
+    pub migrations: u32,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ftf_rho: Option<f64>,
 }
@@ -85,6 +96,7 @@ pub fn evaluate(
                 gpu_s: r.gpu_s,
                 restarts: r.restarts,
                 preemptions: r.preemptions,
+                migrations: r.migrations,
                 ftf_rho: jct.and_then(|j| ftf_rho(j, r, spec, cluster, zoo)),
             }
         })

@@ -250,6 +250,22 @@ impl ModelZoo {
         }
     }
 
+    /// The speedup curve and per-GPU speed of a model whose rate depends
+    /// only on the GPU count (not on progress, batch or nodes), so hot loops
+    /// can skip the general query. None for other models.
+    pub fn fixed_curve(&self, id: ModelId, kind: GpuKind) -> Option<(&SpeedupCurve, f64)> {
+        match &self.get(id).behaviour {
+            Behaviour::Curve { curve, type_speed } => {
+                let speed = type_speed
+                    .iter()
+                    .find(|(k, _)| *k == kind)
+                    .map_or(1.0, |(_, s)| *s);
+                Some((curve, speed))
+            }
+            _ => None,
+        }
+    }
+
     /// The progress at which a job at `progress` next changes rate
     /// whatever its allocation (an epoch boundary), or infinity.
     pub fn next_boundary(&self, id: ModelId, progress: f64) -> f64 {

@@ -16,7 +16,12 @@ pub fn kinds_for(view: &View, job: u32) -> Vec<GpuKind> {
 /// Claims exactly the job's requested GPUs on the first type where they fit,
 /// preferring the type it runs on now.
 pub fn claim_rigid(packer: &mut Packer, view: &View, job: u32) -> Option<Placement> {
-    let want = view.spec(job).gpus;
+    claim_count(packer, view, job, view.spec(job).gpus)
+}
+
+/// Claims exactly `want` GPUs on the first type where they fit, preferring
+/// the type the job runs on now.
+pub fn claim_count(packer: &mut Packer, view: &View, job: u32, want: u32) -> Option<Placement> {
     let mut kinds = kinds_for(view, job);
     if let Some(cur) = view.placement(job) {
         kinds.sort_by_key(|k| *k != cur.kind);
@@ -49,6 +54,20 @@ pub fn claim_elastic(packer: &mut Packer, view: &View, job: u32, count: u32) -> 
 /// `rigid_batch` runs every job at the trace's batch size. Returns the jobs
 /// that hold GPUs after the decision.
 pub fn gang_walk(view: &View, order: &[u32], out: &mut Decision, rigid_batch: bool) -> Vec<u32> {
+    let (plan, placed) = gang_plan(view, order, rigid_batch, &|j| view.spec(j).gpus);
+    out.apply_plan(view, plan);
+    placed
+}
+
+/// The plan of [`gang_walk`] with `want(job)` GPUs per job (the request, or
+/// the peak-throughput count for the max-GPU variants), not yet applied.
+/// Returns the plan and the jobs it places, in priority order.
+pub fn gang_plan(
+    view: &View,
+    order: &[u32],
+    rigid_batch: bool,
+    want: &dyn Fn(u32) -> u32,
+) -> (crate::policy::alloc::Plan, Vec<u32>) {
     let mut packer = view.packer_replan();
     let mut plan = Vec::new();
     let batch = |j: u32| rigid_batch.then(|| BatchChoice::Fixed(view.rigid_batch(j)));
@@ -66,13 +85,31 @@ pub fn gang_walk(view: &View, order: &[u32], out: &mut Decision, rigid_batch: bo
         if pinned.contains(&j) {
             continue;
         }
-        if let Some(p) = claim_rigid(&mut packer, view, j) {
+        if let Some(p) = claim_count(&mut packer, view, j, want(j)) {
             plan.push((j, p, batch(j)));
         } else {
             packer.release(j);
         }
     }
     let placed = plan.iter().map(|(j, _, _)| *j).collect();
-    out.apply_plan(view, plan);
-    placed
+    (plan, placed)
 }
+
+/// The GPU count a gang-scheduled job asks for: its request (`peak` false)
+/// or, for the max-GPU variants of AFS §5.2 (spec seed003 §3.8), the GPU
+/// count at its peak throughput (elastic jobs only; rigid ones keep theirs).
+pub fn gang_request(view: &View, job: u32, peak: bool) -> u32 {
+    if peak && view.spec(job).adaptivity != crate::workload::Adaptivity::Rigid {
+        view.max_useful_gpus(job)
+    } else {
+        view.spec(job).gpus
+    }
+}
+
+/// The declared `request` parameter of the gang policies.
+pub const REQUEST_PARAM: crate::params::ParamSpec = crate::params::ParamSpec::choice(
+    "request",
+    "trace",
+    &["trace", "peak"],
+    "GPUs each job gets when scheduled: its trace request, or the count at its peak throughput (AFS §5.2's max-GPU variant; rigid jobs keep their request)",
+);

@@ -3,9 +3,12 @@
 //! (when there are more jobs than GPUs the latest arrivals wait), then GPUs
 //! are dealt round-robin, one at a time, to jobs below their useful maximum
 //! until GPUs run out. Rigid jobs get their full request or nothing. GPUs no
-//! capped job can use stay idle.
+//! capped job can use stay idle. Under `engine.placement=netpack` the shares
+//! are regulated and placed by network packing (AFS §4.4).
 
+use super::alloc::{plan_shares, Plan, Share};
 use super::{claim_elastic, claim_rigid, Policy, PolicyInfo, Trigger, ROUND_PARAM_EVENTS};
+use crate::cluster::PlacementRule;
 use crate::error::Result;
 use crate::params::{ParamSpec, Params};
 use crate::sim::{Decision, View};
@@ -74,14 +77,7 @@ impl MaxMin {
         caps: &[u32],
         pinned: &[bool],
         shares: &[u32],
-    ) -> (
-        Vec<(
-            u32,
-            crate::cluster::Placement,
-            Option<crate::perf::BatchChoice>,
-        )>,
-        Vec<usize>,
-    ) {
+    ) -> (Plan, Vec<usize>) {
         let mut packer = view.packer_replan();
         let mut plan = Vec::new();
         for i in (0..jobs.len()).filter(|&i| pinned[i]) {
@@ -184,7 +180,30 @@ impl Policy for MaxMin {
             for (k, &i) in live.iter().enumerate() {
                 shares[i] = shares_live[k];
             }
-            let (plan, failed) = self.place(view, &jobs, &rigid, &caps, &pinned, &shares);
+            let (plan, failed) = if view.rule == PlacementRule::NetPack {
+                // Network packing regulates and places the shares (AFS §4.4).
+                let list: Vec<Share> = (0..jobs.len())
+                    .filter(|&i| shares[i] > 0 && !pinned[i])
+                    .map(|i| Share {
+                        job: jobs[i],
+                        count: shares[i],
+                        min: if rigid[i] { shares[i] } else { 1 },
+                        cap: caps[i],
+                    })
+                    .collect();
+                let pins: Vec<u32> = (0..jobs.len())
+                    .filter(|&i| pinned[i])
+                    .map(|i| jobs[i])
+                    .collect();
+                let (plan, failed) = plan_shares(view, &pins, &list);
+                let failed: Vec<usize> = failed
+                    .iter()
+                    .filter_map(|j| jobs.iter().position(|x| x == j))
+                    .collect();
+                (plan, failed)
+            } else {
+                self.place(view, &jobs, &rigid, &caps, &pinned, &shares)
+            };
             if failed.is_empty() {
                 break plan;
             }

@@ -4,16 +4,24 @@
 //! with its parameters declared once so that the CLI, the page and the docs
 //! all come from the same declaration.
 
+pub mod afs;
+pub mod alloc;
 mod common;
 pub mod estimates;
 mod fifo;
 mod maxmin;
+mod optimus;
 pub mod pollux;
 pub mod sia;
 mod srtf;
+mod srtf_e;
+mod themis;
 mod tiresias;
 
-pub use common::{claim_elastic, claim_rigid, gang_walk, kinds_for};
+pub use common::{
+    claim_count, claim_elastic, claim_rigid, gang_plan, gang_request, gang_walk, kinds_for,
+    REQUEST_PARAM,
+};
 
 use crate::error::{Error, Result};
 use crate::params::{ParamSpec, Params};
@@ -82,6 +90,13 @@ pub fn registry() -> &'static [PolicyInfo] {
         srtf::SRSF_INFO,
         tiresias::INFO,
         maxmin::INFO,
+        afs::afs_l::INFO,
+        afs::afs_p::INFO,
+        afs::afs_s::INFO,
+        optimus::INFO,
+        themis::INFO,
+        srtf_e::SRTF_E_INFO,
+        srtf_e::SRSF_E_INFO,
         sia::INFO,
         pollux::INFO,
     ]

@@ -3,14 +3,18 @@
 //! requested GPU count (SRTF) or by remaining time x requested GPUs (SRSF,
 //! "remaining service"); walking the ranking, each job gets its request if
 //! it can be placed and is skipped otherwise; running jobs left out are
-//! preempted. Ties go to the earlier arrival.
+//! preempted. Ties go to the earlier arrival. With `request=peak` each job
+//! asks for its peak-throughput GPU count instead (the max-GPU variants of
+//! AFS §5.2 / Fig 6, spec §3.8).
 
-use super::{gang_walk, Policy, PolicyInfo, Trigger, ROUND_PARAM_EVENTS};
+use super::{
+    gang_plan, gang_request, Policy, PolicyInfo, Trigger, REQUEST_PARAM, ROUND_PARAM_EVENTS,
+};
 use crate::error::Result;
 use crate::params::{ParamSpec, Params};
 use crate::sim::{Decision, View};
 
-const PARAMS: &[ParamSpec] = &[ROUND_PARAM_EVENTS];
+const PARAMS: &[ParamSpec] = &[REQUEST_PARAM, ROUND_PARAM_EVENTS];
 
 pub const SRTF_INFO: PolicyInfo = PolicyInfo {
     name: "srtf",
@@ -33,6 +37,7 @@ pub const SRSF_INFO: PolicyInfo = PolicyInfo {
 fn build_srtf(p: &Params, _seed: u64) -> Result<Box<dyn Policy>> {
     Ok(Box::new(Srtf {
         by_service: false,
+        peak: p.text("request") == "peak",
         round_s: p.f64("round_s"),
     }))
 }
@@ -40,6 +45,7 @@ fn build_srtf(p: &Params, _seed: u64) -> Result<Box<dyn Policy>> {
 fn build_srsf(p: &Params, _seed: u64) -> Result<Box<dyn Policy>> {
     Ok(Box::new(Srtf {
         by_service: true,
+        peak: p.text("request") == "peak",
         round_s: p.f64("round_s"),
     }))
 }
@@ -47,6 +53,8 @@ fn build_srsf(p: &Params, _seed: u64) -> Result<Box<dyn Policy>> {
 #[derive(Clone)]
 struct Srtf {
     by_service: bool,
+    /// Max-GPU variant: jobs get their peak-throughput GPU count.
+    peak: bool,
     round_s: f64,
 }
 
@@ -68,14 +76,16 @@ impl Policy for Srtf {
             .active
             .iter()
             .map(|&j| {
-                let req = view.spec(j).gpus;
+                let req = gang_request(view, j, self.peak);
                 let t = view.remaining_time(j, req);
                 (if self.by_service { t * req as f64 } else { t }, j)
             })
             .collect();
         ranked.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
         let order: Vec<u32> = ranked.into_iter().map(|(_, j)| j).collect();
-        gang_walk(view, &order, out, true);
+        let peak = self.peak;
+        let (plan, _) = gang_plan(view, &order, true, &|j| gang_request(view, j, peak));
+        out.apply_plan(view, plan);
     }
 
     fn clone_box(&self) -> Box<dyn Policy> {

@@ -10,13 +10,16 @@
 //! simulator's behaviour, so running jobs keep their place). Each job gets
 //! its requested GPUs or nothing; jobs that do not fit are skipped. The
 //! optional starvation knob promotes a job back to Q0 once it has waited
-//! `promote_knob` times its executed time.
+//! `promote_knob` times its executed time. With `request=peak` each job asks
+//! for its peak-throughput GPU count (AFS §5.2's max-GPU variant).
 //!
 //! The Pollux simulator's configuration (2 queues, 16 GPU-hours, 60 s
 //! rounds, no pending rotation) is `queues=2, t1=57600, round_s=60,
 //! pending_to_tail=false`.
 
-use super::{gang_walk, Policy, PolicyInfo, Trigger, ROUND_PARAM_EVENTS};
+use super::{
+    gang_plan, gang_request, Policy, PolicyInfo, Trigger, REQUEST_PARAM, ROUND_PARAM_EVENTS,
+};
 use crate::error::Result;
 use crate::params::{ParamSpec, Params};
 use crate::sim::{Decision, View};
@@ -28,6 +31,7 @@ const PARAMS: &[ParamSpec] = &[
     ParamSpec::float("t3", "18000", 1.0, 1e12, "Attained GPU-seconds that demote a job from Q2 to Q3"),
     ParamSpec::float("promote_knob", "0", 0.0, 1e6, "Promote a pending job to Q0 when its wait reaches this multiple of its executed time (0 = off, as in dlas-gpu)"),
     ParamSpec::boolean("pending_to_tail", "true", "Move jobs that stay pending to the tail of their queue after each call"),
+    REQUEST_PARAM,
     ROUND_PARAM_EVENTS,
 ];
 
@@ -53,6 +57,7 @@ fn build(p: &Params, _seed: u64) -> Result<Box<dyn Policy>> {
         thresholds,
         knob: p.f64("promote_knob"),
         pending_to_tail: p.bool("pending_to_tail"),
+        peak: p.text("request") == "peak",
         round_s: p.f64("round_s"),
         jobs: Vec::new(),
         seq: 0,
@@ -77,6 +82,8 @@ struct Tiresias {
     thresholds: Vec<f64>,
     knob: f64,
     pending_to_tail: bool,
+    /// Max-GPU variant: jobs get their peak-throughput GPU count.
+    peak: bool,
     round_s: f64,
     jobs: Vec<QueueState>,
     seq: u64,
@@ -144,7 +151,9 @@ impl Policy for Tiresias {
                 .then(qa.stamp.0.total_cmp(&qb.stamp.0))
                 .then(qa.stamp.1.cmp(&qb.stamp.1))
         });
-        let placed = gang_walk(view, &order, out, true);
+        let peak = self.peak;
+        let (plan, placed) = gang_plan(view, &order, true, &|j| gang_request(view, j, peak));
+        out.apply_plan(view, plan);
         let placed_set: std::collections::BTreeSet<u32> = placed.iter().copied().collect();
         let mut next_wake = f64::INFINITY;
         for &j in &order {
@@ -154,7 +163,7 @@ impl Policy for Tiresias {
                 let q = &self.jobs[j as usize];
                 let attained = view.attained_gpu_s(j) - q.offset;
                 if let Some(t) = self.thresholds.get(q.level) {
-                    let gpus = view.spec(j).gpus as f64;
+                    let gpus = gang_request(view, j, peak) as f64;
                     next_wake = next_wake.min(now + (t - attained).max(1e-6) / gpus);
                 }
             } else {

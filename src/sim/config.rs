@@ -10,10 +10,31 @@ pub const ENGINE_PARAMS: &[ParamSpec] = &[
     ParamSpec::float("restart_s", "-1", -1.0, 1e6, "When >= 0, every (re)allocation costs this many seconds instead of the model's own delay (30 reproduces the Pollux OSDI'21 simulator; the default -1 uses the per-model delays of the Sia simulator)"),
     ParamSpec::choice("calibration", "none", &["none", "sia"], "sia: divide goodput models' progress rates by the Sia simulator's per-model SLOWDOWN calibration (cifar10 1.8, ncf 1.5, others 1.2)"),
     ParamSpec::boolean("charge_first_start", "true", "The first allocation of a job also pays the restart delay (as the Pollux/Sia simulator does); not counted as a restart"),
-    ParamSpec::choice("placement", "packed", &["packed", "any"], "packed: a job that fits in a node gets one node, larger jobs whole nodes plus one partial; any: any free GPUs, fewest nodes first"),
+    ParamSpec::choice("placement", "packed", &["packed", "any", "netpack"], "packed: a job that fits in a node gets one node, larger jobs whole nodes plus one partial; any: any free GPUs, fewest nodes first; netpack: CoDDL network packing for elastic policies (shares regulated to 1, 2, .., node, multiples of node; AFS §4.4), packed otherwise"),
     ParamSpec::float("max_days", "3650", 0.001, 1e6, "Stop after this much simulated time; unfinished jobs are reported as incomplete"),
     ParamSpec::boolean("timeline", "true", "Record allocation segments (the page's animation and Gantt view need them)"),
+    ParamSpec::choice("reconfig", "restart", &["restart", "coddl"], "Cost of a share change. restart: a change of node set is a checkpoint-restore (the model's restart delay x restart_scale, no progress meanwhile). coddl: CoDDL's reconfiguration (AFS §4.3): expansion overlapping with running work, shrink in switch_s, cancellation of outdated orders; see coddl_es, coddl_rc"),
+    ParamSpec::boolean("coddl_es", "true", "coddl: concurrent share expansion (the job keeps training on its old GPUs while new ones load for init_s, then switches in switch_s); off = every change is a full stop and restart of init_s"),
+    ParamSpec::boolean("coddl_rc", "true", "coddl: a new order cancels an in-flight one at once; off = orders queue and each runs to its end first"),
+    ParamSpec::float("init_s", "25", 0.0, 86_400.0, "coddl: seconds for workers on new GPUs to load the graph and receive the parameters (also a full restart when coddl_es=false, and a job's start or resume when charge_first_start)"),
+    ParamSpec::float("switch_s", "0.004", 0.0, 3600.0, "coddl: seconds to update the communication stack when GPUs join or leave (about 4 ms in CoDDL)"),
+    ParamSpec::choice("measure", "perfect", &["perfect", "overestimate"], "Throughput knowledge of elastic policies. perfect: the true curves (the paper's simulator). overestimate: CoDDL's 'overestimate first, re-adjust later' (AFS §4.5): a job is believed linear and capped at its fair share until measured; it is measured on its share after measure_s, then extrapolated linearly above it, and the policy re-runs"),
+    ParamSpec::float("measure_s", "30", 0.0, 86_400.0, "measure=overestimate: seconds of training on a new share before its throughput is known"),
 ];
+
+/// How share changes are charged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reconfig {
+    /// A change of node set is a checkpoint-restore with no progress.
+    Restart,
+    /// CoDDL's reconfiguration mechanisms (see `engine.rs`).
+    Coddl {
+        /// Concurrent share expansion.
+        es: bool,
+        /// Reconfiguration cancelling.
+        rc: bool,
+    },
+}
 
 /// Resolved engine settings.
 #[derive(Debug, Clone, PartialEq)]
@@ -27,6 +48,12 @@ pub struct EngineConfig {
     pub placement: PlacementRule,
     pub max_time: f64,
     pub record_timeline: bool,
+    pub reconfig: Reconfig,
+    pub init_s: f64,
+    pub switch_s: f64,
+    /// Throughput learnt by measurement ("overestimate first").
+    pub measure: bool,
+    pub measure_s: f64,
     pub params: Params,
 }
 
@@ -41,13 +68,25 @@ impl EngineConfig {
             },
             sia_calibration: p.text("calibration") == "sia",
             charge_first_start: p.bool("charge_first_start"),
-            placement: if p.text("placement") == "any" {
-                PlacementRule::Any
-            } else {
-                PlacementRule::Packed
+            placement: match p.text("placement") {
+                "any" => PlacementRule::Any,
+                "netpack" => PlacementRule::NetPack,
+                _ => PlacementRule::Packed,
             },
             max_time: p.f64("max_days") * 86_400.0,
             record_timeline: p.bool("timeline"),
+            reconfig: if p.text("reconfig") == "coddl" {
+                Reconfig::Coddl {
+                    es: p.bool("coddl_es"),
+                    rc: p.bool("coddl_rc"),
+                }
+            } else {
+                Reconfig::Restart
+            },
+            init_s: p.f64("init_s"),
+            switch_s: p.f64("switch_s"),
+            measure: p.text("measure") == "overestimate",
+            measure_s: p.f64("measure_s"),
             params: p,
         })
     }

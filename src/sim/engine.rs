@@ -1,6 +1,6 @@
 //! The simulation loop.
 
-use super::config::EngineConfig;
+use super::config::{EngineConfig, Reconfig};
 use super::events::{EventKind, EventQueue};
 use super::state::{JobState, Phase};
 use super::timeline::{RoundStat, Timeline};
@@ -39,6 +39,10 @@ pub struct JobResult {
     pub restarts: u32,
     pub preemptions: u32,
     pub restart_s: f64,
+    /// Share changes that kept none of the job's GPUs.
+    pub migrations: u32,
+    /// In-flight reconfigurations cancelled by a newer order (CoDDL mode).
+    pub cancelled: u32,
     /// Total work (model units).
     pub work: f64,
     /// Mean number of active jobs while this job was active.
@@ -294,6 +298,19 @@ impl Simulation {
                         woke = true;
                     }
                 }
+                EventKind::Reconfig { job, token } => {
+                    let st = &self.jobs[job as usize];
+                    if st.reconfig_token == token && st.phase == Phase::Running {
+                        self.reconfig_ready(job);
+                    }
+                }
+                EventKind::Measured { job, token, gpus } => {
+                    let st = &mut self.jobs[job as usize];
+                    if st.measure_token == token && st.phase == Phase::Running {
+                        st.measured_gpus = st.measured_gpus.max(gpus.min(st.gpus()));
+                        woke = true;
+                    }
+                }
             }
         }
         while let Some(spec) = self.specs.get(self.next_arrival) {
@@ -370,6 +387,7 @@ impl Simulation {
         st.advance(now);
         st.progress = st.work;
         st.phase = Phase::Done;
+        st.eff = None;
         st.finish = Some(now);
         st.version += 1;
         let span = now - arrival;
@@ -418,6 +436,7 @@ impl Simulation {
                 arrived: &self.arrived_since,
                 completed: &self.completed_since,
                 round_tick: tick,
+                measure: self.cfg.measure,
             };
             self.policy.schedule(&view, &mut decision);
         }
@@ -530,6 +549,10 @@ impl Simulation {
         }
         st.advance(now);
         st.placement = None;
+        st.eff = None;
+        st.reconfig_until = f64::NEG_INFINITY;
+        st.reconfig_token += 1;
+        st.measure_token += 1;
         st.phase = Phase::Waiting;
         st.version += 1;
         if preempted {
@@ -579,6 +602,15 @@ impl Simulation {
         };
         let st = &mut self.jobs[id as usize];
         st.advance(now);
+        if let Some(old) = &st.placement {
+            if old.intersect(&placement).is_none() {
+                st.migrations += 1;
+            }
+        }
+        if let Reconfig::Coddl { es, rc } = self.cfg.reconfig {
+            self.coddl_change(id, placement, choice, es, rc, gpu_ids);
+            return;
+        }
         let moved = st
             .placement
             .as_ref()
@@ -607,6 +639,15 @@ impl Simulation {
             self.timeline.close(seg, now, st.done_fraction());
         }
         self.refresh_rate_with(id, choice, false);
+        let ready = self.jobs[id as usize].busy_until.max(now);
+        self.after_change(id, ready, &gpu_ids);
+    }
+
+    /// Opens the timeline segment of a new allocation and, in measurement
+    /// mode, schedules the measurement of a share larger than any measured.
+    /// `ready` is when the job trains on its whole allocation.
+    fn after_change(&mut self, id: u32, ready: f64, gpu_ids: &[u32]) {
+        let now = self.now;
         if self.cfg.record_timeline {
             let st = &mut self.jobs[id as usize];
             let p = st.placement.as_ref().map_or(GpuKind(0), |p| p.kind);
@@ -614,14 +655,135 @@ impl Simulation {
                 id,
                 p,
                 now,
-                st.busy_until.max(now),
+                ready,
                 st.batch,
-                &gpu_ids,
+                gpu_ids,
                 st.done_fraction(),
                 st.restarts,
             );
             self.jobs[id as usize].open_segment = Some(seg);
         }
+        if self.cfg.measure {
+            let st = &mut self.jobs[id as usize];
+            let g = st.gpus();
+            if g > st.measured_gpus {
+                st.measure_token += 1;
+                let ev = EventKind::Measured {
+                    job: id,
+                    token: st.measure_token,
+                    gpus: g,
+                };
+                self.queue.push(ready + self.cfg.measure_s, ev);
+            }
+        }
+    }
+
+    /// A share change under CoDDL's reconfiguration model (AFS §4.3, spec
+    /// seed003 §2.9). GPU ownership changes at once (the usage map follows
+    /// the decision); what the job *trains on* follows the mechanisms:
+    ///
+    /// - `es` (concurrent expansion): the job keeps training on the GPUs it
+    ///   keeps (its effective set ∩ the new placement) while the new GPUs
+    ///   load for `init_s`, then switches in `switch_s`; a pure shrink costs
+    ///   `switch_s`; a job that keeps none of its GPUs (start, resume,
+    ///   migration) trains after `init_s`. Without `es` every change is a
+    ///   full stop and restart of `init_s`.
+    /// - `rc` (cancelling): a newer order replaces an in-flight one at once.
+    ///   Without it the new order starts when the previous one would have
+    ///   completed (orders run back to back, each paying its full delay);
+    ///   meanwhile the job trains on what it keeps.
+    fn coddl_change(
+        &mut self,
+        id: u32,
+        placement: Placement,
+        choice: BatchChoice,
+        es: bool,
+        rc: bool,
+        gpu_ids: Vec<u32>,
+    ) {
+        let now = self.now;
+        let (init_s, switch_s) = (self.cfg.init_s, self.cfg.switch_s);
+        let charge_first = self.cfg.charge_first_start;
+        let st = &mut self.jobs[id as usize];
+        let first = st.first_start.is_none();
+        if !first {
+            st.restarts += 1;
+        }
+        st.first_start.get_or_insert(now);
+        let pending = st.phase == Phase::Running && st.reconfig_until > now;
+        if pending && rc {
+            st.cancelled += 1;
+        }
+        let start = if pending && !rc {
+            st.reconfig_until
+        } else {
+            now
+        };
+        let kept = if st.phase == Phase::Running {
+            st.eff.as_ref().and_then(|e| e.intersect(&placement))
+        } else {
+            None
+        };
+        let eff_changed = st.eff.as_ref() != kept.as_ref();
+        let load = if first && !charge_first { 0.0 } else { init_s };
+        st.reconfig_token += 1;
+        // (stage-one GPUs, time the whole placement is ready, busy until)
+        let (stage_one, ready_at, busy_until) = match kept {
+            Some(k) if es => {
+                let expanding = !k.contains(&placement);
+                let t_a = if expanding { start + init_s } else { start };
+                let pause = if eff_changed { switch_s } else { 0.0 };
+                if t_a <= now {
+                    (None, now + pause, now + pause)
+                } else {
+                    (Some(k), t_a, now + pause)
+                }
+            }
+            _ => (None, start + load, start + load),
+        };
+        if st.phase == Phase::Waiting {
+            self.waiting.remove(&id);
+            self.running.insert(id);
+        }
+        let st = &mut self.jobs[id as usize];
+        st.phase = Phase::Running;
+        st.placement = Some(placement);
+        if let Some(seg) = st.open_segment.take() {
+            self.timeline.close(seg, now, st.done_fraction());
+        }
+        let whole_ready = match &stage_one {
+            Some(k) => {
+                st.eff = Some(k.clone());
+                st.busy_until = busy_until;
+                let token = st.reconfig_token;
+                self.queue
+                    .push(ready_at, EventKind::Reconfig { job: id, token });
+                ready_at + switch_s
+            }
+            None => {
+                st.eff = st.placement.clone();
+                st.busy_until = busy_until;
+                busy_until
+            }
+        };
+        let st = &mut self.jobs[id as usize];
+        st.restart_s += (busy_until - now).max(0.0);
+        st.reconfig_until = whole_ready;
+        self.refresh_rate_with(id, choice, false);
+        self.after_change(id, whole_ready, &gpu_ids);
+    }
+
+    /// CoDDL: the new GPUs have loaded; the job switches to its whole
+    /// placement after `switch_s`.
+    fn reconfig_ready(&mut self, id: u32) {
+        let now = self.now;
+        let switch_s = self.cfg.switch_s;
+        let st = &mut self.jobs[id as usize];
+        st.advance(now);
+        st.eff = st.placement.clone();
+        st.busy_until = st.busy_until.max(now + switch_s);
+        st.restart_s += switch_s;
+        self.refresh_rate(id, false);
     }
 
     /// Recomputes a running job's rate at an epoch boundary with the batch
@@ -642,7 +804,9 @@ impl Simulation {
         if at_boundary && st.rate_until.is_finite() {
             st.progress = st.progress.max(st.rate_until).min(st.work);
         }
-        let Some(p) = &st.placement else { return };
+        let Some(p) = st.eff.as_ref().or(st.placement.as_ref()) else {
+            return;
+        };
         let q = RateQuery {
             kind: p.kind,
             gpus: p.gpus(),
@@ -696,6 +860,8 @@ impl Simulation {
                 restarts: st.restarts,
                 preemptions: st.preemptions,
                 restart_s: st.restart_s,
+                migrations: st.migrations,
+                cancelled: st.cancelled,
                 work: st.work,
                 n_avg: st.n_avg,
                 due: spec.due,

@@ -12,6 +12,11 @@ pub enum EventKind {
     RateChange { job: u32, version: u32 },
     /// A wake-up the policy asked for.
     Timer { token: u64 },
+    /// CoDDL: the GPUs a job is expanding onto are ready (if `token` is
+    /// still the job's current reconfiguration).
+    Reconfig { job: u32, token: u32 },
+    /// Measurement mode: the job's throughput on `gpus` GPUs is now known.
+    Measured { job: u32, token: u32, gpus: u32 },
 }
 
 #[derive(Debug, Clone, Copy)]

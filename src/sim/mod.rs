@@ -13,8 +13,8 @@ mod state;
 mod timeline;
 mod view;
 
-pub use config::{EngineConfig, ENGINE_PARAMS};
+pub use config::{EngineConfig, Reconfig, ENGINE_PARAMS};
 pub use engine::{JobResult, Outcome, Progress, Simulation};
 pub use state::{JobState, Phase};
 pub use timeline::{RoundStat, Segment, Timeline};
-pub use view::{Assignment, Decision, View};
+pub use view::{Assignment, Decision, RateFn, View};

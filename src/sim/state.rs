@@ -62,6 +62,23 @@ pub struct JobState {
     pub n_avg: f64,
     /// Open timeline segment, if recording.
     pub open_segment: Option<usize>,
+    /// CoDDL mode: the GPUs the job trains on now (a subset of `placement`
+    /// while new GPUs are still loading); None in restart mode.
+    pub eff: Option<Placement>,
+    /// CoDDL mode: when the last reconfiguration order completes (the job
+    /// trains on its whole placement from then on).
+    pub reconfig_until: f64,
+    /// CoDDL mode: bumped with every order; stale `Reconfig` events carry an old value.
+    pub reconfig_token: u32,
+    /// In-flight reconfigurations cancelled by a newer order.
+    pub cancelled: u32,
+    /// Share changes that kept none of the job's GPUs.
+    pub migrations: u32,
+    /// Largest GPU count the job's throughput has been measured on
+    /// (`engine.measure=overestimate`).
+    pub measured_gpus: u32,
+    /// Bumped with every measurement started; stale events carry an old value.
+    pub measure_token: u32,
 }
 
 impl JobState {
@@ -89,6 +106,13 @@ impl JobState {
             contention_mark: 0.0,
             n_avg: 0.0,
             open_segment: None,
+            eff: None,
+            reconfig_until: f64::NEG_INFINITY,
+            reconfig_token: 0,
+            cancelled: 0,
+            migrations: 0,
+            measured_gpus: 0,
+            measure_token: 0,
         }
     }
 

@@ -25,6 +25,8 @@ pub struct View<'a> {
     pub completed: &'a [u32],
     /// True when this call is a round tick (round-based policies).
     pub round_tick: bool,
+    /// Throughput is learnt by measurement (`engine.measure=overestimate`).
+    pub measure: bool,
 }
 
 impl<'a> View<'a> {
@@ -140,6 +142,47 @@ impl<'a> View<'a> {
         self.rate_with(job, self.default_kind(job), gpus, self.natural_batch(job))
     }
 
+    /// The throughput a policy *believes* the job has on `gpus` GPUs. Equal
+    /// to [`View::rate`] unless the engine models CoDDL's "overestimate
+    /// first, re-adjust later" measurement (`engine.measure`), where a job
+    /// is believed linear beyond the largest share it has been measured on.
+    pub fn est_rate(&self, job: u32, gpus: u32) -> f64 {
+        let st = &self.jobs[job as usize];
+        if !self.measure || gpus <= 1 || gpus <= st.measured_gpus {
+            return self.rate(job, gpus);
+        }
+        // Linear extrapolation from the last measured unit (1 GPU if none).
+        let m = st.measured_gpus.max(1);
+        self.rate(job, m) * gpus as f64 / m as f64
+    }
+
+    /// A rate function equal to `est_rate(job, ·)`, resolved once so that
+    /// allocation loops can call it cheaply (speed x curve for count-only
+    /// models under perfect knowledge; the general query otherwise).
+    pub fn rate_fn(&self, job: u32) -> RateFn<'a> {
+        if !self.measure {
+            let kind = self.default_kind(job);
+            if let Some((curve, speed)) = self.zoo.fixed_curve(self.jobs[job as usize].model, kind)
+            {
+                return RateFn::Curve(curve, speed);
+            }
+        }
+        RateFn::General(job)
+    }
+
+    /// The most GPUs a policy should give the job: its useful maximum, and,
+    /// while it has not been measured (`engine.measure`), at most its fair
+    /// share ⌊M/n⌋ (at least 1), as CoDDL's initial share.
+    pub fn est_cap(&self, job: u32) -> u32 {
+        let cap = self.max_useful_gpus(job);
+        if self.measure && self.jobs[job as usize].measured_gpus == 0 {
+            let fair = (self.cluster.total_gpus / (self.active.len().max(1) as u32)).max(1);
+            cap.min(fair)
+        } else {
+            cap
+        }
+    }
+
     /// Remaining time at `gpus` GPUs (infinite at zero GPUs).
     pub fn remaining_time(&self, job: u32, gpus: u32) -> f64 {
         let r = self.rate(job, gpus);
@@ -175,6 +218,28 @@ impl<'a> View<'a> {
 
     pub fn is_running(&self, job: u32) -> bool {
         self.jobs[job as usize].phase == Phase::Running
+    }
+}
+
+/// A job's throughput as a function of its GPU count (see `View::rate_fn`).
+#[derive(Debug, Clone, Copy)]
+pub enum RateFn<'a> {
+    Curve(&'a crate::perf::SpeedupCurve, f64),
+    General(u32),
+}
+
+impl RateFn<'_> {
+    pub fn at(&self, view: &View, gpus: u32) -> f64 {
+        match self {
+            RateFn::Curve(c, speed) => {
+                if gpus == 0 {
+                    0.0
+                } else {
+                    speed * c.at(gpus as f64)
+                }
+            }
+            RateFn::General(job) => view.est_rate(*job, gpus),
+        }
     }
 }
 

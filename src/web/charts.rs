@@ -31,6 +31,10 @@ pub struct ChartSpec {
     /// Upper end of the y axis (default: from the data).
     #[serde(default)]
     pub y_max: Option<f64>,
+    /// `lines`: logarithmic y axis (non-positive values are not drawn),
+    /// as the AFS paper draws the blocking index.
+    #[serde(default)]
+    pub y_log: bool,
 }
 
 fn one() -> f64 {
@@ -181,16 +185,43 @@ fn draw_lines<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, spec: &ChartSpe
         return no_data(area, s);
     };
     let x1 = if x1 > x0 { x1 } else { x0 + 1.0 };
-    let top = spec.y_max.unwrap_or_else(|| {
-        finite_range(spec.series.iter().flat_map(|r| r.y.iter().copied()))
-            .map_or(1.0, |(_, h)| h * 1.05)
-    });
-    let top = if top > 0.0 { top } else { 1.0 };
+    // With a log axis the data are drawn as log10 values, labelled 10^v.
+    let ty = |y: f64| {
+        if !spec.y_log {
+            y
+        } else if y > 0.0 {
+            crate::num::log10(y)
+        } else {
+            f64::NAN
+        }
+    };
+    let (bottom, top) = if spec.y_log {
+        let r = finite_range(spec.series.iter().flat_map(|r| r.y.iter().map(|y| ty(*y))));
+        match r {
+            Some((lo, hi)) if hi > lo => (lo.floor(), hi.ceil()),
+            Some((lo, _)) => (lo.floor() - 1.0, lo.floor() + 1.0),
+            None => return no_data(area, s),
+        }
+    } else {
+        let top = spec.y_max.unwrap_or_else(|| {
+            finite_range(spec.series.iter().flat_map(|r| r.y.iter().copied()))
+                .map_or(1.0, |(_, h)| h * 1.05)
+        });
+        (0.0, if top > 0.0 { top } else { 1.0 })
+    };
+    let log = spec.y_log;
+    let y_fmt = move |v: &f64| {
+        if log {
+            short(crate::num::pow(10.0, *v))
+        } else {
+            short(*v)
+        }
+    };
     let mut chart = ChartBuilder::on(area)
         .margin((8.0 * s) as i32)
         .x_label_area_size((34.0 * s) as i32)
         .y_label_area_size((44.0 * s) as i32)
-        .build_cartesian_2d(x0..x1, 0.0..top)
+        .build_cartesian_2d(x0..x1, bottom..top)
         .map_err(err)?;
     chart
         .configure_mesh()
@@ -199,7 +230,7 @@ fn draw_lines<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, spec: &ChartSpe
         .label_style(("sans-serif", 11.0 * s))
         .axis_desc_style(("sans-serif", 12.0 * s))
         .x_label_formatter(&|v| short(*v))
-        .y_label_formatter(&|v| short(*v))
+        .y_label_formatter(&y_fmt)
         .light_line_style(RGBColor(238, 238, 238))
         .draw()
         .map_err(err)?;
@@ -207,9 +238,9 @@ fn draw_lines<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, spec: &ChartSpe
         let c = rgb(&sr.color);
         let pts =
             sr.x.iter()
-                .zip(&sr.y)
+                .zip(sr.y.iter().map(|y| ty(*y)))
                 .filter(|(x, y)| x.is_finite() && y.is_finite())
-                .map(|(x, y)| (*x, *y));
+                .map(|(x, y)| (*x, y));
         chart
             .draw_series(LineSeries::new(
                 pts,
@@ -343,6 +374,7 @@ mod tests {
             series,
             scale: 1.0,
             y_max: None,
+            y_log: false,
         }
     }
 
@@ -373,6 +405,31 @@ mod tests {
             &spec("pie", vec![], vec![])
         )
         .is_err());
+    }
+
+    /// The blocking index is drawn on a log axis labelled in powers of ten;
+    /// zeros (no pending job) are left out.
+    #[test]
+    fn log_axis_lines() {
+        let mut sp = spec(
+            "lines",
+            vec![series(
+                "afs-p",
+                "#cc79a7",
+                vec![0.0, 1.0, 2.0, 3.0],
+                vec![0.0, 0.01, 1.0, 100.0],
+            )],
+            vec![],
+        );
+        sp.y_log = true;
+        let out = svg(&sp);
+        assert!(out.contains("#CC79A7") && out.contains("polyline"));
+        let texts: Vec<&str> = out.lines().filter(|l| !l.starts_with('<')).collect();
+        for label in ["0.01", "1", "100"] {
+            assert!(texts.contains(&label), "no tick {label}: {texts:?}");
+        }
+        sp.series[0].y = vec![0.0; 4];
+        assert!(svg(&sp).contains("no data"));
     }
 
     #[test]

@@ -171,7 +171,9 @@ impl Runner {
         let total = self.cluster.total_gpus;
         let timeline = TimelineColumns::from_outcome(&outcome, total);
         let rounds = RoundColumns::from_outcome(&outcome);
-        let series = series::over_time(&outcome, total, series::BINS);
+        let mut series = series::over_time(&outcome, total, series::BINS);
+        let ts = crate::metrics::time_series(&outcome, &self.trace.jobs, &self.cluster, &self.zoo);
+        series::add_efficiency(&mut series, &ts);
         let run = finish_policy(
             &self.policy,
             self.params,

@@ -16,6 +16,12 @@ pub struct Series {
     pub queue: Vec<f64>,
     /// Jobs holding GPUs.
     pub running: Vec<f64>,
+    /// Cluster efficiency CE (AFS §5: speedup of every running job on its
+    /// share over one GPU, per cluster GPU), time-weighted per bin.
+    pub ce: Vec<f64>,
+    /// Blocking index BI (AFS §5), its value at each event held until the
+    /// next, time-weighted per bin.
+    pub bi: Vec<f64>,
 }
 
 /// Bins used by the page's charts.
@@ -84,6 +90,44 @@ pub fn over_time(o: &Outcome, total_gpus: u32, bins: usize) -> Series {
     s
 }
 
+/// Adds CE and BI (from [`crate::metrics::time_series`]) to `s`, averaged
+/// over the same bins.
+pub fn add_efficiency(s: &mut Series, ts: &crate::metrics::TimeSeries) {
+    let bins = s.t.len();
+    s.ce = vec![0.0; bins];
+    s.bi = vec![0.0; bins];
+    if bins == 0 || ts.is_empty() {
+        return;
+    }
+    let width = if bins > 1 {
+        s.t[1] - s.t[0]
+    } else {
+        2.0 * (s.t[0] - ts.t[0]).abs().max(1.0)
+    };
+    let t0 = s.t[0] - width / 2.0;
+    let mut acc = vec![[0.0f64; 2]; bins];
+    for i in 0..ts.len() {
+        let (from, to) = (ts.t[i], ts.t.get(i + 1).copied().unwrap_or(ts.t[i]));
+        if to <= from || width <= 0.0 {
+            continue;
+        }
+        let first = (((from - t0) / width).max(0.0) as usize).min(bins - 1);
+        let last = (((to - t0) / width).max(0.0) as usize).min(bins - 1);
+        for (b, slot) in acc.iter_mut().enumerate().take(last + 1).skip(first) {
+            let lo = t0 + b as f64 * width;
+            let overlap = to.min(lo + width) - from.max(lo);
+            if overlap > 0.0 {
+                slot[0] += ts.ce[i] * overlap;
+                slot[1] += ts.bi[i] * overlap;
+            }
+        }
+    }
+    for (b, a) in acc.iter().enumerate() {
+        s.ce[b] = a[0] / width;
+        s.bi[b] = a[1] / width;
+    }
+}
+
 /// Points of the empirical CDF of `values` (NaN ignored): x sorted, y the
 /// fraction <= x. At most `max_points`, always including both ends.
 pub fn cdf(values: &[f64], max_points: usize) -> (Vec<f64>, Vec<f64>) {
@@ -128,6 +172,8 @@ mod tests {
             restarts: 0,
             preemptions: 0,
             restart_s: 0.0,
+            migrations: 0,
+            cancelled: 0,
             work: 1.0,
             n_avg: 1.0,
             due: None,
@@ -160,6 +206,33 @@ mod tests {
         // A bin boundary inside a step averages it.
         let s = over_time(&o, 4, 3);
         assert!((s.util[1] - (0.5 * 50.0 / 3.0 + 1.0 * 50.0 / 3.0) / (100.0 / 3.0)).abs() < 1e-12);
+    }
+
+    /// CE and BI are time-weighted over the same bins as utilisation.
+    #[test]
+    fn efficiency_bins() {
+        let mut s = Series {
+            t: vec![25.0, 75.0],
+            util: vec![0.0; 2],
+            queue: vec![0.0; 2],
+            running: vec![0.0; 2],
+            ce: vec![],
+            bi: vec![],
+        };
+        let ts = crate::metrics::TimeSeries {
+            t: vec![0.0, 40.0, 100.0],
+            queue: vec![0, 1, 0],
+            running: vec![1, 1, 0],
+            busy_gpus: vec![1, 1, 0],
+            ce: vec![1.0, 0.5, 0.0],
+            bi: vec![0.0, 2.0, 0.0],
+        };
+        add_efficiency(&mut s, &ts);
+        // Bin [0, 50): 40 s at CE 1, 10 s at 0.5; bin [50, 100): 0.5 throughout.
+        assert!((s.ce[0] - (40.0 + 5.0) / 50.0).abs() < 1e-12, "{:?}", s.ce);
+        assert!((s.ce[1] - 0.5).abs() < 1e-12);
+        assert!((s.bi[0] - 20.0 / 50.0).abs() < 1e-12, "{:?}", s.bi);
+        assert!((s.bi[1] - 2.0).abs() < 1e-12);
     }
 
     #[test]

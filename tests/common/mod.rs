@@ -58,6 +58,35 @@ pub fn run_with(
     (s, jobs, out)
 }
 
+/// As `run_with`, with engine overrides.
+pub fn run_engine(
+    trace: &Trace,
+    cluster: &Cluster,
+    zoo: &ModelZoo,
+    policy: &str,
+    set: &[(&str, &str)],
+    engine: &[(&str, &str)],
+) -> (Summary, Vec<JobMetrics>, Outcome) {
+    let own = |v: &[(&str, &str)]| -> Vec<(String, String)> {
+        v.iter()
+            .map(|(k, x)| (k.to_string(), x.to_string()))
+            .collect()
+    };
+    let (p, _) = policy::build(policy, &own(set), 1).unwrap();
+    let cfg = EngineConfig::from_overrides(&own(engine)).unwrap();
+    let mut sim = Simulation::new(trace, cluster, zoo, p, cfg).unwrap();
+    let out = sim.run(&mut |_| true).unwrap();
+    let (s, jobs) = evaluate(&out, &trace.jobs, cluster, zoo);
+    (s, jobs, out)
+}
+
+/// An elastic job (strong scaling) of `model` with `work` units.
+pub fn elastic(name: &str, arrival: f64, model: &str, gpus: u32, work: f64) -> JobSpec {
+    let mut j = JobSpec::new(name, arrival, model, gpus).with_work(work);
+    j.adaptivity = Adaptivity::StrongScaling;
+    j
+}
+
 pub fn run(
     jobs: Vec<JobSpec>,
     cluster: &str,

@@ -105,13 +105,18 @@ export class Gantt {
       ctx.fillRect(a, y + L / 2 - 0.5, Math.max(1, e - a), 1);
       const col = jobColor(j);
       let prevRestarts = 0;
+      // Bar height follows the job's GPU share (its largest share = full
+      // lane), so elastic policies show shares growing and shrinking.
+      let most = 1;
+      for (let k = tl.job_offsets[j]; k < tl.job_offsets[j + 1]; k++) most = Math.max(most, tl.seg_gpu_count[tl.job_segs[k]]);
+      const full = Math.max(1, L - (L > 4 ? 2 : 0));
       for (let k = tl.job_offsets[j]; k < tl.job_offsets[j + 1]; k++) {
         const s = tl.job_segs[k];
         const x0 = this.x(tl.seg_start[s]);
         const xb = this.x(tl.seg_busy_until[s]);
         const x1 = this.x(tl.seg_end[s]);
-        const h = Math.max(1, L - (L > 4 ? 2 : 0));
-        const yy = y + (L - h) / 2;
+        const h = Math.max(1, full * tl.seg_gpu_count[s] / most);
+        const yy = y + (L - full) / 2 + (full - h);
         ctx.globalAlpha = 0.4;
         ctx.fillStyle = col;
         ctx.fillRect(x0, yy, Math.max(0.5, xb - x0), h);

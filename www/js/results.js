@@ -62,14 +62,20 @@ function chartSpec(kind, runs, scale) {
       return { kind: 'lines', title: 'GPU utilisation over time', x_label: 'time (h)', y_label: 'busy GPUs / all', scale, y_max: 1,
         series: runs.map((r) => ({ name: r.policy, color: r.color, x: map(r.result.series.t, H), y: map(r.result.series.util) })) };
     case 'queue':
-      return { kind: 'lines', title: 'Queue length over time', x_label: 'time (h)', y_label: 'waiting jobs', scale,
+      return { kind: 'lines', title: 'Queue length (QL) over time', x_label: 'time (h)', y_label: 'waiting jobs', scale,
         series: runs.map((r) => ({ name: r.policy, color: r.color, x: map(r.result.series.t, H), y: map(r.result.series.queue) })) };
+    case 'ce':
+      return { kind: 'lines', title: 'Cluster efficiency (CE) over time', x_label: 'time (h)', y_label: 'sum of speedups / GPUs', scale, y_max: 1,
+        series: runs.map((r) => ({ name: r.policy, color: r.color, x: map(r.result.series.t, H), y: map(r.result.series.ce) })) };
+    case 'bi':
+      return { kind: 'lines', title: 'Blocking index (BI) over time', x_label: 'time (h)', y_label: 'BI (log)', scale, y_log: true,
+        series: runs.map((r) => ({ name: r.policy, color: r.color, x: map(r.result.series.t, H), y: map(r.result.series.bi) })) };
     default:
       throw new Error(kind);
   }
 }
 
-/** Draws every chart canvas (`data-chart` = cdf|bars|util|queue) at its CSS size. */
+/** Draws every chart canvas (`data-chart` = cdf|bars|util|queue|ce|bi) at its CSS size. */
 export function drawCharts(root, runs) {
   const dpr = window.devicePixelRatio || 1;
   for (const canvas of root.querySelectorAll('canvas[data-chart]')) {
