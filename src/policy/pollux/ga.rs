@@ -79,33 +79,35 @@ impl Round<'_> {
             }
         }
         // Capacity of each virtual node (frozen rows are never trimmed).
+        let mut holders: Vec<usize> = Vec::with_capacity(jn);
         for c in 0..v {
             let cap = self.vnodes[c].gpus;
-            loop {
-                let used: u32 = (0..jn).map(|j| x[j * v + c] as u32).sum();
-                if used <= cap {
-                    break;
-                }
-                let holders: Vec<usize> = (0..jn)
-                    .filter(|&j| x[j * v + c] > 0 && !self.frozen[j])
-                    .collect();
+            let mut used: u32 = (0..jn).map(|j| x[j * v + c] as u32).sum();
+            while used > cap {
+                holders.clear();
+                holders.extend((0..jn).filter(|&j| x[j * v + c] > 0 && !self.frozen[j]));
                 if holders.is_empty() {
                     break;
                 }
                 let j = holders[rng.below(holders.len() as u64) as usize];
                 x[j * v + c] -= 1;
+                used -= 1;
             }
         }
+        let mut nodes: Vec<usize> = Vec::with_capacity(v);
         for j in (0..jn).filter(|&j| !self.frozen[j]) {
             let row = &mut x[j * v..(j + 1) * v];
+            let mut k: u32 = row.iter().map(|r| *r as u32).sum();
             loop {
-                let k: u32 = row.iter().map(|r| *r as u32).sum();
-                let nodes: Vec<usize> = (0..v).filter(|&c| row[c] > 0).collect();
+                nodes.clear();
+                nodes.extend((0..v).filter(|&c| row[c] > 0));
                 if k > self.max_rep[j] {
                     let c = nodes[rng.below(nodes.len() as u64) as usize];
                     row[c] -= 1;
+                    k -= 1;
                 } else if nodes.len() as u32 > self.max_nodes {
                     let c = nodes[rng.below(nodes.len() as u64) as usize];
+                    k -= row[c] as u32;
                     row[c] = 0;
                 } else {
                     break;
@@ -114,12 +116,13 @@ impl Round<'_> {
         }
         // At most one distributed (multi-node) job per virtual node: the
         // one with the most replicas there stays.
-        let distributed =
-            |x: &Individual, j: usize| (0..v).filter(|&c| x[j * v + c] > 0).count() > 1;
+        let mut spread: Vec<u32> = (0..jn)
+            .map(|j| x[j * v..(j + 1) * v].iter().filter(|r| **r > 0).count() as u32)
+            .collect();
+        let mut dist: Vec<usize> = Vec::with_capacity(jn);
         for c in 0..v {
-            let dist: Vec<usize> = (0..jn)
-                .filter(|&j| x[j * v + c] > 0 && distributed(x, j))
-                .collect();
+            dist.clear();
+            dist.extend((0..jn).filter(|&j| x[j * v + c] > 0 && spread[j] > 1));
             if dist.len() > 1 {
                 let keep = *dist
                     .iter()
@@ -133,6 +136,7 @@ impl Round<'_> {
                 for &j in &dist {
                     if j != keep && !self.frozen[j] {
                         x[j * v + c] = 0;
+                        spread[j] -= 1;
                     }
                 }
             }
