@@ -92,7 +92,8 @@ fn lp_shim_matches_the_exact_ilp_in_at_least_95_percent_of_rounds() {
         let exact = p.solve(Method::Exact, 200_000);
         let shim = p.solve(Method::LpShim, 2000);
         let plain = p.solve(Method::LpShimPlain, 2000);
-        p.check(&plain.pick).expect("the thesis shim never violates capacity");
+        p.check(&plain.pick)
+            .expect("the thesis shim never violates capacity");
         if (plain.objective - exact.objective).abs() <= 1e-7 * exact.objective.abs().max(1.0) {
             plain_same += 1;
         }

@@ -6,7 +6,10 @@
 
 mod common;
 mod fifo;
+pub mod gavel;
 mod maxmin;
+pub mod oracle;
+pub mod shockwave;
 pub mod sia;
 mod srtf;
 mod tiresias;
@@ -81,6 +84,9 @@ pub fn registry() -> &'static [PolicyInfo] {
         tiresias::INFO,
         maxmin::INFO,
         sia::INFO,
+        gavel::INFO,
+        gavel::themis::INFO,
+        shockwave::INFO,
     ]
 }
 

@@ -522,6 +522,7 @@ impl Simulation {
         }
         st.advance(now);
         st.placement = None;
+        st.batch_choice = None;
         st.phase = Phase::Waiting;
         st.version += 1;
         if preempted {
@@ -592,6 +593,7 @@ impl Simulation {
         }
         st.phase = Phase::Running;
         st.placement = Some(placement);
+        st.batch_choice = batch;
         if let Some(seg) = st.open_segment.take() {
             self.timeline.close(seg, now);
         }
@@ -608,7 +610,7 @@ impl Simulation {
 
     /// Recomputes a running job's rate (epoch boundary or new allocation).
     fn refresh_rate(&mut self, id: u32, at_boundary: bool) {
-        let choice = self.batch_choice(id, None);
+        let choice = self.batch_choice(id, self.jobs[id as usize].batch_choice);
         let choice = match (choice, self.jobs[id as usize].batch) {
             // A rigid batch stays what it was; adaptive jobs re-optimise.
             (BatchChoice::Fixed(_), b) if b > 0 => BatchChoice::Fixed(b),
