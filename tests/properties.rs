@@ -3,7 +3,9 @@
 //!   of one type (checked after every engine step);
 //! - no job runs before it arrives;
 //! - every job finishes;
-//! - work-conserving policies leave no GPU idle while a waiting job fits.
+//! - work-conserving policies leave no GPU idle while a waiting job fits;
+//! - the rigid baselines (Gavel, Themis, Shockwave: TunedJobs) give every
+//!   job exactly its requested GPUs or none.
 
 use proptest::prelude::*;
 use schedlab::cluster::{parse_cluster, Cluster, Packer};
@@ -77,6 +79,11 @@ fn min_request(policy: &str, spec: &JobSpec) -> u32 {
     }
 }
 
+/// Policies that run every job at exactly the trace's GPU count.
+fn rigid_only(name: &str) -> bool {
+    matches!(name, "gavel" | "themis" | "shockwave")
+}
+
 /// Policies that never leave a GPU idle while a waiting job fits.
 fn work_conserving(name: &str, params: &[(String, String)]) -> bool {
     match name {
@@ -124,6 +131,15 @@ fn check_run(
                     used[s.node as usize] |= s.mask;
                 }
                 busy += p.gpus();
+                if rigid_only(policy_name) {
+                    prop_assert_eq!(
+                        p.gpus(),
+                        sim.specs()[j].gpus,
+                        "{} gave job {} a different GPU count",
+                        policy_name,
+                        j
+                    );
+                }
             }
         }
         prop_assert!(busy <= cluster.total_gpus);

@@ -45,7 +45,7 @@ pub struct RunArgs {
     pub timeline: Option<String>,
 }
 
-fn load_trace(name: &str, format: Option<&str>) -> Result<Trace> {
+pub(crate) fn load_trace(name: &str, format: Option<&str>) -> Result<Trace> {
     let fmt = match format {
         Some(f) => Some(Format::by_name(f).ok_or_else(|| {
             Error::config(format!(

@@ -3,6 +3,7 @@
 
 mod bench;
 mod commands;
+mod tune;
 
 use crate::error::Error;
 use clap::{Parser, Subcommand};
@@ -34,6 +35,8 @@ pub enum Command {
     Gen(commands::GenArgs),
     /// Benchmarks: `engine` (jobs simulated per second).
     Bench(bench::BenchArgs),
+    /// Write the TunedJobs version of a workload (GPU count and batch per job) for the rigid baselines.
+    TuneJobs(tune::TuneArgs),
 }
 
 /// Runs the CLI; returns the process exit code (0 ok, 2 bad input, 1 other).
@@ -44,6 +47,7 @@ pub fn main() -> i32 {
         Command::List { what, json } => commands::list(&what, json),
         Command::Gen(a) => commands::gen(a),
         Command::Bench(a) => bench::bench(a),
+        Command::TuneJobs(a) => tune::tune(a),
     };
     match result {
         Ok(()) => 0,

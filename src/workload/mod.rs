@@ -6,9 +6,10 @@ pub mod formats;
 pub mod gen;
 mod job;
 pub mod sample;
+pub mod tune;
 
 pub use bundled::{bundled_trace, bundled_traces, BundledTrace};
-pub use formats::{write_native, Format};
+pub use formats::{write_native, write_pollux, Format};
 pub use job::{Adaptivity, JobSpec};
 
 use crate::error::{Error, Result};

@@ -3,8 +3,8 @@
 //! split into 4-GPU virtual nodes and all GPUs look alike. A job's GPUs are
 //! taken from the freest virtual nodes first; when they span several types,
 //! the job is re-packed onto the type holding most of them (ties go to the
-//! more powerful type: a100 > quad > rtx > t4) and skipped this round if it
-//! does not fit there.
+//! more powerful type: a100 > quad > rtx > t4); if it does not fit there,
+//! the next type in that order is tried.
 
 use crate::cluster::{node_mask, Cluster, GpuKind, Packer, Placement};
 
@@ -81,16 +81,18 @@ impl<'c> VirtualView<'c> {
             .sum()
     }
 
-    /// The type an unaware allocation of `count` GPUs ends up on after the
-    /// majority repair, or None if the cluster has fewer free GPUs.
-    pub fn majority_kind(&self, count: u32) -> Option<GpuKind> {
+    /// The types an unaware allocation of `count` GPUs is repaired onto,
+    /// in order: the type holding most of its virtual GPUs first (ties: the
+    /// more powerful type), then the other types it touched, then the rest
+    /// by power. Empty if the cluster has fewer free GPUs.
+    pub fn repair_order(&self, count: u32) -> Vec<GpuKind> {
         if count == 0 || self.free_total() < count {
-            return None;
+            return Vec::new();
         }
         let mut order: Vec<usize> = (0..self.vnodes.len()).collect();
         order.sort_by_key(|&i| (std::cmp::Reverse(self.free_in(&self.vnodes[i])), i));
         let mut need = count;
-        let mut by_kind: Vec<(GpuKind, u32)> = Vec::new();
+        let mut by_kind: Vec<(GpuKind, u32)> = self.cluster.kinds.iter().map(|k| (*k, 0)).collect();
         for i in order {
             if need == 0 {
                 break;
@@ -101,22 +103,28 @@ impl<'c> VirtualView<'c> {
                 break;
             }
             need -= take;
-            match by_kind.iter_mut().find(|(k, _)| *k == v.kind) {
-                Some(e) => e.1 += take,
-                None => by_kind.push((v.kind, take)),
+            if let Some(e) = by_kind.iter_mut().find(|(k, _)| *k == v.kind) {
+                e.1 += take;
             }
         }
-        by_kind
-            .into_iter()
-            .min_by_key(|(k, n)| (std::cmp::Reverse(*n), power_rank(*k), k.0))
-            .map(|(k, _)| k)
+        by_kind.sort_by_key(|(k, n)| (std::cmp::Reverse(*n), power_rank(*k), k.0));
+        by_kind.into_iter().map(|(k, _)| k).collect()
     }
 
-    /// Places a job the unaware way: majority type, then the packer on that
-    /// type. None if it does not fit (the job skips this round).
+    /// The majority type of an unaware allocation of `count` GPUs.
+    pub fn majority_kind(&self, count: u32) -> Option<GpuKind> {
+        self.repair_order(count).first().copied()
+    }
+
+    /// Places a job the unaware way: on the majority type if it fits there,
+    /// else on the next type of `repair_order` where it fits (the artifact
+    /// skips the job instead, which can starve a job whose majority type is
+    /// too small for it; see docs/SIA.md). None if it fits nowhere.
     pub fn place(&mut self, packer: &mut Packer, job: u32, count: u32) -> Option<Placement> {
-        let kind = self.majority_kind(count)?;
-        let p = packer.claim(job, kind, count)?;
+        let p = self
+            .repair_order(count)
+            .into_iter()
+            .find_map(|kind| packer.claim(job, kind, count))?;
         self.take(&p);
         Some(p)
     }

@@ -7,6 +7,7 @@ mod native;
 mod pollux;
 
 pub use native::write_native;
+pub use pollux::write_pollux;
 
 use super::csvrow::{csv_error, reader, Columns};
 use super::job::JobSpec;
