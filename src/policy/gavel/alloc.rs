@@ -164,6 +164,30 @@ pub fn isolated_throughput(t_row: &[f64], s: u32, caps: &[u32], n_jobs: usize) -
     x.iter().zip(t_row).map(|(x, t)| x * scale * t).sum()
 }
 
+/// The isolated allocation of every job (feasible for E21).
+fn isolated_alloc(m: &Matrix) -> Vec<Vec<f64>> {
+    m.t.iter()
+        .zip(&m.gpus)
+        .map(|(row, &s)| {
+            let x: Vec<f64> = m
+                .caps
+                .iter()
+                .zip(row)
+                .map(|(&n, &t)| {
+                    if t > 0.0 {
+                        n as f64 / m.len().max(1) as f64 / s.max(1) as f64
+                    } else {
+                        0.0
+                    }
+                })
+                .collect();
+            let sum: f64 = x.iter().sum();
+            let scale = if sum > 1.0 { 1.0 / sum } else { 1.0 };
+            x.iter().map(|v| v * scale).collect()
+        })
+        .collect()
+}
+
 /// rho_j of an allocation (infinite if the job gets no throughput).
 pub fn rho_of(m: &Matrix, jobs: &[FtfJob], x: &[Vec<f64>], j: usize) -> f64 {
     let f = &jobs[j];
@@ -245,6 +269,11 @@ pub fn finish_time_fairness(m: &Matrix, jobs: &[FtfJob], tol: f64, max_checks: u
             lo = lo.max((f.since_start + f.remaining / tmax) / f.isolated);
         }
     }
+    // Upper bound without an LP: the isolated shares are themselves feasible.
+    let iso = isolated_alloc(m);
+    let hi0 = (0..m.len())
+        .map(|j| rho_of(m, jobs, &iso, j))
+        .fold(lo, f64::max);
     let mut checks = 0u32;
     let mut best: Option<(f64, Vec<Vec<f64>>)> = None;
     let mut failure: Option<SolveFailure> = None;
@@ -262,7 +291,13 @@ pub fn finish_time_fairness(m: &Matrix, jobs: &[FtfJob], tol: f64, max_checks: u
     if let Some(x) = try_at(lo, &mut checks) {
         best = Some((lo, x));
     } else {
-        let mut hi = lo.max(1e-9) * 2.0;
+        // Bracket: the isolated bound when finite (a little slack for the
+        // LP's tolerances), else doubling.
+        let mut hi = if hi0.is_finite() {
+            hi0 * (1.0 + 1e-9) + 1e-12
+        } else {
+            lo.max(1e-9) * 2.0
+        };
         while checks < max_checks {
             if let Some(x) = try_at(hi, &mut checks) {
                 best = Some((hi, x));

@@ -43,8 +43,8 @@ const PARAMS: &[ParamSpec] = &[
     ParamSpec::float("momentum", "0.9", 0.0, 1.0, "Momentum of the fair finish-time estimates"),
     ParamSpec::int("vnode_gpus", "4", 1, 64, "Size of the virtual nodes of the heterogeneity-unaware view"),
     ParamSpec::choice("solver", "auto", &["auto", "exact", "relaxed", "greedy"], "auto: exact branch-and-bound when the plan has at most exact_max_vars binaries, else the LP relaxation rounded"),
-    ParamSpec::int("exact_max_vars", "60", 0, 100_000, "Largest plan (jobs x future rounds) solved exactly under solver=auto"),
-    ParamSpec::int("node_limit", "2000", 1, 10_000_000, "Branch-and-bound node budget per round (deterministic)"),
+    ParamSpec::int("exact_max_vars", "40", 0, 100_000, "Largest plan (jobs x future rounds) solved exactly under solver=auto"),
+    ParamSpec::int("node_limit", "500", 1, 10_000_000, "Branch-and-bound node budget per round (deterministic)"),
 ];
 
 pub const INFO: PolicyInfo = PolicyInfo {

@@ -16,7 +16,8 @@
 //!
 //! Solved exactly by branch-and-bound (`solve::Model`, node budget) on small
 //! rounds, with the rounds' loads ordered to break the symmetry between
-//! rounds; beyond that, the LP relaxation is rounded: each job gets the
+//! rounds; beyond that, the LP relaxation (in its aggregated form, see
+//! `relaxed_model`) is rounded: each job gets the
 //! whole rounds its LP value covers, packed into the emptiest rounds it fits,
 //! then the largest fractional remainders get one more round.
 
@@ -216,6 +217,45 @@ impl PlanInput {
         Ok((m, y))
     }
 
+    /// The LP relaxation in aggregated form. Rounds are interchangeable, so
+    /// any relaxed y can be spread evenly over them: the relaxation is
+    /// exactly "planned time q_j <= min(F, remaining_j), sum_j s_j q_j <= N F".
+    fn relaxed_model(&self, with_ftf: bool) -> Result<(Model, Vec<Var>), SolveFailure> {
+        let f_n = self.rounds as f64;
+        let n = self.jobs.len().max(1) as f64 * f_n.max(1.0);
+        let r0 = self.r0();
+        let mut m = Model::new(Sense::Maximize);
+        let big_r = m.var(-self.k / r0, 0.0, f64::INFINITY);
+        let segs = segments();
+        let floor = crate::num::ln(LOG_FLOOR);
+        let mut qs = Vec::with_capacity(self.jobs.len());
+        for job in &self.jobs {
+            let q = m.var(0.0, 0.0, job.remaining.clamp(0.0, f_n));
+            let z = m.var(job.weight / n, floor, 0.0);
+            let per = 1.0 / job.total.max(1e-12);
+            for &(a, b) in &segs {
+                m.constraint(vec![(z, 1.0), (q, -a * per)], Cmp::Le, a * job.done + b);
+            }
+            m.constraint(vec![(big_r, 1.0), (q, 1.0)], Cmp::Ge, job.remaining);
+            if with_ftf {
+                if let Some(cap) = job.ftf_cap {
+                    if cap < 0.0 || job.remaining - cap > f_n.min(job.remaining) + 1e-9 {
+                        return Err(SolveFailure::Infeasible);
+                    }
+                    m.constraint(vec![(q, 1.0)], Cmp::Ge, job.remaining - cap);
+                }
+            }
+            qs.push(q);
+        }
+        let row: Vec<(Var, f64)> = qs
+            .iter()
+            .zip(&self.jobs)
+            .map(|(q, job)| (*q, job.gpus as f64))
+            .collect();
+        m.constraint(row, Cmp::Le, self.capacity as f64 * f_n);
+        Ok((m, qs))
+    }
+
     /// Solves the program (with or without the fairness rows).
     pub fn solve(&self, with_ftf: bool, method: PlanMethod) -> Result<Plan, SolveFailure> {
         if self.jobs.is_empty() || self.rounds == 0 {
@@ -226,41 +266,37 @@ impl PlanInput {
                 meets_ftf: true,
             });
         }
-        let (model, vars) = self.model(with_ftf)?;
-        let (opts, exact) = match method {
-            PlanMethod::Exact { node_limit } => (
-                SolveOptions {
+        let (y, optimal) = match method {
+            PlanMethod::Exact { node_limit } => {
+                let (model, vars) = self.model(with_ftf)?;
+                let opts = SolveOptions {
                     node_limit: Some(node_limit),
                     mip_gap: 1e-6,
                     ..SolveOptions::default()
-                },
-                true,
-            ),
-            PlanMethod::Relaxed => (
-                SolveOptions {
+                };
+                let sol = model.solve(&opts)?;
+                let y = vars
+                    .iter()
+                    .map(|row| row.iter().map(|v| sol.value(*v) > 0.5).collect())
+                    .collect();
+                (y, sol.optimal)
+            }
+            PlanMethod::Relaxed => {
+                let (model, qs) = self.relaxed_model(with_ftf)?;
+                let opts = SolveOptions {
                     relax: true,
                     ..SolveOptions::default()
-                },
-                false,
-            ),
-        };
-        let sol = model.solve(&opts)?;
-        let y = if exact {
-            vars.iter()
-                .map(|row| row.iter().map(|v| sol.value(*v) > 0.5).collect())
-                .collect()
-        } else {
-            let n: Vec<f64> = vars
-                .iter()
-                .map(|row| row.iter().map(|v| sol.value(*v)).sum())
-                .collect();
-            self.round_counts(&n)
+                };
+                let sol = model.solve(&opts)?;
+                let n: Vec<f64> = qs.iter().map(|q| sol.value(*q)).collect();
+                (self.round_counts(&n), false)
+            }
         };
         let meets_ftf = self.check(&y).map_err(SolveFailure::CheckFailed)?;
         Ok(Plan {
             objective: self.objective(&y),
             y,
-            optimal: exact && sol.optimal,
+            optimal,
             meets_ftf: meets_ftf || !with_ftf,
         })
     }
