@@ -239,6 +239,9 @@ pub fn tune_trace(trace: &Trace, zoo: &ModelZoo, o: &TuneOptions) -> Result<(Tra
                 ),
             )
         })?;
+        // The work is fixed now: a duration was measured at the old size.
+        spec.work = job_work(zoo, id, spec, o);
+        spec.duration = None;
         spec.gpus = t.gpus;
         spec.batch_size = t.batch;
         chosen.push(t);
