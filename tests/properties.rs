@@ -84,6 +84,23 @@ fn rigid_only(name: &str) -> bool {
     matches!(name, "gavel" | "themis" | "shockwave")
 }
 
+/// Settings that keep expensive searches short in property tests (the
+/// invariants do not depend on search effort).
+fn fast(policy: &str) -> Vec<(String, String)> {
+    match policy {
+        "pollux" => vec![
+            ("population".into(), "8".into()),
+            ("generations".into(), "3".into()),
+        ],
+        "themis" => vec![("tol".into(), "0.05".into())],
+        "shockwave" => vec![
+            ("exact_max_vars".into(), "20".into()),
+            ("node_limit".into(), "200".into()),
+        ],
+        _ => Vec::new(),
+    }
+}
+
 /// Policies that never leave a GPU idle while a waiting job fits.
 fn work_conserving(name: &str, params: &[(String, String)]) -> bool {
     match name {
@@ -199,7 +216,7 @@ proptest! {
         let cluster = parse_cluster(&spec).unwrap();
         let trace = build_trace(&raw, &cluster);
         for info in registry() {
-            check_run(info.name, &[], &cluster, &trace)?;
+            check_run(info.name, &fast(info.name), &cluster, &trace)?;
         }
         check_run("fifo", &[("backfill".into(), "true".into())], &cluster, &trace)?;
         check_run("tiresias", &[("t1".into(), "500".into()), ("t2".into(), "2000".into()), ("promote_knob".into(), "2".into())], &cluster, &trace)?;
@@ -211,7 +228,9 @@ proptest! {
         let trace = build_trace(&raw, &cluster);
         for info in registry() {
             if info.params.iter().any(|p| p.name == "round_s") {
-                check_run(info.name, &[("round_s".into(), "60".into())], &cluster, &trace)?;
+                let mut params = fast(info.name);
+                params.push(("round_s".into(), "60".into()));
+                check_run(info.name, &params, &cluster, &trace)?;
             }
         }
     }

@@ -9,6 +9,7 @@ mod fifo;
 pub mod gavel;
 mod maxmin;
 pub mod oracle;
+pub mod pollux;
 pub mod shockwave;
 pub mod sia;
 mod srtf;
@@ -84,6 +85,7 @@ pub fn registry() -> &'static [PolicyInfo] {
         tiresias::INFO,
         maxmin::INFO,
         sia::INFO,
+        pollux::INFO,
         gavel::INFO,
         gavel::themis::INFO,
         shockwave::INFO,

@@ -1,0 +1,239 @@
+//! Pollux's genetic search (spec seed004 §3.3; Pollux OSDI'21 §4.2): an
+//! elitist genetic algorithm over integer matrices X[job, virtual node] of
+//! replicas, maximising the power mean (p = -1) of per-job speedups over a
+//! fair share, with Pollux's crossover, mutation and repair operators.
+//! NSGA-II's second objective (utility) is ignored by the policy, so the
+//! survival step keeps the best individuals of parents and offspring.
+
+use super::vnodes::VNode;
+use crate::num;
+use crate::workload::sample::Sampler;
+
+/// Everything the search needs about one round.
+pub struct Round<'a> {
+    pub vnodes: &'a [VNode],
+    /// Current allocation per job (replicas per virtual node).
+    pub current: Vec<Vec<u8>>,
+    pub min_rep: Vec<u32>,
+    pub max_rep: Vec<u32>,
+    /// Rows that may not change (non-preemptible running jobs).
+    pub frozen: Vec<bool>,
+    /// Speedup multiplier when a job's row changes (Pollux's restart penalty).
+    pub restart_mult: Vec<f64>,
+    /// Speedup of job j on n virtual nodes with k replicas, relative to its
+    /// fair share (memoised by the caller).
+    pub speedup: &'a dyn Fn(usize, u32, u32) -> f64,
+    /// Fitness power (p = -1: harmonic mean).
+    pub p: f64,
+    /// Most virtual nodes one job may use.
+    pub max_nodes: u32,
+}
+
+pub type Individual = Vec<u8>;
+
+impl Round<'_> {
+    fn jobs(&self) -> usize {
+        self.current.len()
+    }
+
+    fn v(&self) -> usize {
+        self.vnodes.len()
+    }
+
+    /// The power mean of speedups (higher is better).
+    pub fn fitness(&self, x: &Individual) -> f64 {
+        let (jn, v) = (self.jobs(), self.v());
+        if jn == 0 {
+            return 0.0;
+        }
+        let mut sum = 0.0;
+        for j in 0..jn {
+            let row = &x[j * v..(j + 1) * v];
+            let k: u32 = row.iter().map(|r| *r as u32).sum();
+            let n = row.iter().filter(|r| **r > 0).count() as u32;
+            let mut s = if k == 0 { 0.0 } else { (self.speedup)(j, n, k) };
+            if row != self.current[j].as_slice() {
+                s *= self.restart_mult[j];
+            }
+            sum += if self.p == 0.0 {
+                num::ln(s + 1e-3)
+            } else {
+                num::pow(s + 1e-3, self.p)
+            };
+        }
+        let mean = sum / jn as f64;
+        if self.p == 0.0 {
+            num::exp(mean)
+        } else {
+            num::pow(mean, 1.0 / self.p)
+        }
+    }
+
+    /// Enforces node capacity, per-job replica and node limits, at most one
+    /// distributed job per node and minimum replicas.
+    pub fn repair(&self, x: &mut Individual, rng: &mut Sampler) {
+        let (jn, v) = (self.jobs(), self.v());
+        for j in 0..jn {
+            if self.frozen[j] {
+                x[j * v..(j + 1) * v].copy_from_slice(&self.current[j]);
+            }
+        }
+        // Capacity of each virtual node (frozen rows are never trimmed).
+        for c in 0..v {
+            let cap = self.vnodes[c].gpus;
+            loop {
+                let used: u32 = (0..jn).map(|j| x[j * v + c] as u32).sum();
+                if used <= cap {
+                    break;
+                }
+                let holders: Vec<usize> = (0..jn)
+                    .filter(|&j| x[j * v + c] > 0 && !self.frozen[j])
+                    .collect();
+                if holders.is_empty() {
+                    break;
+                }
+                let j = holders[rng.below(holders.len() as u64) as usize];
+                x[j * v + c] -= 1;
+            }
+        }
+        for j in (0..jn).filter(|&j| !self.frozen[j]) {
+            let row = &mut x[j * v..(j + 1) * v];
+            loop {
+                let k: u32 = row.iter().map(|r| *r as u32).sum();
+                let nodes: Vec<usize> = (0..v).filter(|&c| row[c] > 0).collect();
+                if k > self.max_rep[j] {
+                    let c = nodes[rng.below(nodes.len() as u64) as usize];
+                    row[c] -= 1;
+                } else if nodes.len() as u32 > self.max_nodes {
+                    let c = nodes[rng.below(nodes.len() as u64) as usize];
+                    row[c] = 0;
+                } else {
+                    break;
+                }
+            }
+        }
+        // At most one distributed (multi-node) job per virtual node: the
+        // one with the most replicas there stays.
+        let distributed =
+            |x: &Individual, j: usize| (0..v).filter(|&c| x[j * v + c] > 0).count() > 1;
+        for c in 0..v {
+            let dist: Vec<usize> = (0..jn)
+                .filter(|&j| x[j * v + c] > 0 && distributed(x, j))
+                .collect();
+            if dist.len() > 1 {
+                let keep = *dist
+                    .iter()
+                    .max_by(|a, b| {
+                        x[**a * v + c]
+                            .cmp(&x[**b * v + c])
+                            .then(self.frozen[**a].cmp(&self.frozen[**b]))
+                            .then(b.cmp(a))
+                    })
+                    .unwrap_or(&dist[0]);
+                for &j in &dist {
+                    if j != keep && !self.frozen[j] {
+                        x[j * v + c] = 0;
+                    }
+                }
+            }
+        }
+        for j in (0..jn).filter(|&j| !self.frozen[j]) {
+            let k: u32 = x[j * v..(j + 1) * v].iter().map(|r| *r as u32).sum();
+            if k > 0 && k < self.min_rep[j] {
+                x[j * v..(j + 1) * v].iter_mut().for_each(|r| *r = 0);
+            }
+        }
+    }
+
+    /// Pollux's mutations: reset rows to the current allocation, zero
+    /// random elements, add replicas on virtual nodes with free GPUs.
+    pub fn mutate(&self, x: &mut Individual, rng: &mut Sampler) {
+        let (jn, v) = (self.jobs(), self.v());
+        for j in 0..jn {
+            if rng.chance(0.1) {
+                x[j * v..(j + 1) * v].copy_from_slice(&self.current[j]);
+            }
+            if rng.chance(0.1) {
+                for c in 0..v {
+                    if rng.chance(0.1) {
+                        x[j * v + c] = 0;
+                    }
+                }
+            }
+        }
+        if jn == 0 {
+            return;
+        }
+        for c in 0..v {
+            let used: u32 = (0..jn).map(|j| x[j * v + c] as u32).sum();
+            if used < self.vnodes[c].gpus && rng.chance(0.5) {
+                let j = rng.below(jn as u64) as usize;
+                let free = self.vnodes[c].gpus - used;
+                x[j * v + c] += 1 + rng.below(free as u64) as u8;
+            }
+        }
+    }
+
+    /// Single-point crossover over jobs.
+    pub fn crossover(&self, a: &Individual, b: &Individual, rng: &mut Sampler) -> Individual {
+        let (jn, v) = (self.jobs(), self.v());
+        let cut = if jn == 0 {
+            0
+        } else {
+            rng.below(jn as u64 + 1) as usize
+        };
+        let mut child = a.clone();
+        child[cut * v..].copy_from_slice(&b[cut * v..jn * v]);
+        child
+    }
+
+    /// Runs the search from `seeds` (warm start) and returns the best individual.
+    pub fn search(
+        &self,
+        seeds: Vec<Individual>,
+        population: usize,
+        generations: usize,
+        rng: &mut Sampler,
+    ) -> (Individual, Vec<Individual>) {
+        let size = self.jobs() * self.v();
+        let mut pop: Vec<(f64, Individual)> = Vec::with_capacity(population * 2);
+        let current: Individual = self.current.concat();
+        pop.push((self.fitness(&current), current.clone()));
+        for mut s in seeds.into_iter().filter(|s| s.len() == size) {
+            self.repair(&mut s, rng);
+            pop.push((self.fitness(&s), s));
+        }
+        while pop.len() < population {
+            let mut x = current.clone();
+            self.mutate(&mut x, rng);
+            self.repair(&mut x, rng);
+            pop.push((self.fitness(&x), x));
+        }
+        let tournament = |pop: &[(f64, Individual)], rng: &mut Sampler| {
+            let a = rng.below(pop.len() as u64) as usize;
+            let b = rng.below(pop.len() as u64) as usize;
+            if pop[a].0 >= pop[b].0 {
+                a
+            } else {
+                b
+            }
+        };
+        for _ in 0..generations {
+            let mut kids = Vec::with_capacity(population);
+            for _ in 0..population {
+                let (a, b) = (tournament(&pop, rng), tournament(&pop, rng));
+                let mut child = self.crossover(&pop[a].1, &pop[b].1, rng);
+                self.mutate(&mut child, rng);
+                self.repair(&mut child, rng);
+                kids.push((self.fitness(&child), child));
+            }
+            pop.extend(kids);
+            // Elitist survival, stable on ties.
+            pop.sort_by(|a, b| b.0.total_cmp(&a.0));
+            pop.truncate(population);
+        }
+        pop.sort_by(|a, b| b.0.total_cmp(&a.0));
+        let best = pop[0].1.clone();
+        (best, pop.into_iter().map(|(_, x)| x).collect())
+    }
+}
