@@ -19,6 +19,7 @@ pub mod policy;
 pub mod report;
 pub mod sim;
 pub mod solve;
+pub mod validate;
 pub mod workload;
 
 #[cfg(not(target_arch = "wasm32"))]

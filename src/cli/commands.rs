@@ -43,6 +43,13 @@ pub struct RunArgs {
     /// Also write each policy's timeline (allocation segments, rounds) as JSON here.
     #[arg(long)]
     pub timeline: Option<String>,
+    /// Model zoo: builtin, or pollux-osdi21 (the Pollux simulator's application settings).
+    #[arg(long, default_value = "builtin")]
+    pub zoo: String,
+    /// Profile directory in the Pollux/Sia layout, fitted at load time and used instead of
+    /// the built-in models of the same name; repeatable (directories are merged).
+    #[arg(long)]
+    pub profiles: Vec<String>,
 }
 
 pub(crate) fn load_trace(name: &str, format: Option<&str>) -> Result<Trace> {
@@ -114,7 +121,17 @@ pub fn run(a: RunArgs) -> Result<()> {
     }
     let overrides = split_overrides(&a.set)?;
     check_owners(&overrides, &policies)?;
-    let zoo = Arc::new(ModelZoo::builtin());
+    let mut zoo = ModelZoo::named(&a.zoo).ok_or_else(|| {
+        Error::config(format!(
+            "--zoo {}: expected builtin or pollux-osdi21",
+            a.zoo
+        ))
+    })?;
+    if !a.profiles.is_empty() {
+        let set = super::models::read_profiles(&a.profiles)?;
+        zoo.add_profiles(&set, &a.profiles.join(", "))?;
+    }
+    let zoo = Arc::new(zoo);
 
     let show = std::io::stderr().is_terminal();
     let mut results = Vec::new();

@@ -3,6 +3,7 @@
 
 mod bench;
 mod commands;
+mod models;
 mod tune;
 
 use crate::error::Error;
@@ -35,6 +36,11 @@ pub enum Command {
     Gen(commands::GenArgs),
     /// Benchmarks: `engine` (jobs simulated per second).
     Bench(bench::BenchArgs),
+    /// Performance models: `fit DIR...` fits profile directories.
+    #[command(subcommand)]
+    Models(models::ModelsCommand),
+    /// Fidelity checks against external simulators: `pollux`.
+    Validate(models::ValidateArgs),
     /// Write the TunedJobs version of a workload (GPU count and batch per job) for the rigid baselines.
     TuneJobs(tune::TuneArgs),
 }
@@ -47,6 +53,8 @@ pub fn main() -> i32 {
         Command::List { what, json } => commands::list(&what, json),
         Command::Gen(a) => commands::gen(a),
         Command::Bench(a) => bench::bench(a),
+        Command::Models(c) => models::models(c),
+        Command::Validate(a) => models::validate(a),
         Command::TuneJobs(a) => tune::tune(a),
     };
     match result {

@@ -17,7 +17,7 @@
 
 use crate::cluster::Cluster;
 use crate::num;
-use crate::perf::{BatchChoice, ModelZoo};
+use crate::perf::{BatchChoice, ModelZoo, Share};
 use crate::sim::{JobResult, Outcome};
 use crate::workload::{Adaptivity, JobSpec};
 use serde::Serialize;
@@ -166,9 +166,17 @@ fn ftf_rho(
     let mut t_ref = 0.0;
     for k in kinds {
         let weight = cluster.gpus_of(k) as f64 / total;
-        let rate = if spec.adaptivity == Adaptivity::Rigid {
+        let per_node = cluster.max_node_gpus(k);
+        let share = |g: f64| Share {
+            kind: k,
+            share: g,
+            per_node,
+            batch: BatchChoice::Fixed(batch),
+        };
+        // Time alone at the fair share, epoch by epoch for goodput models.
+        let t = if spec.adaptivity == Adaptivity::Rigid {
             let req = spec.gpus as f64;
-            zoo.rate_at_share(model, k, req, BatchChoice::Fixed(batch), 0.0) * (v / req).min(1.0)
+            zoo.time_at_share(model, &share(req), 0.0, r.work) / (v / req).min(1.0)
         } else {
             let cap = if spec.max_gpus > 0 {
                 spec.max_gpus
@@ -177,12 +185,12 @@ fn ftf_rho(
             } else {
                 cluster.total_gpus
             };
-            zoo.rate_at_share(model, k, v.min(cap as f64), BatchChoice::Fixed(batch), 0.0)
+            zoo.time_at_share(model, &share(v.min(cap as f64)), 0.0, r.work)
         };
-        if rate <= 0.0 {
+        if !(t.is_finite() && t > 0.0) {
             return None;
         }
-        t_ref += weight * r.work / rate;
+        t_ref += weight * t;
     }
     (t_ref > 0.0).then(|| jct / t_ref)
 }

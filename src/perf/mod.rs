@@ -1,17 +1,35 @@
 //! Performance models: how fast a job progresses on an allocation.
 //!
 //! The engine asks the [`ModelZoo`] for a job's progress rate (work units per
-//! second) given GPU type, GPU count, node count and batch choice. Work units
-//! are per model: iterations at the model's reference batch for speedup-curve
-//! models. A trace that only gives a duration is converted to work with the
-//! rate at the requested allocation, so the job takes exactly that long if it
-//! always has its request.
+//! second) given GPU type, GPU count, node count, batch choice and progress.
+//! Work units are per model: iterations at the model's reference batch for
+//! speedup-curve models, M0-iterations (iterations at the initial batch) for
+//! Pollux goodput models, whose rate changes at epoch boundaries
+//! (`Rate::until_progress`). A trace that only gives a duration is converted
+//! to work with the rates at the requested allocation, so the job takes
+//! exactly that long if it always has its request.
+//!
+//! - [`goodput`]: the Pollux goodput model (throughput θ per GPU type,
+//!   statistical efficiency, batch choice, fitting) and the scheduler-side
+//!   estimator of Sia's bootstrapping;
+//! - [`profiles`]: the Pollux/Sia profile directory reader; [`fitting`]:
+//!   from profiles to zoo models and the generated built-in tables;
+//! - [`optim`]: the bounded minimiser used by the fit;
+//! - [`power`]: idle and busy watts per GPU type.
 
+pub mod apps;
+mod builtin_fits;
 mod curve;
+pub mod fitting;
+pub mod goodput;
+pub mod optim;
+pub mod power;
+pub mod profiles;
 mod zoo;
 
 pub use curve::SpeedupCurve;
-pub use zoo::{Behaviour, ModelId, ModelInfo, ModelZoo};
+pub use power::GpuPower;
+pub use zoo::{Behaviour, ModelId, ModelInfo, ModelZoo, Share};
 
 use crate::cluster::GpuKind;
 use serde::Serialize;

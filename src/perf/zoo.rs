@@ -1,6 +1,14 @@
 //! The model zoo: every model a job can name, with its performance model,
 //! restart cost and limits. Built-in entries carry their provenance.
+//!
+//! Built-ins: `linear` (perfect scaling), the nine AFS models `afs/*`
+//! (speedup curves; spec seed003 Table 4 and §2.7) and the six Pollux/Sia
+//! applications (goodput models fitted from the public profiles; spec
+//! seed004 §2.2, tables in `builtin_fits.rs`, docs/MODELS.md).
 
+use super::apps::app_constants;
+use super::goodput::GoodputModel;
+use super::power::{gpu_power, GpuPower};
 use super::{BatchChoice, Rate, RateQuery, SpeedupCurve};
 use crate::cluster::GpuKind;
 use serde::Serialize;
@@ -20,6 +28,9 @@ pub enum Behaviour {
         /// Relative speed per GPU type (`GpuKind` index); 1.0 when absent.
         type_speed: Vec<(GpuKind, f64)>,
     },
+    /// Pollux goodput: throughput model per GPU type x statistical
+    /// efficiency that changes with progress; work is in M0-iterations.
+    Goodput(Box<GoodputModel>),
 }
 
 /// One model.
@@ -45,6 +56,17 @@ pub struct ModelInfo {
     /// Work of a complete run when the trace gives neither work nor duration.
     pub default_work: Option<f64>,
     pub behaviour: Behaviour,
+}
+
+/// A fixed, possibly fractional share of one GPU type (fair-share references).
+#[derive(Debug, Clone, Copy)]
+pub struct Share {
+    pub kind: GpuKind,
+    /// GPUs (fractional shares interpolate between GPU counts).
+    pub share: f64,
+    /// GPUs per node of `kind`, to count the nodes a share spans.
+    pub per_node: u32,
+    pub batch: BatchChoice,
 }
 
 /// The set of models a simulation can use.
@@ -99,7 +121,74 @@ impl ModelZoo {
                 behaviour: Behaviour::Curve { curve: SpeedupCurve::bsp(*k_star, 0.0), type_speed: Vec::new() },
             });
         }
-        ModelZoo { models }
+        let mut zoo = ModelZoo { models };
+        for app in super::builtin_fits::FITTED {
+            zoo.insert(pollux_info(
+                app.name,
+                app.model(false),
+                builtin_provenance(app),
+            ));
+        }
+        zoo
+    }
+
+    /// The built-in zoo with the Pollux OSDI'21 simulator's application
+    /// settings (yolov3 limited to 8 samples per T4): for reproducing its
+    /// published results (`schedlab validate pollux`).
+    pub fn pollux_osdi21() -> ModelZoo {
+        let mut zoo = ModelZoo::builtin();
+        for app in super::builtin_fits::FITTED {
+            zoo.insert(pollux_info(
+                app.name,
+                app.model(true),
+                builtin_provenance(app),
+            ));
+        }
+        zoo
+    }
+
+    /// A zoo variant by name: `builtin` or `pollux-osdi21`.
+    pub fn named(name: &str) -> Option<ModelZoo> {
+        match name {
+            "builtin" | "" => Some(ModelZoo::builtin()),
+            "pollux-osdi21" | "pollux" => Some(ModelZoo::pollux_osdi21()),
+            _ => None,
+        }
+    }
+
+    /// Fits the applications of a profile set and adds them (replacing
+    /// models of the same name). Applications without validation runs
+    /// borrow the efficiency curve of the existing model of that name.
+    /// `source` names the profiles in the provenance.
+    pub fn add_profiles(
+        &mut self,
+        set: &super::profiles::ProfileSet,
+        source: &str,
+    ) -> crate::Result<()> {
+        for fit in super::fitting::fit_set(set) {
+            if super::fitting::chosen_types(&fit).is_empty() {
+                continue; // e.g. a hybrid-parallel profile: nothing to add
+            }
+            let fallback = self
+                .lookup(&fit.name)
+                .and_then(|id| match &self.get(id).behaviour {
+                    Behaviour::Goodput(g) => Some(g.as_ref().clone()),
+                    _ => None,
+                });
+            let model = super::fitting::goodput_model(&fit, fallback.as_ref(), false)?;
+            let kinds: Vec<&str> = model.types.iter().map(|t| t.label.as_str()).collect();
+            let prov = format!(
+                "fitted at load time from the profiles in {source} (types {}); constants: docs/MODELS.md",
+                kinds.join(", ")
+            );
+            self.insert(pollux_info(&fit.name, model, prov));
+        }
+        Ok(())
+    }
+
+    /// Power figures of a GPU type (energy metrics).
+    pub fn power(&self, kind: GpuKind) -> GpuPower {
+        gpu_power(kind)
     }
 
     /// Adds (or replaces, by name) a model; returns its id.
@@ -123,11 +212,7 @@ impl ModelZoo {
         self.models
             .iter()
             .position(|m| m.name == key)
-            .or_else(|| {
-                self.models
-                    .iter()
-                    .position(|m| m.aliases.iter().any(|a| *a == key))
-            })
+            .or_else(|| self.models.iter().position(|m| m.aliases.contains(&key)))
             .map(|i| ModelId(i as u16))
     }
 
@@ -148,6 +233,7 @@ impl ModelZoo {
             BatchChoice::Optimize { .. } => m.default_batch,
         };
         match &m.behaviour {
+            Behaviour::Goodput(g) => g.rate(q),
             Behaviour::Curve { curve, type_speed } => {
                 let speed = type_speed
                     .iter()
@@ -162,52 +248,166 @@ impl ModelZoo {
         }
     }
 
-    /// Rate at a possibly fractional GPU share (fair-share references, PCS).
-    pub fn rate_at_share(
-        &self,
-        id: ModelId,
-        kind: GpuKind,
-        share: f64,
-        batch: BatchChoice,
-        progress: f64,
-    ) -> f64 {
+    /// The progress at which a job at `progress` next changes rate
+    /// whatever its allocation (an epoch boundary), or infinity.
+    pub fn next_boundary(&self, id: ModelId, progress: f64) -> f64 {
+        match &self.get(id).behaviour {
+            Behaviour::Goodput(g) => g.efficiency.next_boundary(progress),
+            Behaviour::Curve { .. } => f64::INFINITY,
+        }
+    }
+
+    /// True when the model has its own performance data for `kind` (goodput
+    /// models on other types fall back to their first profiled type).
+    pub fn supports(&self, id: ModelId, kind: GpuKind) -> bool {
+        match &self.get(id).behaviour {
+            Behaviour::Goodput(g) => g.supports(kind),
+            Behaviour::Curve { .. } => true,
+        }
+    }
+
+    /// Rate at a possibly fractional GPU share (fair-share references,
+    /// PCS): linear between the rates at the two neighbouring GPU counts
+    /// (proportional below one GPU).
+    pub fn rate_at_share(&self, id: ModelId, s: &Share, progress: f64) -> f64 {
+        if s.share.is_nan() || s.share <= 0.0 {
+            return 0.0;
+        }
         match &self.get(id).behaviour {
             Behaviour::Curve { curve, type_speed } => {
                 let speed = type_speed
                     .iter()
-                    .find(|(k, _)| *k == kind)
-                    .map_or(1.0, |(_, s)| *s);
-                speed * curve.at(share)
+                    .find(|(k, _)| *k == s.kind)
+                    .map_or(1.0, |(_, v)| *v);
+                speed * curve.at(s.share)
             }
-            #[allow(unreachable_patterns)]
-            _ => {
-                let lo = share.floor().max(1.0);
-                let q = |g: f64| {
+            Behaviour::Goodput(_) => {
+                let per_node = s.per_node.max(1);
+                let at = |g: u32| {
                     self.rate(
                         id,
                         &RateQuery {
-                            kind,
-                            gpus: g as u32,
-                            nodes: 1,
-                            batch,
+                            kind: s.kind,
+                            gpus: g,
+                            nodes: g.div_ceil(per_node),
+                            batch: s.batch,
                             progress,
                         },
                     )
                     .per_s
                 };
-                if share < 1.0 {
-                    return q(1.0) * share;
+                if s.share < 1.0 {
+                    return at(1) * s.share;
                 }
-                let a = q(lo);
-                let frac = share - lo;
+                let lo = s.share.floor();
+                let a = at(lo as u32);
+                let frac = s.share - lo;
                 if frac == 0.0 {
                     a
                 } else {
-                    a + (q(lo + 1.0) - a) * frac
+                    a + (at(lo as u32 + 1) - a) * frac
                 }
             }
         }
     }
+
+    /// Seconds to go from `from` to `to` progress at a fixed (possibly
+    /// fractional) share, epoch by epoch (infinite if no progress).
+    pub fn time_at_share(&self, id: ModelId, s: &Share, from: f64, to: f64) -> f64 {
+        let mut p = from;
+        let mut t = 0.0;
+        while p < to {
+            let r = self.rate_at_share(id, s, p);
+            if r.is_nan() || r <= 0.0 {
+                return f64::INFINITY;
+            }
+            let next = self.next_boundary(id, p).min(to);
+            if next <= p {
+                break;
+            }
+            t += (next - p) / r;
+            p = next;
+        }
+        t
+    }
+
+    /// The work a job does in `seconds` on a fixed allocation, starting from
+    /// zero progress (duration-only traces): epoch by epoch for goodput
+    /// models, so the job takes exactly that long alone on its request.
+    pub fn work_for_duration(&self, id: ModelId, q: &RateQuery, seconds: f64) -> f64 {
+        let mut p = 0.0;
+        let mut left = seconds;
+        loop {
+            let r = self.rate(id, &RateQuery { progress: p, ..*q });
+            if r.per_s.is_nan() || r.per_s <= 0.0 {
+                return p;
+            }
+            let next = r.until_progress;
+            let dt = if next.is_finite() && next > p {
+                (next - p) / r.per_s
+            } else {
+                f64::INFINITY
+            };
+            if dt >= left {
+                return p + r.per_s * left;
+            }
+            left -= dt;
+            p = next;
+        }
+    }
+}
+
+/// The zoo entry of a Pollux/Sia application.
+fn pollux_info(name: &str, model: GoodputModel, provenance: String) -> ModelInfo {
+    let c = app_constants(name);
+    let m_min = model
+        .types
+        .iter()
+        .map(|t| t.min_local)
+        .min()
+        .unwrap_or(1)
+        .max(1);
+    ModelInfo {
+        name: name.to_string(),
+        aliases: vec![format!("pollux/{name}")],
+        family: "pollux".into(),
+        description: if c.name.is_empty() {
+            format!("{name}: user-profiled training job")
+        } else {
+            c.description.to_string()
+        },
+        provenance,
+        default_batch: model.init_batch(),
+        max_batch: model.max_batch,
+        // The Sia artifact's cap: at most 64 replicas and M_max/m_min.
+        max_gpus: (model.max_batch / m_min).clamp(1, 64),
+        restart_s: c.restart_s,
+        mem_gb: 0.0,
+        default_work: Some(model.efficiency.total_progress),
+        behaviour: Behaviour::Goodput(Box::new(model)),
+    }
+}
+
+fn builtin_provenance(app: &super::apps::BuiltinApp) -> String {
+    let types: Vec<String> = app
+        .types
+        .iter()
+        .map(|t| {
+            format!(
+                "{} ({} rows, median {:.1}%, p90 {:.1}%)",
+                t.label,
+                t.rows,
+                100.0 * t.median_rel,
+                100.0 * t.p90_rel
+            )
+        })
+        .collect();
+    format!(
+        "theta fitted (spec seed004 §2.2.2 loss) to the Pollux artifact (aws = t4) and Sia artifact profiles: {}; efficiency: compact fit of the Pollux validation runs (run-time error {:.1}%); generated by `{}`; constants: docs/MODELS.md",
+        types.join(", "),
+        100.0 * app.efficiency_time_error,
+        super::builtin_fits::COMMAND
+    )
 }
 
 #[cfg(test)]

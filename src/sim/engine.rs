@@ -7,7 +7,7 @@ use super::timeline::{RoundStat, Timeline};
 use super::view::{Decision, View};
 use crate::cluster::{Cluster, GpuKind, Placement};
 use crate::error::{Error, Result};
-use crate::perf::{BatchChoice, ModelZoo, RateQuery};
+use crate::perf::{BatchChoice, Behaviour, ModelZoo, RateQuery};
 use crate::policy::{Policy, Trigger};
 use crate::workload::{Adaptivity, JobSpec, Trace};
 use serde::Serialize;
@@ -522,7 +522,6 @@ impl Simulation {
         }
         st.advance(now);
         st.placement = None;
-        st.batch_choice = None;
         st.phase = Phase::Waiting;
         st.version += 1;
         if preempted {
@@ -560,8 +559,11 @@ impl Simulation {
     fn start_or_change(&mut self, id: u32, placement: Placement, batch: Option<BatchChoice>) {
         let now = self.now;
         let choice = self.batch_choice(id, batch);
-        let restart_cost =
-            self.zoo.get(self.jobs[id as usize].model).restart_s * self.cfg.restart_scale;
+        let restart_cost = self
+            .cfg
+            .restart_s
+            .unwrap_or(self.zoo.get(self.jobs[id as usize].model).restart_s)
+            * self.cfg.restart_scale;
         let gpu_ids = if self.cfg.record_timeline {
             placement.gpu_ids(&self.cluster)
         } else {
@@ -593,7 +595,6 @@ impl Simulation {
         }
         st.phase = Phase::Running;
         st.placement = Some(placement);
-        st.batch_choice = batch;
         if let Some(seg) = st.open_segment.take() {
             self.timeline.close(seg, now);
         }
@@ -608,13 +609,13 @@ impl Simulation {
         }
     }
 
-    /// Recomputes a running job's rate (epoch boundary or new allocation).
+    /// Recomputes a running job's rate at an epoch boundary with the batch
+    /// choice of its allocation (a rigid batch stays fixed; adaptive jobs
+    /// re-optimise for the new epoch's efficiency).
     fn refresh_rate(&mut self, id: u32, at_boundary: bool) {
-        let choice = self.batch_choice(id, self.jobs[id as usize].batch_choice);
-        let choice = match (choice, self.jobs[id as usize].batch) {
-            // A rigid batch stays what it was; adaptive jobs re-optimise.
-            (BatchChoice::Fixed(_), b) if b > 0 => BatchChoice::Fixed(b),
-            (c, _) => c,
+        let choice = match self.jobs[id as usize].choice {
+            Some(c) => c,
+            None => self.batch_choice(id, None),
         };
         self.refresh_rate_with(id, choice, at_boundary);
     }
@@ -635,8 +636,13 @@ impl Simulation {
             progress: st.progress,
         };
         let r = self.zoo.rate(st.model, &q);
-        st.rate = r.per_s.max(0.0);
+        let calibration = match (&self.zoo.get(st.model).behaviour, self.cfg.sia_calibration) {
+            (Behaviour::Goodput(g), true) if g.slowdown > 0.0 => 1.0 / g.slowdown,
+            _ => 1.0,
+        };
+        st.rate = (r.per_s * calibration).max(0.0);
         st.batch = r.batch;
+        st.choice = Some(choice);
         st.rate_until = if r.until_progress > st.progress {
             r.until_progress
         } else {
@@ -767,7 +773,8 @@ fn resolve_jobs(trace: &Trace, cluster: &Cluster, zoo: &ModelZoo) -> Result<Vec<
                     progress: 0.0,
                 };
                 let r = zoo.rate(model, &q).per_s;
-                if r <= 0.0 || !r.is_finite() {
+                let work = zoo.work_for_duration(model, &q, d);
+                if r <= 0.0 || !r.is_finite() || work.is_nan() || work <= 0.0 {
                     return Err(err(
                         "model",
                         format!(
@@ -778,7 +785,7 @@ fn resolve_jobs(trace: &Trace, cluster: &Cluster, zoo: &ModelZoo) -> Result<Vec<
                         ),
                     ));
                 }
-                d * r
+                work
             }
             (None, None) => info.default_work.ok_or_else(|| {
                 err(

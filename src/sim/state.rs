@@ -30,11 +30,9 @@ pub struct JobState {
     pub placement: Option<Placement>,
     /// Global batch the job currently runs at.
     pub batch: u32,
-    /// The batch choice the policy gave with the current allocation (None:
-    /// the job's natural choice). Kept across rate changes, so that a rigid
-    /// baseline running an adaptive trace job at its TunedJobs batch does
-    /// not start optimising its batch at the next epoch boundary.
-    pub batch_choice: Option<crate::perf::BatchChoice>,
+    /// The batch choice of the current allocation (re-applied at epoch
+    /// boundaries: a rigid batch stays fixed, adaptive jobs re-optimise).
+    pub choice: Option<crate::perf::BatchChoice>,
     /// Work per second once the restart delay is over.
     pub rate: f64,
     /// Work done as of `t_mark`.
@@ -74,7 +72,7 @@ impl JobState {
             phase: Phase::Future,
             placement: None,
             batch: 0,
-            batch_choice: None,
+            choice: None,
             rate: 0.0,
             progress: 0.0,
             gpu_s: 0.0,

@@ -1,7 +1,7 @@
 //! Workloads: `JobSpec`, traces, importers, generators and bundled traces.
 
 mod bundled;
-mod csvrow;
+pub(crate) mod csvrow;
 pub mod formats;
 pub mod gen;
 mod job;
