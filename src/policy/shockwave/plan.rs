@@ -269,9 +269,15 @@ impl PlanInput {
         let (y, optimal) = match method {
             PlanMethod::Exact { node_limit } => {
                 let (model, vars) = self.model(with_ftf)?;
+                // Binaries the solver leaves within its integrality tolerance
+                // (about 1e-5) are rounded before the check, and q may have
+                // used that sliver; q is recomputed from the rounded y below
+                // and `check` re-verifies capacity exactly, so the rows get
+                // a 1e-4 tolerance here.
                 let opts = SolveOptions {
                     node_limit: Some(node_limit),
                     mip_gap: 1e-6,
+                    check_tol: 1e-4,
                     ..SolveOptions::default()
                 };
                 let sol = model.solve(&opts)?;
