@@ -264,8 +264,8 @@ impl Policy for Shockwave {
                 _ => false,
             }
         };
-        for r in 0..m.len() {
-            if !view.spec(m.jobs[r]).preemptible && view.placement(m.jobs[r]).is_some() {
+        for (r, &j) in m.jobs.iter().enumerate() {
+            if !view.spec(j).preemptible && view.placement(j).is_some() {
                 placed[r] = keep(r, &mut packer, &mut vview, &mut plan_out);
             }
         }
