@@ -309,7 +309,7 @@ fn tune_jobs_writes_a_pollux_workload() {
     assert_eq!(code, 0, "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     for r in v["results"].as_array().unwrap() {
-        assert_eq!(r["summary"]["completed"], 2, "{}", r["policy"]);
+        assert_eq!(r["metrics"]["completed"], 2, "{}", r["policy"]);
     }
     let (code, _, err) = schedlab(&[
         "tune-jobs",

@@ -28,6 +28,7 @@ fn matrix(t: Vec<Vec<f64>>, gpus: Vec<u32>, caps: Vec<u32>) -> Matrix {
         batch: vec![0; n],
         kinds: [kind("t4"), kind("a100"), kind("rtx")][..caps.len()].to_vec(),
         caps,
+        steps: t.clone(),
         t,
     }
 }

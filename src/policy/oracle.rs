@@ -4,14 +4,14 @@
 //! k, read from the model zoo ("ground truth" in the artifact), with the job
 //! packed onto as few nodes of type k as possible.
 //!
-//! Units are the zoo's progress units per second (M0-iterations/s for the
+//! `t` is in the zoo's progress units per second (M0-iterations/s for the
 //! goodput models, reference iterations/s for speedup curves), so that
-//! remaining work divided by T_jk is a time. The artifact's Gavel uses plain
-//! iterations/s (spec §7.15); the zoo does not expose those, see
-//! `docs/SIA.md`.
+//! remaining work divided by it is a time; `steps` is in plain training
+//! iterations per second, the unit of the artifact's Gavel objective (spec
+//! §7.15).
 
 use crate::cluster::GpuKind;
-use crate::perf::{BatchChoice, RateQuery};
+use crate::perf::{BatchChoice, Behaviour, RateQuery};
 use crate::sim::View;
 
 /// Rigid jobs against GPU types.
@@ -29,6 +29,10 @@ pub struct Matrix {
     pub caps: Vec<u32>,
     /// t[j][k]: progress per second of job j on type k; 0 = cannot run there.
     pub t: Vec<Vec<f64>>,
+    /// steps[j][k]: training iterations per second (t divided by the
+    /// statistical-efficiency gain of the job's batch for goodput models,
+    /// which is the same on every type; equal to t for speedup curves).
+    pub steps: Vec<Vec<f64>>,
 }
 
 impl Matrix {
@@ -43,6 +47,7 @@ impl Matrix {
             kinds: kinds.clone(),
             caps: caps.clone(),
             t: Vec::with_capacity(jobs.len()),
+            steps: Vec::with_capacity(jobs.len()),
         };
         for &j in jobs {
             let spec = view.spec(j);
@@ -50,12 +55,13 @@ impl Matrix {
             let s = spec.gpus.max(1);
             let batch = view.rigid_batch(j);
             let pinned = spec.gpu_type.as_deref().map(|_| view.default_kind(j));
-            let row = kinds
+            let progress = st.progress_at(view.now);
+            let (row, steps): (Vec<f64>, Vec<f64>) = kinds
                 .iter()
                 .zip(&caps)
                 .map(|(&kind, &cap)| {
                     if s > cap || pinned.is_some_and(|p| p != kind) {
-                        return 0.0;
+                        return (0.0, 0.0);
                     }
                     let per_node = view.cluster.max_node_gpus(kind).max(1);
                     let q = RateQuery {
@@ -63,19 +69,26 @@ impl Matrix {
                         gpus: s,
                         nodes: s.div_ceil(per_node),
                         batch: BatchChoice::Fixed(batch),
-                        progress: st.progress_at(view.now),
+                        progress,
                     };
-                    let r = view.zoo.rate(st.model, &q).per_s;
-                    if r.is_finite() && r > 0.0 {
-                        r
-                    } else {
-                        0.0
+                    let rate = view.zoo.rate(st.model, &q);
+                    let r = rate.per_s;
+                    if !(r.is_finite() && r > 0.0) {
+                        return (0.0, 0.0);
                     }
+                    let gain = match &view.zoo.get(st.model).behaviour {
+                        Behaviour::Goodput(g) => g
+                            .efficiency
+                            .gain(rate.batch as f64, g.efficiency.epoch_at(progress)),
+                        _ => 1.0,
+                    };
+                    (r, if gain > 0.0 { r / gain } else { r })
                 })
-                .collect();
+                .unzip();
             m.gpus.push(s);
             m.batch.push(batch);
             m.t.push(row);
+            m.steps.push(steps);
         }
         m
     }

@@ -26,13 +26,10 @@ use crate::error::Result;
 use crate::params::{ParamSpec, Params};
 use crate::sim::{Decision, View};
 
-const PARAMS: &[ParamSpec] = &[ParamSpec::float(
-    "round_s",
-    "360",
-    1.0,
-    86_400.0,
-    "Round length in seconds (the thesis runs Gavel, Themis and Shockwave at 360 s)",
-)];
+const PARAMS: &[ParamSpec] = &[
+    ParamSpec::float("round_s", "360", 1.0, 86_400.0, "Round length in seconds (the thesis runs Gavel, Themis and Shockwave at 360 s)"),
+    ParamSpec::choice("units", "iterations", &["iterations", "progress"], "Throughput unit of the LP objective: training iterations per second (the artifact; favours short-iteration jobs) or progress per second (iterations times the statistical-efficiency gain of the job's batch)"),
+];
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "gavel",
@@ -46,6 +43,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
 fn build(p: &Params, _seed: u64) -> Result<Box<dyn Policy>> {
     Ok(Box::new(Gavel {
         round_s: p.f64("round_s"),
+        iterations: p.text("units") == "iterations",
         ledger: Ledger::default(),
     }))
 }
@@ -53,6 +51,8 @@ fn build(p: &Params, _seed: u64) -> Result<Box<dyn Policy>> {
 #[derive(Clone)]
 pub struct Gavel {
     round_s: f64,
+    /// Objective in iterations/s (else progress/s).
+    iterations: bool,
     ledger: Ledger,
 }
 
@@ -72,7 +72,15 @@ impl Policy for Gavel {
         let jobs: Vec<u32> = view.active.iter().copied().collect();
         let m = Matrix::build(view, &jobs);
         let t0 = web_time::Instant::now();
-        let a = max_sum_throughput(&m);
+        let a = if self.iterations {
+            let by_steps = Matrix {
+                t: m.steps.clone(),
+                ..m.clone()
+            };
+            max_sum_throughput(&by_steps)
+        } else {
+            max_sum_throughput(&m)
+        };
         out.solver_s = t0.elapsed().as_secs_f64();
         out.fallback = a.fallback;
         rounds::run_round(view, out, &m, &a.x, &mut self.ledger, self.round_s);
