@@ -19,6 +19,9 @@ bash scripts/build-wasm.sh
 step "wasm (Node) gives the same results as native, to the bit"
 node tests/wasm-node/compare.mjs target/release/schedlab afs-mini afs-64 fifo,srtf,srsf,tiresias,maxmin
 
+step "the page's wasm API in Node"
+node --test tests/wasm-node/
+
 if [ -f scripts/test-browser.sh ]; then
   step "browser tests (Playwright + Chromium)"
   bash scripts/test-browser.sh

@@ -20,6 +20,7 @@ pub mod report;
 pub mod sim;
 pub mod solve;
 pub mod validate;
+pub mod web;
 pub mod workload;
 
 #[cfg(not(target_arch = "wasm32"))]

@@ -50,15 +50,45 @@ pub fn run_policy(
     seed: u64,
     progress: &mut dyn FnMut(&Progress) -> bool,
 ) -> Result<PolicyRun> {
+    let (mut sim, params) = prepare_policy(trace, cluster, zoo, name, overrides, seed)?;
+    let started = web_time::Instant::now();
+    let outcome = sim.run(progress)?;
+    let wall_s = started.elapsed().as_secs_f64();
+    Ok(finish_policy(
+        name, params, outcome, trace, cluster, zoo, wall_s,
+    ))
+}
+
+/// The first half of [`run_policy`]: builds the policy and the simulation.
+/// The page's worker steps the simulation in slices (so it can report
+/// progress and be cancelled between them) and then calls [`finish_policy`].
+pub fn prepare_policy(
+    trace: &Trace,
+    cluster: &Arc<Cluster>,
+    zoo: &Arc<ModelZoo>,
+    name: &str,
+    overrides: &Overrides,
+    seed: u64,
+) -> Result<(Simulation, Params)> {
     let none = Vec::new();
     let engine = EngineConfig::from_overrides(overrides.get("engine").unwrap_or(&none))?;
     let (pol, params) = policy::build(name, overrides.get(name).unwrap_or(&none), seed)?;
-    let started = web_time::Instant::now();
-    let mut sim = Simulation::with_shared(trace, cluster.clone(), zoo.clone(), pol, engine)?;
-    let outcome = sim.run(progress)?;
-    let wall_s = started.elapsed().as_secs_f64();
+    let sim = Simulation::with_shared(trace, cluster.clone(), zoo.clone(), pol, engine)?;
+    Ok((sim, params))
+}
+
+/// The second half of [`run_policy`]: metrics of a finished simulation.
+pub fn finish_policy(
+    name: &str,
+    params: Params,
+    outcome: Outcome,
+    trace: &Trace,
+    cluster: &Cluster,
+    zoo: &ModelZoo,
+    wall_s: f64,
+) -> PolicyRun {
     let (metrics, jobs) = evaluate(&outcome, &trace.jobs, cluster, zoo);
-    Ok(PolicyRun {
+    PolicyRun {
         policy: name.to_string(),
         params,
         metrics,
@@ -66,7 +96,7 @@ pub fn run_policy(
         wall_s,
         stop_reason: outcome.stop_reason.clone(),
         outcome,
-    })
+    }
 }
 
 /// Checks that every override names a known owner before anything runs.

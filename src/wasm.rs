@@ -1,24 +1,322 @@
-//! The wasm-bindgen boundary: the only place JavaScript talks to Rust.
-//! Every function returns `Result<_, JsValue>` with a readable message; no
-//! panic crosses the boundary (a panic hook logs anything that slips).
+//! The wasm-bindgen boundary: the only place JavaScript talks to Rust
+//! (issue 4, "wasm boundary"). Everything here converts; the logic lives in
+//! `crate::web` (tested natively) and the rest of the crate.
+//!
+//! - Plain data (catalog, layouts, metrics, params, progress) crosses as
+//!   plain JS objects (serde-wasm-bindgen, maps as objects).
+//! - A run's timeline, rounds, per-job results and chart series cross as
+//!   typed arrays (copies, safe to transfer between threads).
+//! - Every function returns `Result`; an error is a plain object
+//!   `{kind, file, line, field, message, text}` (`web::ErrorInfo`). A panic
+//!   hook logs anything that slips through instead of failing silently.
+//!
+//! See `docs/PAGE.md` for the JavaScript side.
 
 use crate::cluster::parse_cluster;
 use crate::error::Error;
 use crate::params::split_overrides;
 use crate::perf::ModelZoo;
-use crate::report::{check_owners, run_policy, RunReport};
-use crate::sim::ENGINE_PARAMS;
-use crate::workload::{load_named, Trace};
+use crate::report::{check_owners, run_policy as run_one, PolicyRun, RunReport};
+use crate::sim::{Progress, ENGINE_PARAMS};
+use crate::web::charts::{self, ChartSpec};
+use crate::web::runner::{load_trace, Finished, Runner, TraceInfo};
+use crate::web::{catalog as cat, ErrorInfo};
+use crate::workload::{bundled_trace, load_named, Trace};
+use js_sys::{Array, Float64Array, Object, Reflect, Uint32Array, Uint8Array};
+use serde::Serialize;
 use std::sync::Arc;
 use wasm_bindgen::prelude::*;
 
 fn js_err(e: Error) -> JsValue {
-    JsValue::from_str(&e.to_string())
+    let info = ErrorInfo::from(&e);
+    to_js(&info).unwrap_or_else(|_| JsValue::from_str(&info.text))
+}
+
+fn to_js<T: Serialize + ?Sized>(v: &T) -> Result<JsValue, JsValue> {
+    let ser = serde_wasm_bindgen::Serializer::new().serialize_maps_as_objects(true);
+    v.serialize(&ser)
+        .map_err(|e| js_err(Error::Internal(e.to_string())))
+}
+
+fn set(obj: &Object, key: &str, value: &JsValue) {
+    // Setting a property on a fresh plain object cannot fail.
+    let _ = Reflect::set(obj, &JsValue::from_str(key), value);
+}
+
+fn f64s(v: &[f64]) -> JsValue {
+    Float64Array::from(v).into()
+}
+
+fn u32s(v: &[u32]) -> JsValue {
+    Uint32Array::from(v).into()
+}
+
+fn strings(v: &[String]) -> JsValue {
+    v.iter()
+        .map(|s| JsValue::from_str(s))
+        .collect::<Array>()
+        .into()
 }
 
 #[wasm_bindgen(start)]
 pub fn start() {
     console_error_panic_hook::set_once();
+}
+
+/// Everything the page lists: bundled traces, clusters, GPU types, policies
+/// with parameter declarations, engine parameters, formats, generators,
+/// models and metric display rules (`web::catalog::Catalog`).
+#[wasm_bindgen]
+pub fn catalog() -> Result<JsValue, JsValue> {
+    to_js(&cat::catalog())
+}
+
+/// A cluster (built-in name or spec string) grouped by GPU type for drawing.
+#[wasm_bindgen]
+pub fn cluster_layout(spec: &str) -> Result<JsValue, JsValue> {
+    to_js(&cat::layout(spec).map_err(js_err)?)
+}
+
+/// Parses trace text (format detected from the header) and describes it;
+/// errors name the file, line and field.
+#[wasm_bindgen]
+pub fn parse_trace(name: &str, text: &str) -> Result<JsValue, JsValue> {
+    to_js(&TraceInfo::of(&load_trace(name, text).map_err(js_err)?))
+}
+
+/// The text of a bundled trace (for download).
+#[wasm_bindgen]
+pub fn bundled_trace_text(name: &str) -> Option<String> {
+    bundled_trace(name).map(|b| b.text.to_string())
+}
+
+/// One policy's simulation, stepped by the caller.
+#[wasm_bindgen]
+pub struct Run {
+    runner: Option<Runner>,
+    done: Option<PolicyRun>,
+    info: TraceInfo,
+}
+
+fn progress_js(p: &Progress) -> JsValue {
+    to_js(p).unwrap_or(JsValue::NULL)
+}
+
+#[wasm_bindgen]
+impl Run {
+    /// Sets up `policy` on a trace (a bundled name when `trace_text` is
+    /// empty, else the text, named `trace_name` in errors) and a cluster.
+    /// `sets` holds `OWNER.KEY=VALUE` entries for `engine` and this policy.
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        trace_name: &str,
+        trace_text: &str,
+        cluster: &str,
+        policy: &str,
+        sets: Vec<String>,
+        seed: u64,
+    ) -> Result<Run, JsValue> {
+        let trace = load_trace(trace_name, trace_text).map_err(js_err)?;
+        let runner = Runner::new(trace, cluster, policy, &sets, seed).map_err(js_err)?;
+        Ok(Run {
+            info: runner.trace_info(),
+            runner: Some(runner),
+            done: None,
+        })
+    }
+
+    /// `{name, format, jobs, skipped, notes, first_arrival, last_arrival}`.
+    pub fn trace_info(&self) -> Result<JsValue, JsValue> {
+        to_js(&self.info)
+    }
+
+    /// Processes up to `max_events` events; true once the run is over.
+    pub fn advance(&mut self, max_events: u32) -> Result<bool, JsValue> {
+        match &mut self.runner {
+            Some(r) => r.advance(max_events as u64).map_err(js_err),
+            None => Ok(true),
+        }
+    }
+
+    /// `{now, completed, total, events}`.
+    pub fn progress(&self) -> JsValue {
+        match &self.runner {
+            Some(r) => progress_js(&r.progress()),
+            None => JsValue::NULL,
+        }
+    }
+
+    /// Runs to the end, calling `callback(progress)` every `every` events
+    /// and once at the end. A callback that returns `false` cancels the run
+    /// (error of kind `cancelled`); one that throws stops it with that error.
+    pub fn run(&mut self, every: u32, callback: &js_sys::Function) -> Result<(), JsValue> {
+        let Some(r) = &mut self.runner else {
+            return Ok(());
+        };
+        let mut thrown = None;
+        let res = r.run(
+            every as u64,
+            &mut |p| match callback.call1(&JsValue::NULL, &progress_js(p)) {
+                Ok(v) => v.as_bool() != Some(false),
+                Err(e) => {
+                    thrown = Some(e);
+                    false
+                }
+            },
+        );
+        if let Some(e) = thrown {
+            return Err(e);
+        }
+        res.map_err(js_err)
+    }
+
+    /// The results of a finished run (see `docs/PAGE.md`): metrics and
+    /// params as objects; timeline, rounds, jobs, series and CDF as typed arrays.
+    pub fn result(&mut self) -> Result<JsValue, JsValue> {
+        let runner = self
+            .runner
+            .take()
+            .ok_or_else(|| js_err(Error::config("the result was already taken")))?;
+        let engine = runner.engine_params().clone();
+        let f = match runner.finish() {
+            Ok(f) => f,
+            Err(e) => return Err(js_err(e)),
+        };
+        let obj = result_object(&f, &self.info, &engine)?;
+        self.done = Some(f.run);
+        Ok(obj)
+    }
+
+    /// This policy's entry of the CLI's `--format json` report (`results[i]`).
+    pub fn result_json(&self) -> Result<String, JsValue> {
+        let run = self
+            .done
+            .as_ref()
+            .ok_or_else(|| js_err(Error::config("the run has not finished")))?;
+        serde_json::to_string(run).map_err(|e| js_err(Error::Internal(e.to_string())))
+    }
+}
+
+#[derive(Serialize)]
+struct Head<'a> {
+    policy: &'a str,
+    params: &'a crate::params::Params,
+    engine: &'a crate::params::Params,
+    metrics: &'a crate::metrics::Summary,
+    wall_s: f64,
+    stop_reason: &'a str,
+    events: u64,
+    end_time: f64,
+    incomplete: usize,
+    trace: &'a TraceInfo,
+}
+
+fn result_object(
+    f: &Finished,
+    info: &TraceInfo,
+    engine: &crate::params::Params,
+) -> Result<JsValue, JsValue> {
+    let run = &f.run;
+    let head = Head {
+        policy: &run.policy,
+        params: &run.params,
+        engine,
+        metrics: &run.metrics,
+        wall_s: run.wall_s,
+        stop_reason: &run.stop_reason,
+        events: run.outcome.events,
+        end_time: run.outcome.end_time,
+        incomplete: run.outcome.incomplete,
+        trace: info,
+    };
+    let obj: Object = to_js(&head)?.into();
+    let tl = &f.timeline;
+    let t = Object::new();
+    set(&t, "seg_job", &u32s(&tl.seg_job));
+    set(&t, "seg_kind", &Uint8Array::from(&tl.seg_kind[..]).into());
+    set(&t, "seg_start", &f64s(&tl.seg_start));
+    set(&t, "seg_end", &f64s(&tl.seg_end));
+    set(&t, "seg_busy_until", &f64s(&tl.seg_busy_until));
+    set(&t, "seg_batch", &u32s(&tl.seg_batch));
+    set(&t, "seg_gpu_offset", &u32s(&tl.seg_gpu_offset));
+    set(&t, "seg_gpu_count", &u32s(&tl.seg_gpu_count));
+    set(&t, "seg_progress_start", &f64s(&tl.seg_progress_start));
+    set(&t, "seg_progress_end", &f64s(&tl.seg_progress_end));
+    set(&t, "seg_restarts", &u32s(&tl.seg_restarts));
+    set(&t, "gpus", &u32s(&tl.gpus));
+    set(&t, "gpu_offsets", &u32s(&tl.gpu_offsets));
+    set(&t, "gpu_segs", &u32s(&tl.gpu_segs));
+    set(&t, "job_offsets", &u32s(&tl.job_offsets));
+    set(&t, "job_segs", &u32s(&tl.job_segs));
+    set(&t, "events", &f64s(&tl.events));
+    set(&obj, "timeline", &t);
+    let r = Object::new();
+    set(&r, "t", &f64s(&f.rounds.t));
+    set(&r, "busy_gpus", &u32s(&f.rounds.busy_gpus));
+    set(&r, "running", &u32s(&f.rounds.running));
+    set(&r, "waiting", &u32s(&f.rounds.waiting));
+    set(&r, "changes", &u32s(&f.rounds.changes));
+    set(&obj, "rounds", &r);
+    let j = Object::new();
+    let jc = &f.jobs;
+    set(&j, "arrival", &f64s(&jc.arrival));
+    set(&j, "start", &f64s(&jc.start));
+    set(&j, "finish", &f64s(&jc.finish));
+    set(&j, "jct", &f64s(&jc.jct));
+    set(&j, "queue", &f64s(&jc.queue));
+    set(&j, "gpu_s", &f64s(&jc.gpu_s));
+    set(&j, "restarts", &u32s(&jc.restarts));
+    set(&j, "preemptions", &u32s(&jc.preemptions));
+    set(&j, "ftf", &f64s(&jc.ftf));
+    set(&j, "gpus_requested", &u32s(&jc.gpus_requested));
+    set(&j, "model", &u32s(&jc.model));
+    set(&j, "models", &strings(&jc.models));
+    set(&j, "names", &strings(&jc.names));
+    set(&obj, "jobs", &j);
+    let s = Object::new();
+    set(&s, "t", &f64s(&f.series.t));
+    set(&s, "util", &f64s(&f.series.util));
+    set(&s, "queue", &f64s(&f.series.queue));
+    set(&s, "running", &f64s(&f.series.running));
+    set(&obj, "series", &s);
+    let c = Object::new();
+    set(&c, "x", &f64s(&f.cdf_x));
+    set(&c, "y", &f64s(&f.cdf_y));
+    set(&obj, "cdf", &c);
+    Ok(obj.into())
+}
+
+/// Convenience: `new Run(...)`, `run(every, callback)` and `result()` in one call.
+#[wasm_bindgen]
+#[allow(clippy::too_many_arguments)]
+pub fn run_policy(
+    trace_name: &str,
+    trace_text: &str,
+    cluster: &str,
+    policy: &str,
+    sets: Vec<String>,
+    seed: u64,
+    every: u32,
+    callback: &js_sys::Function,
+) -> Result<JsValue, JsValue> {
+    let mut r = Run::new(trace_name, trace_text, cluster, policy, sets, seed)?;
+    r.run(every, callback)?;
+    r.result()
+}
+
+/// Draws a comparison chart (`web::charts::ChartSpec`) on a canvas, at the
+/// canvas's pixel size.
+#[wasm_bindgen]
+pub fn draw_chart(canvas: web_sys::HtmlCanvasElement, spec: JsValue) -> Result<(), JsValue> {
+    use plotters::prelude::*;
+    let spec: ChartSpec = serde_wasm_bindgen::from_value(spec)
+        .map_err(|e| js_err(Error::config(format!("chart spec: {e}"))))?;
+    let backend = plotters_canvas::CanvasBackend::with_canvas_object(canvas)
+        .ok_or_else(|| js_err(Error::Internal("canvas has no 2d context".into())))?;
+    let root = backend.into_drawing_area();
+    charts::draw(&root, &spec).map_err(|e| js_err(Error::Internal(e)))?;
+    root.present()
+        .map_err(|e| js_err(Error::Internal(e.to_string())))
 }
 
 /// Runs policies on a trace and returns the report as JSON text, exactly as
@@ -53,8 +351,7 @@ pub fn run_report_json(
     let mut results = Vec::new();
     for p in &policies {
         results.push(
-            run_policy(&trace, &cluster, &zoo, p, &overrides, seed, &mut |_| true)
-                .map_err(js_err)?,
+            run_one(&trace, &cluster, &zoo, p, &overrides, seed, &mut |_| true).map_err(js_err)?,
         );
     }
     let engine = crate::params::Params::resolve(
@@ -72,5 +369,5 @@ pub fn run_report_json(
     };
     serde_json::to_string_pretty(&report)
         .map(|s| s + "\n")
-        .map_err(|e| JsValue::from_str(&e.to_string()))
+        .map_err(|e| js_err(Error::Internal(e.to_string())))
 }

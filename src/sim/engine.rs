@@ -324,9 +324,10 @@ impl Simulation {
         if self.stop_reason.is_none() {
             let now = self.now;
             for id in self.running.clone() {
-                self.jobs[id as usize].advance(now);
-                if let Some(seg) = self.jobs[id as usize].open_segment.take() {
-                    self.timeline.close(seg, now);
+                let st = &mut self.jobs[id as usize];
+                st.advance(now);
+                if let Some(seg) = st.open_segment.take() {
+                    self.timeline.close(seg, now, st.done_fraction());
                 }
             }
             self.stop_reason = Some(why.to_string());
@@ -371,7 +372,7 @@ impl Simulation {
             1.0
         };
         if let Some(seg) = st.open_segment.take() {
-            self.timeline.close(seg, now);
+            self.timeline.close(seg, now, 1.0);
         }
         let placement = st.placement.take();
         if placement.is_some() {
@@ -528,7 +529,7 @@ impl Simulation {
             st.preemptions += 1;
         }
         if let Some(seg) = st.open_segment.take() {
-            self.timeline.close(seg, now);
+            self.timeline.close(seg, now, st.done_fraction());
         }
         self.running.remove(&id);
         self.waiting.insert(id);
@@ -596,15 +597,22 @@ impl Simulation {
         st.phase = Phase::Running;
         st.placement = Some(placement);
         if let Some(seg) = st.open_segment.take() {
-            self.timeline.close(seg, now);
+            self.timeline.close(seg, now, st.done_fraction());
         }
         self.refresh_rate_with(id, choice, false);
         if self.cfg.record_timeline {
             let st = &mut self.jobs[id as usize];
             let p = st.placement.as_ref().map_or(GpuKind(0), |p| p.kind);
-            let seg = self
-                .timeline
-                .open(id, p, now, st.busy_until.max(now), st.batch, &gpu_ids);
+            let seg = self.timeline.open(
+                id,
+                p,
+                now,
+                st.busy_until.max(now),
+                st.batch,
+                &gpu_ids,
+                st.done_fraction(),
+                st.restarts,
+            );
             self.jobs[id as usize].open_segment = Some(seg);
         }
     }
@@ -690,6 +698,12 @@ impl Simulation {
         for s in &mut timeline.segments {
             if s.end.is_nan() {
                 s.end = now;
+                let st = &self.jobs[s.job as usize];
+                s.progress_end = if st.work > 0.0 {
+                    (st.progress_at(now) / st.work).clamp(0.0, 1.0)
+                } else {
+                    0.0
+                };
             }
         }
         Outcome {

@@ -96,6 +96,15 @@ impl JobState {
         self.placement.as_ref().map_or(0, |p| p.gpus())
     }
 
+    /// Fraction of the work done as of `t_mark` (0 for a job without work).
+    pub fn done_fraction(&self) -> f64 {
+        if self.work > 0.0 {
+            (self.progress / self.work).clamp(0.0, 1.0)
+        } else {
+            0.0
+        }
+    }
+
     /// Work done by time `now` (not stored).
     pub fn progress_at(&self, now: f64) -> f64 {
         if self.phase != Phase::Running {

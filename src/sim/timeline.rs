@@ -17,6 +17,12 @@ pub struct Segment {
     /// The segment's GPUs are `gpus[gpu_offset .. gpu_offset + gpu_count]`.
     pub gpu_offset: u32,
     pub gpu_count: u32,
+    /// Fraction of the job's work done when the segment opened and closed
+    /// (the page interpolates between them to show a job's progress).
+    pub progress_start: f64,
+    pub progress_end: f64,
+    /// The job's restart count when the segment opened.
+    pub restarts: u32,
 }
 
 /// All segments plus the flat list of GPU ids they reference.
@@ -27,6 +33,7 @@ pub struct Timeline {
 }
 
 impl Timeline {
+    #[allow(clippy::too_many_arguments)]
     pub fn open(
         &mut self,
         job: u32,
@@ -35,6 +42,8 @@ impl Timeline {
         busy_until: f64,
         batch: u32,
         gpu_ids: &[u32],
+        progress: f64,
+        restarts: u32,
     ) -> usize {
         self.segments.push(Segment {
             job,
@@ -45,14 +54,19 @@ impl Timeline {
             batch,
             gpu_offset: self.gpus.len() as u32,
             gpu_count: gpu_ids.len() as u32,
+            progress_start: progress,
+            progress_end: f64::NAN,
+            restarts,
         });
         self.gpus.extend_from_slice(gpu_ids);
         self.segments.len() - 1
     }
 
-    pub fn close(&mut self, segment: usize, end: f64) {
+    /// Ends a segment at `end`, when the job had done `progress` (a fraction).
+    pub fn close(&mut self, segment: usize, end: f64, progress: f64) {
         if let Some(s) = self.segments.get_mut(segment) {
             s.end = end;
+            s.progress_end = progress;
         }
     }
 

@@ -1,0 +1,359 @@
+//! What the page offers, read from the registries: bundled traces (the
+//! manifest), built-in clusters, GPU types, policies with their `ParamSpec`
+//! declarations, engine parameters, trace formats, models and how to show
+//! each summary metric. The page builds every picker and control from this,
+//! so a policy, trace or format added elsewhere appears without page edits.
+
+use crate::cluster::{builtin_clusters, parse_cluster, GpuType, CATALOG};
+use crate::error::Result;
+use crate::params::ParamSpec;
+use crate::perf::ModelZoo;
+use crate::policy::{registry, PolicyInfo};
+use crate::sim::ENGINE_PARAMS;
+use crate::workload::gen::{generators, Generator};
+use crate::workload::{bundled_traces, BundledTrace, Format};
+use serde::Serialize;
+
+/// Everything the page lists.
+#[derive(Serialize)]
+pub struct Catalog {
+    pub version: &'static str,
+    pub traces: Vec<BundledTrace>,
+    pub clusters: Vec<ClusterEntry>,
+    pub gpu_types: &'static [GpuType],
+    pub policies: &'static [PolicyInfo],
+    pub engine: &'static [ParamSpec],
+    pub formats: Vec<FormatEntry>,
+    pub generators: &'static [Generator],
+    pub models: Vec<ModelEntry>,
+    pub metrics: &'static [MetricInfo],
+}
+
+/// A built-in cluster with its size.
+#[derive(Serialize)]
+pub struct ClusterEntry {
+    pub name: &'static str,
+    pub spec: &'static str,
+    pub description: &'static str,
+    pub gpus: u32,
+}
+
+#[derive(Serialize)]
+pub struct FormatEntry {
+    pub name: &'static str,
+    pub description: &'static str,
+}
+
+/// A model as the page's hover card shows it.
+#[derive(Serialize)]
+pub struct ModelEntry {
+    pub name: String,
+    pub family: String,
+    pub description: String,
+    pub default_batch: u32,
+    pub max_gpus: u32,
+    pub restart_s: f64,
+}
+
+/// How the page shows one summary metric (a field of `metrics::Summary`).
+#[derive(Debug, Serialize)]
+pub struct MetricInfo {
+    pub key: &'static str,
+    pub label: &'static str,
+    /// Unit after scaling (`h`, `GPU-h`, or empty).
+    pub unit: &'static str,
+    /// Displayed value = raw value x scale.
+    pub scale: f64,
+    /// Decimals shown (the CLI table's precision).
+    pub digits: u32,
+    /// `lower`, `higher` or `none`: which way is better.
+    pub better: &'static str,
+    pub help: &'static str,
+}
+
+const H: f64 = 1.0 / 3600.0;
+
+/// Display rules for the summary metrics, in table order. Metrics missing
+/// here are still shown by the page (raw value, 3 decimals).
+pub const METRICS: &[MetricInfo] = &[
+    MetricInfo {
+        key: "completed",
+        label: "done",
+        unit: "",
+        scale: 1.0,
+        digits: 0,
+        better: "higher",
+        help: "Jobs that finished",
+    },
+    MetricInfo {
+        key: "jobs",
+        label: "jobs",
+        unit: "",
+        scale: 1.0,
+        digits: 0,
+        better: "none",
+        help: "Jobs in the trace",
+    },
+    MetricInfo {
+        key: "avg_jct_s",
+        label: "avg JCT",
+        unit: "h",
+        scale: H,
+        digits: 2,
+        better: "lower",
+        help: "Mean job completion time (finish - arrival)",
+    },
+    MetricInfo {
+        key: "p50_jct_s",
+        label: "p50 JCT",
+        unit: "h",
+        scale: H,
+        digits: 2,
+        better: "lower",
+        help: "Median JCT",
+    },
+    MetricInfo {
+        key: "p90_jct_s",
+        label: "p90 JCT",
+        unit: "h",
+        scale: H,
+        digits: 2,
+        better: "lower",
+        help: "90th percentile JCT",
+    },
+    MetricInfo {
+        key: "p99_jct_s",
+        label: "p99 JCT",
+        unit: "h",
+        scale: H,
+        digits: 2,
+        better: "lower",
+        help: "99th percentile JCT",
+    },
+    MetricInfo {
+        key: "makespan_s",
+        label: "makespan",
+        unit: "h",
+        scale: H,
+        digits: 2,
+        better: "lower",
+        help: "Last finish - first arrival",
+    },
+    MetricInfo {
+        key: "avg_queue_s",
+        label: "avg queue",
+        unit: "h",
+        scale: H,
+        digits: 2,
+        better: "lower",
+        help: "Mean time a job spent without GPUs",
+    },
+    MetricInfo {
+        key: "gpu_hours",
+        label: "GPU-hours",
+        unit: "GPU-h",
+        scale: 1.0,
+        digits: 1,
+        better: "lower",
+        help: "GPU time held by jobs, restart delays included",
+    },
+    MetricInfo {
+        key: "utilization",
+        label: "utilisation",
+        unit: "",
+        scale: 1.0,
+        digits: 3,
+        better: "higher",
+        help: "GPU time held / (cluster GPUs x makespan)",
+    },
+    MetricInfo {
+        key: "avg_restarts",
+        label: "restarts/job",
+        unit: "",
+        scale: 1.0,
+        digits: 2,
+        better: "lower",
+        help: "Allocation changes after the first start, per job",
+    },
+    MetricInfo {
+        key: "ftf_rho_max",
+        label: "max FTF",
+        unit: "",
+        scale: 1.0,
+        digits: 2,
+        better: "lower",
+        help: "Worst finish-time fairness rho (JCT / isolated time on a 1/N share)",
+    },
+    MetricInfo {
+        key: "ftf_unfair_frac",
+        label: "FTF > 1",
+        unit: "",
+        scale: 1.0,
+        digits: 3,
+        better: "lower",
+        help: "Fraction of finished jobs with rho > 1",
+    },
+];
+
+/// The catalog, built from the registries.
+pub fn catalog() -> Catalog {
+    let zoo = ModelZoo::builtin();
+    Catalog {
+        version: env!("CARGO_PKG_VERSION"),
+        traces: bundled_traces(),
+        clusters: builtin_clusters()
+            .iter()
+            .map(|c| ClusterEntry {
+                name: c.name,
+                spec: c.spec,
+                description: c.description,
+                gpus: parse_cluster(c.name).map_or(0, |x| x.total_gpus),
+            })
+            .collect(),
+        gpu_types: CATALOG,
+        policies: registry(),
+        engine: ENGINE_PARAMS,
+        formats: Format::ALL
+            .iter()
+            .map(|(_, name, description)| FormatEntry { name, description })
+            .collect(),
+        generators: generators(),
+        models: zoo
+            .models()
+            .iter()
+            .map(|m| ModelEntry {
+                name: m.name.clone(),
+                family: m.family.clone(),
+                description: m.description.clone(),
+                default_batch: m.default_batch,
+                max_gpus: m.max_gpus,
+                restart_s: m.restart_s,
+            })
+            .collect(),
+        metrics: METRICS,
+    }
+}
+
+/// A cluster as the GPU map draws it: nodes grouped by GPU type.
+#[derive(Debug, Serialize)]
+pub struct Layout {
+    pub name: String,
+    pub spec: String,
+    pub total_gpus: u32,
+    pub groups: Vec<LayoutGroup>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct LayoutGroup {
+    pub kind: &'static str,
+    pub label: &'static str,
+    pub gpus: u32,
+    pub nodes: Vec<LayoutNode>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct LayoutNode {
+    pub id: u32,
+    pub first_gpu: u32,
+    pub gpus: u32,
+}
+
+/// Parses a built-in name or spec string and groups its nodes by GPU type
+/// (types in first-appearance order, nodes in id order).
+pub fn layout(spec: &str) -> Result<Layout> {
+    let c = parse_cluster(spec)?;
+    let groups = c
+        .kinds
+        .iter()
+        .map(|k| {
+            let t = k.info();
+            LayoutGroup {
+                kind: t.name,
+                label: t.label,
+                gpus: c.gpus_of(*k),
+                nodes: c
+                    .nodes
+                    .iter()
+                    .filter(|n| n.kind == *k)
+                    .map(|n| LayoutNode {
+                        id: n.id,
+                        first_gpu: n.first_gpu,
+                        gpus: n.gpus,
+                    })
+                    .collect(),
+            }
+        })
+        .collect();
+    Ok(Layout {
+        name: c.name.clone(),
+        spec: c.spec_string(),
+        total_gpus: c.total_gpus,
+        groups,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::metrics::Summary;
+
+    #[test]
+    fn catalog_comes_from_the_registries() {
+        let c = catalog();
+        assert_eq!(c.policies.len(), registry().len());
+        assert_eq!(c.traces.len(), bundled_traces().len());
+        assert_eq!(c.formats.len(), Format::ALL.len());
+        assert!(c.clusters.iter().all(|x| x.gpus > 0));
+        let v = serde_json::to_value(&c).unwrap();
+        // Parameter declarations reach the page with their kind and range.
+        let p = &v["policies"][0];
+        assert!(p["params"].is_array(), "{p}");
+        assert!(
+            v["traces"][0]["text"].is_null(),
+            "trace text is not shipped in the catalog"
+        );
+    }
+
+    #[test]
+    fn every_metric_rule_names_a_summary_field() {
+        let s = Summary {
+            jobs: 0,
+            completed: 0,
+            avg_jct_s: 0.0,
+            p50_jct_s: 0.0,
+            p90_jct_s: 0.0,
+            p99_jct_s: 0.0,
+            makespan_s: 0.0,
+            avg_queue_s: 0.0,
+            gpu_hours: 0.0,
+            utilization: 0.0,
+            avg_restarts: 0.0,
+            ftf_rho_max: 0.0,
+            ftf_unfair_frac: 0.0,
+        };
+        let v = serde_json::to_value(&s).unwrap();
+        for m in METRICS {
+            assert!(v.get(m.key).is_some(), "{} is not a Summary field", m.key);
+        }
+        // And every Summary field has a display rule.
+        for k in v.as_object().unwrap().keys() {
+            assert!(
+                METRICS.iter().any(|m| m.key == k),
+                "no display rule for {k}"
+            );
+        }
+    }
+
+    #[test]
+    fn layout_groups_nodes_by_type() {
+        let l = layout("t4:2x4,rtx:1x8,t4:1x2").unwrap();
+        assert_eq!(l.total_gpus, 18);
+        assert_eq!(l.groups.len(), 2);
+        assert_eq!(l.groups[0].kind, "t4");
+        assert_eq!(l.groups[0].gpus, 10);
+        let firsts: Vec<u32> = l.groups[0].nodes.iter().map(|n| n.first_gpu).collect();
+        assert_eq!(firsts, vec![0, 4, 16]);
+        assert_eq!(l.groups[1].nodes[0].first_gpu, 8);
+        assert!(layout("zz:1x1").is_err());
+    }
+}

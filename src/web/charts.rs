@@ -1,0 +1,398 @@
+//! The comparison charts (issue 4, "Comparisons"), drawn with plotters on
+//! any backend: the page draws on a canvas (plotters-canvas, in
+//! `src/wasm.rs`), the tests on SVG. The page sends a [`ChartSpec`] with the
+//! data already in display units (hours); this module only draws.
+//!
+//! Kinds: `cdf` (JCT CDF, log x), `bars` (one panel per metric, one bar per
+//! policy, each panel with its own y scale), `lines` (a quantity over time).
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use serde::Deserialize;
+
+/// What to draw.
+#[derive(Debug, Clone, Deserialize)]
+pub struct ChartSpec {
+    /// `cdf`, `bars` or `lines`.
+    pub kind: String,
+    #[serde(default)]
+    pub title: String,
+    #[serde(default)]
+    pub x_label: String,
+    #[serde(default)]
+    pub y_label: String,
+    /// Panel captions of a `bars` chart (series[i].y[g] is policy i's value in panel g).
+    #[serde(default)]
+    pub groups: Vec<String>,
+    pub series: Vec<SeriesSpec>,
+    /// Device pixels per CSS pixel (fonts and strokes are scaled by it).
+    #[serde(default = "one")]
+    pub scale: f64,
+    /// Upper end of the y axis (default: from the data).
+    #[serde(default)]
+    pub y_max: Option<f64>,
+}
+
+fn one() -> f64 {
+    1.0
+}
+
+/// One policy's data.
+#[derive(Debug, Clone, Deserialize)]
+pub struct SeriesSpec {
+    pub name: String,
+    /// `#rrggbb`.
+    pub color: String,
+    #[serde(default)]
+    pub x: Vec<f64>,
+    pub y: Vec<f64>,
+}
+
+fn rgb(hex: &str) -> RGBColor {
+    let h = hex.trim_start_matches('#');
+    let c = |i: usize| {
+        h.get(i..i + 2)
+            .and_then(|s| u8::from_str_radix(s, 16).ok())
+            .unwrap_or(0)
+    };
+    RGBColor(c(0), c(2), c(4))
+}
+
+type Res = std::result::Result<(), String>;
+
+fn err<E: std::fmt::Display>(e: E) -> String {
+    e.to_string()
+}
+
+/// Draws `spec` on `root` (cleared first).
+pub fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, spec: &ChartSpec) -> Res {
+    root.fill(&WHITE).map_err(err)?;
+    let s = spec.scale.clamp(0.5, 4.0);
+    let px = |v: f64| (v * s).round() as i32;
+    let (w, _) = root.dim_in_pixel();
+    // Title and legend (policy colour chips), shared by every kind.
+    let font = |size: f64| ("sans-serif", size * s).into_font();
+    let mut y0 = px(4.0);
+    if !spec.title.is_empty() {
+        root.draw(&Text::new(
+            spec.title.clone(),
+            (px(8.0), y0),
+            font(14.0).style(FontStyle::Bold).color(&BLACK),
+        ))
+        .map_err(err)?;
+        y0 += px(20.0);
+    }
+    let mut x = px(8.0);
+    for sr in &spec.series {
+        let text_w = (sr.name.chars().count() as f64 * 6.6 * s) as i32;
+        if x + px(20.0) + text_w > w as i32 && x > px(8.0) {
+            x = px(8.0);
+            y0 += px(16.0);
+        }
+        let c = rgb(&sr.color);
+        root.draw(&Rectangle::new(
+            [(x, y0 + px(2.0)), (x + px(10.0), y0 + px(12.0))],
+            c.filled(),
+        ))
+        .map_err(err)?;
+        root.draw(&Text::new(
+            sr.name.clone(),
+            (x + px(14.0), y0),
+            font(12.0).color(&BLACK),
+        ))
+        .map_err(err)?;
+        x += px(26.0) + text_w;
+    }
+    y0 += px(18.0);
+    let area = root.split_vertically(y0).1;
+    match spec.kind.as_str() {
+        "cdf" => draw_cdf(&area, spec, s),
+        "bars" => draw_bars(&area, spec, s),
+        "lines" => draw_lines(&area, spec, s),
+        other => Err(format!("unknown chart kind '{other}'")),
+    }
+}
+
+fn finite_range(vals: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
+    let mut lo = f64::INFINITY;
+    let mut hi = f64::NEG_INFINITY;
+    for v in vals.filter(|v| v.is_finite()) {
+        lo = lo.min(v);
+        hi = hi.max(v);
+    }
+    (lo <= hi).then_some((lo, hi))
+}
+
+fn no_data<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, s: f64) -> Res {
+    area.draw(&Text::new(
+        "no data",
+        ((20.0 * s) as i32, (20.0 * s) as i32),
+        ("sans-serif", 12.0 * s).into_font().color(&BLACK),
+    ))
+    .map_err(err)
+}
+
+fn draw_cdf<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, spec: &ChartSpec, s: f64) -> Res {
+    let xs = spec.series.iter().flat_map(|r| r.x.iter().copied());
+    let Some((lo, hi)) = finite_range(xs.filter(|v| *v > 0.0)) else {
+        return no_data(area, s);
+    };
+    let (lo, hi) = (lo * 0.9, (hi * 1.1).max(lo * 1.01));
+    let mut chart = ChartBuilder::on(area)
+        .margin((8.0 * s) as i32)
+        .x_label_area_size((34.0 * s) as i32)
+        .y_label_area_size((44.0 * s) as i32)
+        .build_cartesian_2d((lo..hi).log_scale(), 0.0..1.0)
+        .map_err(err)?;
+    chart
+        .configure_mesh()
+        .x_desc(spec.x_label.clone())
+        .y_desc(spec.y_label.clone())
+        .label_style(("sans-serif", 11.0 * s))
+        .axis_desc_style(("sans-serif", 12.0 * s))
+        .x_label_formatter(&|v| short(*v))
+        .light_line_style(RGBColor(238, 238, 238))
+        .draw()
+        .map_err(err)?;
+    for sr in &spec.series {
+        let c = rgb(&sr.color);
+        // A step function: each JCT raises the curve at its x.
+        let mut pts = Vec::with_capacity(sr.x.len() * 2 + 1);
+        let mut prev = 0.0;
+        for (x, y) in sr.x.iter().zip(&sr.y) {
+            if *x > 0.0 && x.is_finite() {
+                pts.push((*x, prev));
+                pts.push((*x, *y));
+                prev = *y;
+            }
+        }
+        if let Some(&(x, y)) = pts.last() {
+            pts.push((x.max(hi), y));
+        }
+        chart
+            .draw_series(LineSeries::new(pts, c.stroke_width((2.0 * s) as u32)))
+            .map_err(err)?;
+    }
+    Ok(())
+}
+
+fn draw_lines<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, spec: &ChartSpec, s: f64) -> Res {
+    let Some((x0, x1)) = finite_range(spec.series.iter().flat_map(|r| r.x.iter().copied())) else {
+        return no_data(area, s);
+    };
+    let x1 = if x1 > x0 { x1 } else { x0 + 1.0 };
+    let top = spec.y_max.unwrap_or_else(|| {
+        finite_range(spec.series.iter().flat_map(|r| r.y.iter().copied()))
+            .map_or(1.0, |(_, h)| h * 1.05)
+    });
+    let top = if top > 0.0 { top } else { 1.0 };
+    let mut chart = ChartBuilder::on(area)
+        .margin((8.0 * s) as i32)
+        .x_label_area_size((34.0 * s) as i32)
+        .y_label_area_size((44.0 * s) as i32)
+        .build_cartesian_2d(x0..x1, 0.0..top)
+        .map_err(err)?;
+    chart
+        .configure_mesh()
+        .x_desc(spec.x_label.clone())
+        .y_desc(spec.y_label.clone())
+        .label_style(("sans-serif", 11.0 * s))
+        .axis_desc_style(("sans-serif", 12.0 * s))
+        .x_label_formatter(&|v| short(*v))
+        .y_label_formatter(&|v| short(*v))
+        .light_line_style(RGBColor(238, 238, 238))
+        .draw()
+        .map_err(err)?;
+    for sr in &spec.series {
+        let c = rgb(&sr.color);
+        let pts =
+            sr.x.iter()
+                .zip(&sr.y)
+                .filter(|(x, y)| x.is_finite() && y.is_finite())
+                .map(|(x, y)| (*x, *y));
+        chart
+            .draw_series(LineSeries::new(
+                pts,
+                c.stroke_width((2.0 * s).max(1.0) as u32),
+            ))
+            .map_err(err)?;
+    }
+    Ok(())
+}
+
+fn draw_bars<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, spec: &ChartSpec, s: f64) -> Res {
+    let g = spec.groups.len();
+    if g == 0 || spec.series.is_empty() {
+        return no_data(area, s);
+    }
+    let n = spec.series.len();
+    let panels = area.split_evenly((1, g));
+    for (gi, panel) in panels.iter().enumerate() {
+        let vals: Vec<f64> = spec
+            .series
+            .iter()
+            .map(|sr| sr.y.get(gi).copied().unwrap_or(f64::NAN))
+            .collect();
+        let top = finite_range(vals.iter().copied()).map_or(1.0, |(_, h)| h * 1.18);
+        let top = if top > 0.0 { top } else { 1.0 };
+        let mut chart = ChartBuilder::on(panel)
+            .margin((6.0 * s) as i32)
+            .caption(spec.groups[gi].clone(), ("sans-serif", 12.0 * s))
+            .y_label_area_size((40.0 * s) as i32)
+            .x_label_area_size((4.0 * s) as i32)
+            .build_cartesian_2d(0.0..n as f64, 0.0..top)
+            .map_err(err)?;
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .x_labels(0)
+            .label_style(("sans-serif", 11.0 * s))
+            .y_label_formatter(&|v| short(*v))
+            .light_line_style(RGBColor(238, 238, 238))
+            .draw()
+            .map_err(err)?;
+        for (i, v) in vals.iter().enumerate() {
+            if !v.is_finite() {
+                continue;
+            }
+            let c = rgb(&spec.series[i].color);
+            let (l, r) = (i as f64 + 0.12, i as f64 + 0.88);
+            chart
+                .draw_series(std::iter::once(Rectangle::new(
+                    [(l, 0.0), (r, *v)],
+                    c.filled(),
+                )))
+                .map_err(err)?;
+            let label = short(*v);
+            let (bx, by) = chart.backend_coord(&(i as f64 + 0.5, *v));
+            let tw = (label.len() as f64 * 3.2 * s) as i32;
+            panel
+                .draw(&Text::new(
+                    label,
+                    (
+                        bx - tw - panel.get_base_pixel().0,
+                        by - (14.0 * s) as i32 - panel.get_base_pixel().1,
+                    ),
+                    ("sans-serif", 10.0 * s).into_font().color(&BLACK),
+                ))
+                .map_err(err)?;
+        }
+    }
+    Ok(())
+}
+
+/// A compact axis label: at most 3 significant digits, no trailing zeros.
+pub fn short(v: f64) -> String {
+    if v == 0.0 || !v.is_finite() {
+        return "0".into();
+    }
+    let a = v.abs();
+    let text = if a >= 100.0 {
+        format!("{v:.0}")
+    } else if a >= 10.0 {
+        format!("{v:.1}")
+    } else if a >= 1.0 {
+        format!("{v:.2}")
+    } else {
+        // Three significant digits: count the leading zeros without logarithms.
+        let mut digits = 2;
+        let mut x = a;
+        while x < 1.0 && digits < 14 {
+            x *= 10.0;
+            digits += 1;
+        }
+        format!("{v:.digits$}")
+    };
+    if text.contains('.') {
+        text.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn svg(spec: &ChartSpec) -> String {
+        let mut out = String::new();
+        {
+            let root = SVGBackend::with_string(&mut out, (640, 300)).into_drawing_area();
+            draw(&root, spec).unwrap();
+            root.present().unwrap();
+        }
+        out
+    }
+
+    fn series(name: &str, color: &str, x: Vec<f64>, y: Vec<f64>) -> SeriesSpec {
+        SeriesSpec {
+            name: name.into(),
+            color: color.into(),
+            x,
+            y,
+        }
+    }
+
+    fn spec(kind: &str, series: Vec<SeriesSpec>, groups: Vec<String>) -> ChartSpec {
+        ChartSpec {
+            kind: kind.into(),
+            title: "T".into(),
+            x_label: "x".into(),
+            y_label: "y".into(),
+            groups,
+            series,
+            scale: 1.0,
+            y_max: None,
+        }
+    }
+
+    #[test]
+    fn each_kind_draws_every_policy_in_its_colour() {
+        let a = series("fifo", "#e69f00", vec![0.1, 1.0, 10.0], vec![0.3, 0.6, 1.0]);
+        let b = series("srtf", "#56b4e9", vec![0.2, 2.0, 20.0], vec![0.3, 0.6, 1.0]);
+        for kind in ["cdf", "lines"] {
+            let out = svg(&spec(kind, vec![a.clone(), b.clone()], vec![]));
+            for needle in ["fifo", "srtf", "#E69F00", "#56B4E9", "polyline"] {
+                assert!(out.contains(needle), "{kind}: no {needle}");
+            }
+        }
+        let bars = spec(
+            "bars",
+            vec![
+                series("fifo", "#e69f00", vec![], vec![2.04, 16.6, 22.5]),
+                series("maxmin", "#009e73", vec![], vec![0.52, 6.75, 17.4]),
+            ],
+            vec!["avg JCT h".into(), "p99 JCT h".into(), "makespan h".into()],
+        );
+        let out = svg(&bars);
+        for needle in ["avg JCT h", "makespan h", "2.04", "0.52", "#009E73"] {
+            assert!(out.contains(needle), "bars: no {needle}");
+        }
+        assert!(draw(
+            &SVGBackend::with_string(&mut String::new(), (100, 100)).into_drawing_area(),
+            &spec("pie", vec![], vec![])
+        )
+        .is_err());
+    }
+
+    #[test]
+    fn empty_data_says_so() {
+        let out = svg(&spec(
+            "cdf",
+            vec![series("a", "#000000", vec![], vec![])],
+            vec![],
+        ));
+        assert!(out.contains("no data"));
+    }
+
+    #[test]
+    fn short_labels() {
+        assert_eq!(short(0.5), "0.5");
+        assert_eq!(short(12.34), "12.3");
+        assert_eq!(short(1234.5), "1234");
+        assert_eq!(short(2.0), "2");
+        assert_eq!(short(0.001234), "0.00123");
+        assert_eq!(short(0.001), "0.001");
+        assert_eq!(short(0.05), "0.05");
+    }
+}

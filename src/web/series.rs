@@ -1,0 +1,178 @@
+//! Time series for the comparison charts: utilisation, running and waiting
+//! jobs as time-weighted averages over equal bins, and the JCT CDF thinned
+//! to a few hundred points (a 50,000-job CDF drawn point by point would
+//! cost the page a long frame for no visible gain).
+
+use crate::sim::Outcome;
+
+/// Time-weighted bin averages over `[t0, t1]`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Series {
+    /// Bin centres, seconds.
+    pub t: Vec<f64>,
+    /// Busy GPUs / cluster GPUs.
+    pub util: Vec<f64>,
+    /// Jobs arrived, unfinished and holding no GPUs.
+    pub queue: Vec<f64>,
+    /// Jobs holding GPUs.
+    pub running: Vec<f64>,
+}
+
+/// Bins used by the page's charts.
+pub const BINS: usize = 400;
+
+/// Utilisation and queue length over the run, from the recorded timeline.
+pub fn over_time(o: &Outcome, total_gpus: u32, bins: usize) -> Series {
+    // (time, d busy GPUs, d running jobs, d active jobs)
+    let mut deltas: Vec<(f64, f64, f64, f64)> = Vec::new();
+    for s in &o.timeline.segments {
+        deltas.push((s.start, s.gpu_count as f64, 1.0, 0.0));
+        deltas.push((s.end, -(s.gpu_count as f64), -1.0, 0.0));
+    }
+    let end = o.end_time;
+    for j in &o.jobs {
+        if j.arrival <= end {
+            deltas.push((j.arrival, 0.0, 0.0, 1.0));
+            deltas.push((j.finish.unwrap_or(end), 0.0, 0.0, -1.0));
+        }
+    }
+    let t0 = o
+        .jobs
+        .iter()
+        .map(|j| j.arrival)
+        .fold(f64::INFINITY, f64::min);
+    let t1 = deltas.iter().map(|d| d.0).fold(end, f64::max);
+    if bins == 0 || !t0.is_finite() || t1 <= t0 {
+        return Series::default();
+    }
+    deltas.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let width = (t1 - t0) / bins as f64;
+    let mut acc = vec![[0.0f64; 3]; bins];
+    let (mut busy, mut run, mut active) = (0.0, 0.0, 0.0);
+    let mut t = t0;
+    let mut add = |from: f64, to: f64, v: [f64; 3]| {
+        if to <= from {
+            return;
+        }
+        let first = (((from - t0) / width) as usize).min(bins - 1);
+        let last = (((to - t0) / width) as usize).min(bins - 1);
+        for (b, slot) in acc.iter_mut().enumerate().take(last + 1).skip(first) {
+            let lo = t0 + b as f64 * width;
+            let overlap = to.min(lo + width) - from.max(lo);
+            if overlap > 0.0 {
+                for k in 0..3 {
+                    slot[k] += v[k] * overlap;
+                }
+            }
+        }
+    };
+    for (at, db, dr, da) in deltas {
+        add(t, at, [busy, run, active - run]);
+        t = t.max(at);
+        busy += db;
+        run += dr;
+        active += da;
+    }
+    let g = total_gpus.max(1) as f64;
+    let mut s = Series::default();
+    for (b, a) in acc.iter().enumerate() {
+        s.t.push(t0 + (b as f64 + 0.5) * width);
+        s.util.push(a[0] / width / g);
+        s.running.push(a[1] / width);
+        s.queue.push((a[2] / width).max(0.0));
+    }
+    s
+}
+
+/// Points of the empirical CDF of `values` (NaN ignored): x sorted, y the
+/// fraction <= x. At most `max_points`, always including both ends.
+pub fn cdf(values: &[f64], max_points: usize) -> (Vec<f64>, Vec<f64>) {
+    let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n == 0 || max_points < 2 {
+        return (Vec::new(), Vec::new());
+    }
+    let idx: Vec<usize> = if n <= max_points {
+        (0..n).collect()
+    } else {
+        let mut ix: Vec<usize> = (0..max_points)
+            .map(|k| ((k as f64 * (n - 1) as f64) / (max_points - 1) as f64).round() as usize)
+            .collect();
+        ix.dedup();
+        ix
+    };
+    let x = idx.iter().map(|&i| v[i]).collect();
+    let y = idx.iter().map(|&i| (i + 1) as f64 / n as f64).collect();
+    (x, y)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cluster::GpuKind;
+    use crate::sim::{JobResult, Timeline};
+
+    fn job(id: u32, arrival: f64, finish: f64) -> JobResult {
+        JobResult {
+            id,
+            name: format!("j{id}"),
+            model: "linear".into(),
+            tenant: String::new(),
+            gpus_requested: 2,
+            arrival,
+            start: None,
+            finish: Some(finish),
+            gpu_s: 0.0,
+            run_s: 0.0,
+            restarts: 0,
+            preemptions: 0,
+            restart_s: 0.0,
+            work: 1.0,
+            n_avg: 1.0,
+            due: None,
+        }
+    }
+
+    #[test]
+    fn bin_averages_match_a_hand_computed_schedule() {
+        // Job 0 holds 2 GPUs over [0, 50); job 1 arrives at 0, waits, holds 4 over [50, 100).
+        let mut tl = Timeline::default();
+        let a = tl.open(0, GpuKind(0), 0.0, 0.0, 1, &[0, 1], 0.0, 0);
+        tl.close(a, 50.0, 1.0);
+        let b = tl.open(1, GpuKind(0), 50.0, 50.0, 1, &[0, 1, 2, 3], 0.0, 0);
+        tl.close(b, 100.0, 1.0);
+        let o = Outcome {
+            jobs: vec![job(0, 0.0, 50.0), job(1, 0.0, 100.0)],
+            timeline: tl,
+            rounds: Vec::new(),
+            end_time: 100.0,
+            events: 0,
+            incomplete: 0,
+            stop_reason: String::new(),
+        };
+        let s = over_time(&o, 4, 4);
+        assert_eq!(s.t, vec![12.5, 37.5, 62.5, 87.5]);
+        assert_eq!(s.util, vec![0.5, 0.5, 1.0, 1.0]);
+        assert_eq!(s.queue, vec![1.0, 1.0, 0.0, 0.0]);
+        assert_eq!(s.running, vec![1.0, 1.0, 1.0, 1.0]);
+        // A bin boundary inside a step averages it.
+        let s = over_time(&o, 4, 3);
+        assert!((s.util[1] - (0.5 * 50.0 / 3.0 + 1.0 * 50.0 / 3.0) / (100.0 / 3.0)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn cdf_is_thinned_but_keeps_the_ends() {
+        let (x, y) = cdf(&[3.0, f64::NAN, 1.0, 2.0], 10);
+        assert_eq!(x, vec![1.0, 2.0, 3.0]);
+        assert_eq!(y, vec![1.0 / 3.0, 2.0 / 3.0, 1.0]);
+        let big: Vec<f64> = (0..50_000).map(|i| i as f64).collect();
+        let (x, y) = cdf(&big, 300);
+        assert_eq!(x.len(), 300);
+        assert_eq!(
+            (x[0], *x.last().unwrap(), *y.last().unwrap()),
+            (0.0, 49_999.0, 1.0)
+        );
+        assert!(x.windows(2).all(|w| w[0] < w[1]));
+    }
+}

@@ -1,0 +1,335 @@
+// Browser tests of the page (issue 4): run by scripts/test-browser.sh,
+// which serves the repository on 127.0.0.1 and sets SCHEDLAB_URL.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
+import path from 'node:path';
+import { launch, openPage, stats, waitDone, cli, record, artifact, BASE, root } from './helpers.mjs';
+
+let browser;
+before(async () => { browser = await launch(); });
+after(async () => { await browser.close(); });
+
+const nextFrame = (page) => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+
+/** Sets the clock through the scrubber, as a user dragging it would. */
+async function scrubTo(page, fraction) {
+  await page.evaluate((f) => {
+    const s = document.querySelector('#scrub');
+    s.value = String(Number(s.min) + f * (Number(s.max) - Number(s.min)));
+    s.dispatchEvent(new Event('input', { bubbles: true }));
+  }, fraction);
+  await nextFrame(page);
+}
+
+/** Pixels of the first GPU map: a digest and how many are job-coloured (saturated). */
+async function mapPixels(page, index = 0) {
+  return page.evaluate((i) => {
+    const c = document.querySelectorAll('canvas.gpumap')[i];
+    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    let coloured = 0, h = 0;
+    for (let k = 0; k < d.length; k += 4) {
+      const r = d[k], g = d[k + 1], b = d[k + 2];
+      if (Math.max(r, g, b) - Math.min(r, g, b) > 40) coloured++;
+      h = (h * 31 + r * 7 + g * 3 + b) >>> 0;
+    }
+    return { coloured, hash: h, total: d.length / 4 };
+  }, index);
+}
+
+function cliReport(trace, cluster, policies, seed, sets) {
+  const args = ['run', '--trace', trace, '--cluster', cluster, '--policy', policies.join(','), '--seed', String(seed), '--format', 'json'];
+  for (const [k, v] of Object.entries(sets)) args.push('--set', `${k}=${v}`);
+  return JSON.parse(cli(args));
+}
+
+/** Every metric cell shown equals the CLI's value at the printed precision. */
+async function assertTableMatchesCli(page, report) {
+  const rules = await page.evaluate(() => window.schedlab.catalog.metrics);
+  const cells = await page.$$eval('#results td[data-policy]', (tds) => tds.map((td) => ({
+    policy: td.dataset.policy, metric: td.dataset.metric, text: td.querySelector('.v').textContent,
+  })));
+  let compared = 0;
+  for (const r of report.results) {
+    for (const m of rules) {
+      const cell = cells.find((c) => c.policy === r.policy && c.metric === m.key);
+      assert.ok(cell, `no cell for ${r.policy} ${m.key}`);
+      assert.equal(cell.text, (r.metrics[m.key] * m.scale).toFixed(m.digits), `${r.policy} ${m.key}`);
+      compared++;
+    }
+  }
+  return compared;
+}
+
+test('the default comparison runs, animates within 2 s and shows the CLI metrics', { timeout: 120_000 }, async () => {
+  const page = await openPage(browser);
+  await waitDone(page);
+  await page.waitForFunction(() => window.schedlab.stats.firstFrameMs !== null);
+  const s = await stats(page);
+  assert.equal(s.phase, 'done');
+  record('first_animated_frame_ms', s.firstFrameMs);
+  assert.ok(s.firstFrameMs <= 2000, `first animated frame after ${s.firstFrameMs} ms`);
+  const st = await page.evaluate(() => ({
+    trace: window.schedlab.view.inputs.trace.name, cluster: window.schedlab.view.layout.name,
+    policies: window.schedlab.view.policies, seed: window.schedlab.view.inputs.seed,
+    sets: window.schedlab.view.inputs.sets, playing: window.schedlab.anim.playing,
+    expected: window.schedlab.catalog.traces[0],
+  }));
+  // The default is the first bundled trace with its recommended cluster and policies.
+  assert.equal(st.trace, st.expected.name);
+  assert.equal(st.cluster, st.expected.cluster);
+  assert.deepEqual(st.policies, st.expected.policies);
+  assert.ok(st.playing, 'the default comparison animates on first open');
+  const report = cliReport(st.trace, st.cluster, st.policies, st.seed, st.sets);
+  const n = await assertTableMatchesCli(page, report);
+  assert.ok(n >= st.policies.length * 10, `compared ${n} cells`);
+  // The JSON export carries the CLI's numbers, bit for bit.
+  await page.click('#export summary');
+  const [dl] = await Promise.all([page.waitForEvent('download'), page.click('button[data-export="json"]')]);
+  const exported = JSON.parse(readFileSync(await dl.path(), 'utf8'));
+  assert.equal(exported.results.length, report.results.length);
+  for (let i = 0; i < report.results.length; i++) {
+    assert.deepEqual(exported.results[i].metrics, report.results[i].metrics);
+    assert.deepEqual(exported.results[i].jobs, report.results[i].jobs);
+    assert.deepEqual(exported.results[i].params, report.results[i].params);
+  }
+  assert.deepEqual(exported.engine, report.engine);
+  const [png] = await Promise.all([page.waitForEvent('download'), page.click('#export summary').then(() => page.click('button[data-export="png"]'))]);
+  assert.deepEqual([...readFileSync(await png.path()).subarray(0, 4)], [0x89, 0x50, 0x4e, 0x47]);
+  const [csv] = await Promise.all([page.waitForEvent('download'), page.click('#export summary').then(() => page.click('button[data-export="csv"]'))]);
+  const lines = readFileSync(await csv.path(), 'utf8').trim().split('\n');
+  assert.equal(lines.length, report.results.length + 1);
+  assert.deepEqual(page.errors, []);
+  await page.screenshot({ path: artifact('laptop-default.png'), fullPage: true });
+  await page.close();
+});
+
+test('the GPU map is drawn and scrubbing changes it; keyboard steps through events', { timeout: 60_000 }, async () => {
+  const page = await openPage(browser);
+  await waitDone(page);
+  await page.click('#play'); // pause
+  await page.waitForFunction(() => !window.schedlab.anim.playing);
+  await scrubTo(page, 0.05);
+  const a = await mapPixels(page);
+  assert.ok(a.coloured > 100, `GPU map looks blank (${a.coloured} coloured pixels of ${a.total})`);
+  await scrubTo(page, 0.3);
+  const b = await mapPixels(page);
+  assert.notEqual(a.hash, b.hash, 'scrubbing did not change the GPU map');
+  // Keyboard: → jumps to the next event, ← back, Space plays.
+  const t0 = await page.evaluate(() => window.schedlab.anim.t);
+  await page.keyboard.press('ArrowRight');
+  const t1 = await page.evaluate(() => window.schedlab.anim.t);
+  assert.ok(t1 > t0, `next event ${t1} after ${t0}`);
+  await page.keyboard.press('ArrowLeft');
+  const t2 = await page.evaluate(() => window.schedlab.anim.t);
+  assert.ok(t2 < t1);
+  await page.keyboard.press(' ');
+  assert.ok(await page.evaluate(() => window.schedlab.anim.playing));
+  // Hovering a busy GPU names its job.
+  await page.keyboard.press(' ');
+  await scrubTo(page, 0.05);
+  const box = await page.locator('canvas.gpumap').first().boundingBox();
+  const spot = await page.evaluate(() => {
+    const v = window.schedlab.view;
+    const p = v.policies[0];
+    const rec = v.panels.get(p);
+    const tl = v.runs.get(p).result.timeline;
+    const t = window.schedlab.anim.t;
+    for (let g = 0; g < v.layout.total_gpus; g++) {
+      const lo = tl.gpu_offsets[g], hi = tl.gpu_offsets[g + 1];
+      for (let k = lo; k < hi; k++) {
+        const s = tl.gpu_segs[k];
+        if (tl.seg_start[s] <= t && t < tl.seg_end[s]) return { x: rec.map.cellX[g] + 2, y: rec.map.cellY[g] + 2 };
+      }
+    }
+    return null;
+  });
+  assert.ok(spot, 'no busy GPU at 5% of the run');
+  await page.mouse.move(box.x + spot.x, box.y + spot.y);
+  await page.waitForSelector('#tooltip:not([hidden])');
+  const tip = await page.textContent('#tooltip');
+  for (const word of ['model', 'GPUs', 'batch size', 'progress', 'restarts']) assert.ok(tip.includes(word), `tooltip lacks ${word}: ${tip}`);
+  await page.close();
+});
+
+test('a malformed upload shows the line and field, and keeps the inputs and results', { timeout: 60_000 }, async () => {
+  const page = await openPage(browser);
+  await waitDone(page);
+  const before = await page.evaluate(() => ({ trace: document.querySelector('#trace').value, rows: document.querySelectorAll('#results tbody tr').length }));
+  const cases = [
+    ['bad.csv', 'name,arrival,model,gpus,duration\na,0,linear,1,10\nb,zz,linear,1,10\n', "bad.csv: line 3, field 'arrival'"],
+    ['bad-pollux.csv', 'name,time,application,num_replicas,batch_size\na,0,cifar10,x,128\n', "bad-pollux.csv: line 2, field 'num_replicas'"],
+    ['bad-duration.csv', 'job_id,num_gpus,submit_time,duration\n1,2,5,100\n2,1,abc,4\n', "bad-duration.csv: line 3, field 'submit_time'"],
+  ];
+  for (const [name, text, want] of cases) {
+    await page.setInputFiles('#file', { name, mimeType: 'text/csv', buffer: Buffer.from(text) });
+    await page.waitForFunction((w) => !document.querySelector('#error').hidden && document.querySelector('#error-text').textContent.includes(w), want, { timeout: 10_000 });
+    const after = await page.evaluate(() => ({ trace: document.querySelector('#trace').value, rows: document.querySelectorAll('#results tbody tr').length }));
+    assert.deepEqual(after, before, 'inputs or results were lost');
+  }
+  // Drag and drop takes the same path: a bad file is reported, a good one runs.
+  const drop = (name, text) => page.evaluate(([n, t]) => {
+    const dt = new DataTransfer();
+    dt.items.add(new File([t], n, { type: 'text/csv' }));
+    window.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+  }, [name, text]);
+  await drop('dropped.csv', 'name,arrival,model,gpus\nx,0,afs/vgg16,two\n');
+  await page.waitForFunction(() => document.querySelector('#error-text').textContent.includes("dropped.csv: line 2, field 'gpus'"), null, { timeout: 10_000 });
+  await page.screenshot({ path: artifact('laptop-upload-error.png') });
+  await drop('good.csv', 'name,arrival,model,gpus,duration\na,0,afs/vgg16,4,600\nb,60,afs/resnet50,8,900\nc,120,afs/chatbot,2,300\n');
+  await page.waitForFunction(() => window.schedlab.view && window.schedlab.view.inputs.trace.name === 'good.csv' && window.schedlab.batch.done, null, { timeout: 20_000 });
+  assert.equal(await page.evaluate(() => [...window.schedlab.view.runs.values()][0].result.metrics.completed), 3);
+  assert.equal(await page.evaluate(() => document.querySelector('#error').hidden), true);
+  // A bad parameter is reported and its control marked.
+  await page.evaluate(() => {
+    const i = document.querySelector('[data-key="engine.restart_scale"]');
+    i.value = '1e9';
+    i.dispatchEvent(new Event('change', { bubbles: true }));
+  });
+  await page.click('#run');
+  await page.waitForFunction(() => !document.querySelector('#error').hidden);
+  assert.match(await page.textContent('#error-text'), /engine\.restart_scale=1e9/);
+  assert.ok(await page.evaluate(() => document.querySelector('[data-key="engine.restart_scale"]').classList.contains('invalid')));
+  assert.equal(await page.evaluate(() => document.querySelectorAll('#results tbody tr').length), before.rows);
+  await page.close();
+});
+
+test('the state is in the URL: params, seed, policies, time', { timeout: 60_000 }, async () => {
+  const sets = { 'tiresias.t1': '5000', 'engine.restart_scale': '0.5' };
+  const q = `?trace=afs-mini&cluster=homog-64&policies=srtf,tiresias&set=tiresias.t1=5000&set=engine.restart_scale=0.5&seed=3&t=7200&speed=100`;
+  const page = await openPage(browser, BASE + q);
+  await waitDone(page);
+  const st = await page.evaluate(() => ({
+    policies: window.schedlab.view.policies, seed: document.querySelector('#seed').value,
+    t1: document.querySelector('[data-key="tiresias.t1"]').value, t: window.schedlab.anim.t,
+    playing: window.schedlab.anim.playing, speed: window.schedlab.anim.speed,
+  }));
+  assert.deepEqual(st.policies, ['srtf', 'tiresias']);
+  assert.equal(st.seed, '3');
+  assert.equal(st.t1, '5000');
+  assert.equal(st.t, 7200);
+  assert.equal(st.playing, false, 'a shared time opens paused there');
+  assert.equal(await page.evaluate(() => document.querySelector('#error').hidden), true);
+  assert.equal(st.speed, 100);
+  await assertTableMatchesCli(page, cliReport('afs-mini', 'homog-64', ['srtf', 'tiresias'], 3, sets));
+  const url = new URL(page.url());
+  assert.deepEqual(url.searchParams.getAll('set').sort(), ['engine.restart_scale=0.5', 'tiresias.t1=5000']);
+  // Embedded view.
+  const embed = await openPage(browser, `${BASE}${q}&embed=1`, { width: 800, height: 560 });
+  await waitDone(embed);
+  assert.ok(await embed.evaluate(() => document.body.classList.contains('embed') && getComputedStyle(document.querySelector('#controls')).display === 'none'));
+  await embed.screenshot({ path: artifact('embed.png') });
+  await embed.close();
+  // A trace from the same origin loads without asking; another origin asks first.
+  const same = await openPage(browser, `${BASE}?trace=../traces/afs-mini.csv&cluster=afs-64&policies=fifo`);
+  await waitDone(same);
+  assert.equal(await same.evaluate(() => window.schedlab.view.inputs.trace.kind), 'url');
+  await same.close();
+  const other = BASE.replace('127.0.0.1', 'localhost');
+  const cross = await openPage(browser, `${BASE}?trace=${encodeURIComponent(`${other}../traces/afs-mini.csv`)}&policies=fifo`);
+  await cross.waitForSelector('#confirm:not([hidden])');
+  await cross.click('#confirm-no');
+  await waitDone(cross);
+  assert.equal(await cross.evaluate(() => window.schedlab.view.inputs.trace.kind), 'bundled');
+  await cross.close();
+  await page.close();
+});
+
+test('phone layout', { timeout: 60_000 }, async () => {
+  const page = await openPage(browser, BASE, { width: 390, height: 844 }, { dpr: 2 });
+  await waitDone(page);
+  await nextFrame(page);
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  assert.ok(overflow <= 0, `page is ${overflow} px wider than the phone`);
+  await page.screenshot({ path: artifact('phone-top.png') });
+  await page.screenshot({ path: artifact('phone-full.png'), fullPage: true });
+  await page.close();
+});
+
+test('a 50,000-job trace keeps the page responsive, shows progress, and can be cancelled', { timeout: 600_000 }, async () => {
+  const big = artifact('trace-50k.csv');
+  cli(['gen', 'afs-synthetic', '--jobs', '50000', '--seed', '7', '--out', big]);
+  const page = await openPage(browser, `${BASE}?policies=fifo,srtf`);
+  await waitDone(page);
+  // The long-task observer works here: a deliberate 150 ms block is seen.
+  await page.evaluate(() => setTimeout(() => { const t = performance.now(); while (performance.now() - t < 150); }, 0));
+  await page.waitForFunction(() => window.__longtasks.some((x) => x.duration >= 140), null, { timeout: 5000 });
+  await page.evaluate(() => { window.__longtasks = []; });
+  const started = Date.now();
+  await page.setInputFiles('#file', big);
+  await page.waitForFunction(() => window.schedlab.batch && window.schedlab.batch.trace && window.schedlab.batch.trace.jobs === 50000, null, { timeout: 60_000 });
+  await page.waitForFunction(() => window.schedlab.stats.partialProgressSeen, null, { timeout: 120_000 });
+  await page.screenshot({ path: artifact('laptop-50k-running.png') });
+  await page.waitForFunction(() => window.schedlab.batch.done && window.schedlab.batch.trace.jobs === 50000, null, { timeout: 540_000, polling: 200 });
+  const runMs = Date.now() - started;
+  await page.waitForTimeout(2000); // animate the result a little
+  const s = await stats(page);
+  assert.equal(s.phase, 'done');
+  const tasks = await page.evaluate(() => window.__longtasks);
+  const longest = tasks.reduce((m, t) => Math.max(m, t.duration), 0);
+  record('run_50k_two_policies_ms', runMs);
+  record('longest_main_thread_task_50k_ms', longest);
+  record('progress_updates_50k', s.progressUpdates);
+  assert.ok(tasks.length === 0 || longest <= 200, `a main-thread task took ${longest} ms`);
+  const jobs = await page.evaluate(() => window.schedlab.view.runs.get('fifo').result.metrics.jobs);
+  assert.equal(jobs, 50000);
+  await page.screenshot({ path: artifact('laptop-50k-done.png'), fullPage: true });
+  // Cancel: start again with a third policy and stop it midway.
+  await page.evaluate(() => { window.schedlab.stats.partialProgressSeen = false; document.querySelector('#pol-maxmin').click(); });
+  await page.click('#run');
+  await page.waitForFunction(() => window.schedlab.stats.partialProgressSeen, null, { timeout: 120_000 });
+  await page.click('#cancel');
+  await page.waitForFunction(() => window.schedlab.stats.phase === 'cancelled', null, { timeout: 10_000 });
+  const statuses = await page.$$eval('#progress .pstatus', (xs) => xs.map((x) => x.textContent));
+  assert.ok(statuses.some((x) => x === 'cancelled'), statuses.join(' | '));
+  assert.ok(await page.evaluate(() => document.querySelectorAll('#results tbody tr').length >= 1), 'results vanished on cancel');
+  // The workers recover: a new run right after a cancel completes.
+  await page.evaluate(() => { document.querySelector('#pol-maxmin').click(); document.querySelector('#pol-srtf').click(); });
+  await page.click('#run');
+  await page.waitForFunction(() => window.schedlab.stats.phase === 'done' && window.schedlab.batch.done
+    && window.schedlab.view.batch === window.schedlab.batch, null, { timeout: 120_000 });
+  assert.deepEqual(await page.evaluate(() => window.schedlab.view.policies), ['fifo']);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('1,024 GPUs animate at 30 frames/s or more', { timeout: 180_000 }, async () => {
+  const tr = artifact('trace-1024.csv');
+  cli(['gen', 'afs-synthetic', '--jobs', '3000', '--seed', '3', '--set', 'gpus=1024', '--set', 'load=1.2', '--out', tr]);
+  const page = await openPage(browser, `${BASE}?cluster=bench-1024&policies=fifo,maxmin`);
+  await waitDone(page);
+  await page.setInputFiles('#file', tr);
+  await page.waitForFunction(() => window.schedlab.view && window.schedlab.view.layout.total_gpus === 1024 && window.schedlab.batch.done
+    && window.schedlab.view.runs.size === 2 && window.schedlab.batch.trace && window.schedlab.batch.trace.jobs === 3000, null, { timeout: 120_000 });
+  await page.evaluate(() => {
+    const a = window.schedlab.anim;
+    const s = document.querySelector('#scrub');
+    s.value = String(a.t0 + 0.04 * (a.t1 - a.t0));
+    s.dispatchEvent(new Event('input', { bubbles: true }));
+    const sp = document.querySelector('#speed'); // stay in the busy part of the run
+    sp.value = '1000';
+    sp.dispatchEvent(new Event('change', { bubbles: true }));
+    if (!a.playing) document.querySelector('#play').click();
+  });
+  await page.waitForTimeout(3500);
+  const s = await stats(page);
+  const cells = await page.evaluate(() => window.schedlab.view.layout.total_gpus * window.schedlab.view.panels.size);
+  const px = await mapPixels(page, 0);
+  assert.equal(cells, 2048);
+  assert.ok(px.coloured > 1000, 'the 1,024-GPU map is mostly idle');
+  record('fps_2x1024_gpus', s.fps);
+  record('render_ms_per_frame_2x1024_gpus', s.renderMs);
+  assert.ok(s.fps >= 30, `${s.fps} frames/s`);
+  await page.screenshot({ path: artifact('laptop-1024-gpus.png'), fullPage: true });
+  await page.close();
+});
+
+test('the wasm package is at most 600 KB gzipped', () => {
+  const wasm = readFileSync(path.join(root, 'www', 'pkg', 'schedlab_bg.wasm'));
+  const gz = gzipSync(wasm, { level: 9 }).length;
+  record('wasm_bytes', wasm.length);
+  record('wasm_gzip_bytes', gz);
+  assert.ok(gz <= 600 * 1024, `${gz} bytes gzipped`);
+  writeFileSync(artifact('wasm-size.txt'), `${wasm.length} bytes, ${gz} gzipped\n`);
+});

@@ -1,0 +1,78 @@
+// The page's wasm API (src/wasm.rs) in Node: catalog, layouts, trace
+// parsing errors, runs with progress callbacks, cancellation and typed-array
+// results. Needs www/pkg (scripts/build-wasm.sh). Charts need a browser and
+// are covered by tests/browser.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+
+const pkg = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'www', 'pkg');
+const wasm = await import(path.join(pkg, 'schedlab.js'));
+wasm.initSync({ module: readFileSync(path.join(pkg, 'schedlab_bg.wasm')) });
+
+test('catalog lists the registries with parameter declarations', () => {
+  const c = wasm.catalog();
+  assert.ok(c.traces.length >= 1 && c.policies.length >= 1 && c.clusters.length >= 1 && c.formats.length >= 1);
+  const withParams = c.policies.find((p) => p.params.length > 0);
+  const spec = withParams.params[0];
+  for (const k of ['name', 'kind', 'default', 'help']) assert.ok(k in spec, `ParamSpec lacks ${k}`);
+  assert.ok(['float', 'int', 'bool', 'choice'].includes(spec.kind.type));
+  assert.equal(c.traces[0].text, undefined, 'trace text is not in the catalog');
+  assert.ok(c.metrics.some((m) => m.key === 'avg_jct_s'));
+  assert.ok(wasm.bundled_trace_text(c.traces[0].name).length > 100);
+});
+
+test('cluster layouts group nodes by GPU type; bad specs are config errors', () => {
+  const l = wasm.cluster_layout('sia-hetero-64');
+  assert.equal(l.total_gpus, 64);
+  assert.deepEqual(l.groups.map((g) => g.kind), ['t4', 'rtx', 'a100']);
+  assert.throws(() => wasm.cluster_layout('zz:1x4'), (e) => e.kind === 'config' && /unknown GPU type/.test(e.text));
+});
+
+test('trace errors are objects with file, line and field', () => {
+  const info = wasm.parse_trace('ok.csv', 'name,arrival,model,gpus,duration\na,0,linear,1,10\n');
+  assert.equal(info.jobs, 1);
+  assert.equal(info.format, 'native');
+  assert.throws(() => wasm.parse_trace('bad.csv', 'name,arrival,model,gpus,duration\na,0,linear,1,10\nb,zz,linear,1,10\n'), (e) => {
+    assert.deepEqual([e.kind, e.file, e.line, e.field], ['input', 'bad.csv', 3, 'arrival']);
+    assert.match(e.text, /bad\.csv: line 3, field 'arrival'/);
+    return true;
+  });
+});
+
+test('a run reports progress every N events, returns typed arrays, and equals run_report_json', () => {
+  const seen = [];
+  const res = wasm.run_policy('afs-mini', '', 'afs-64', 'tiresias', [], 1n, 100, (p) => { seen.push(p.events); return true; });
+  assert.ok(seen.length > 3);
+  for (let i = 1; i < seen.length - 1; i++) assert.equal(seen[i] - seen[i - 1], 100);
+  assert.equal(res.policy, 'tiresias');
+  const tl = res.timeline;
+  assert.ok(tl.seg_start instanceof Float64Array && tl.gpus instanceof Uint32Array && tl.seg_kind instanceof Uint8Array);
+  assert.equal(tl.gpu_offsets.length, 65);
+  assert.equal(tl.gpu_offsets[64], tl.gpus.length);
+  assert.equal(res.jobs.names.length, 200);
+  assert.ok(res.rounds.t.length > 0 && res.series.util.length > 0 && res.cdf.x.length > 0);
+  const report = JSON.parse(wasm.run_report_json('afs-mini', '', 'afs-64', 'tiresias', [], 1n));
+  assert.deepEqual(res.metrics, report.results[0].metrics);
+  assert.deepEqual(res.params, report.results[0].params);
+});
+
+test('a callback returning false cancels; one that throws stops the run with its error', () => {
+  assert.throws(() => wasm.run_policy('afs-mini', '', 'afs-64', 'fifo', [], 1n, 10, (p) => p.events < 30), (e) => e.kind === 'cancelled');
+  assert.throws(() => wasm.run_policy('afs-mini', '', 'afs-64', 'fifo', [], 1n, 10, () => { throw new Error('stop here'); }), /stop here/);
+  // Stepping by hand, as the page's worker does.
+  const r = new wasm.Run('afs-mini', '', 'afs-64', 'srtf', ['engine.restart_scale=0'], 2n);
+  assert.equal(r.trace_info().jobs, 200);
+  let done = false, steps = 0;
+  while (!done) { done = r.advance(500); steps++; }
+  assert.ok(steps > 1);
+  const res = r.result();
+  assert.equal(res.engine.restart_scale, 0);
+  const json = JSON.parse(r.result_json());
+  assert.deepEqual(json.metrics, res.metrics);
+  r.free();
+  assert.throws(() => new wasm.Run('afs-mini', '', 'afs-64', 'fifo', ['srtf.round_s=1'], 1n), (e) => e.kind === 'config' && /not among/.test(e.text));
+  assert.throws(() => new wasm.Run('afs-mini', '', 'afs-64', 'fifo', ['engine.restart_scale=-1'], 1n), (e) => /engine\.restart_scale=-1/.test(e.text));
+});

@@ -1,0 +1,604 @@
+// schedlab's page: the controller. It loads the WebAssembly module once
+// (compiled here, shared with the workers), builds the inputs from the
+// catalog, runs the selected policies in workers, and animates their
+// timelines side by side on one clock. See docs/PAGE.md.
+import { initSync, catalog as readCatalog, cluster_layout, bundled_trace_text } from './pkg/schedlab.js';
+import { Pool } from './js/pool.js';
+import { Controls } from './js/controls.js';
+import { GpuMap } from './js/gpumap.js';
+import { Gantt } from './js/gantt.js';
+import { policyColor, jobColor } from './js/colors.js';
+import { fromUrl, toUrl, setsFor, SPEEDS } from './js/state.js';
+import { segmentOnGpu, queueAt, nextEvent, prevEvent, span, progressAt, restartsAt } from './js/timeline.js';
+import { renderTable, drawCharts, download, summaryCsv, jobsCsv, chartsPng } from './js/results.js';
+
+const $ = (sel) => document.querySelector(sel);
+const stats = { firstFrameMs: null, fps: 0, renderMs: 0, frames: 0, runs: 0, errors: 0, phase: 'loading' };
+const app = { stats, catalog: null, state: null, view: null, batch: null };
+window.schedlab = app;
+
+let catalog, pool, controls, state;
+let view = null; // {inputs, layout, policies:[...], runs: Map(policy -> {policy, color, result, runId}), panels}
+let batch = null; // the run in progress
+const anim = { t: 0, t0: 0, t1: 1, playing: false, speed: 1000, last: 0, dirty: true, userSpeed: false };
+app.anim = anim;
+let hoverJob = -1;
+let gantt;
+
+// ---------- errors ----------
+function showError(err, where = '') {
+  stats.errors++;
+  const e = typeof err === 'string' ? { kind: 'internal', text: err } : err;
+  $('#error-text').textContent = `${where ? `${where}: ` : ''}${e.text || e.message || String(e)}`;
+  $('#error').hidden = false;
+  $('#error').dataset.kind = e.kind || '';
+  $('#error').dataset.line = e.line || '';
+  $('#error').dataset.field = e.field || '';
+  if (e.kind === 'config') {
+    const m = /^([\w-]+\.[\w-]+)=/.exec(e.message || '');
+    if (m) controls.markInvalid(m[1]);
+    else if (/^cluster '/.test(e.message || '')) controls.markInvalid('cluster');
+  }
+}
+
+function clearError() {
+  $('#error').hidden = true;
+  controls && controls.markInvalid(null);
+}
+
+// ---------- running ----------
+function currentInputs() {
+  const inp = controls.read();
+  return inp;
+}
+
+function startRun() {
+  const inp = currentInputs();
+  clearError();
+  if (!inp.policies.length) { showError('choose at least one policy'); return; }
+  let layout;
+  try {
+    layout = cluster_layout(inp.cluster);
+  } catch (e) {
+    controls.markInvalid('cluster');
+    showError(e, 'Cluster');
+    return;
+  }
+  if (inp.trace.kind !== 'bundled' && !inp.trace.text) { showError(`the trace '${inp.trace.name}' is not loaded; upload it again`); return; }
+  state = { ...state, ...inp, trace: inp.trace };
+  app.state = state;
+  document.body.classList.remove('stale');
+  $('#run').textContent = '▶ Run';
+  updateUrl();
+  const b = {
+    inputs: inp, layout, results: new Map(), errors: new Map(), progress: new Map(), started: performance.now(), done: false,
+  };
+  batch = b;
+  app.batch = b;
+  stats.phase = 'running';
+  renderProgress();
+  $('#cancel').hidden = false;
+  pool.start({
+    trace: { name: inp.trace.name, text: inp.trace.kind === 'bundled' ? '' : inp.trace.text },
+    cluster: inp.cluster,
+    policies: inp.policies,
+    setsFor: (p) => setsFor(inp.sets, p),
+    seed: inp.seed,
+  }, {
+    onTrace: (info) => { if (batch === b) b.trace = info; },
+    onProgress: (p, pr) => {
+      if (batch !== b) return;
+      b.progress.set(p, pr);
+      stats.progressUpdates = (stats.progressUpdates || 0) + 1;
+      if (pr.completed > 0 && pr.completed < pr.total) stats.partialProgressSeen = true;
+      renderProgress();
+    },
+    onResult: (p, res, runId) => {
+      if (batch !== b) return;
+      stats.runs++;
+      const a0 = performance.now();
+      b.results.set(p, { policy: p, color: policyColor(inp.policies.indexOf(p)), result: res, runId });
+      b.progress.set(p, { ...(b.progress.get(p) || {}), done: true, completed: res.metrics.completed, total: res.metrics.jobs, now: res.end_time, events: res.events });
+      adoptResults(b);
+      renderProgress();
+      stats.adoptMs = Math.max(stats.adoptMs || 0, performance.now() - a0);
+    },
+    onError: (p, err) => {
+      if (batch !== b) return;
+      b.errors.set(p, err);
+      renderProgress();
+      if (err.kind !== 'cancelled') showError(err, inp.policies.length > 1 ? p : '');
+    },
+    onDone: (cancelled) => {
+      if (batch !== b) return;
+      b.done = true;
+      b.cancelled = cancelled;
+      stats.phase = cancelled ? 'cancelled' : 'done';
+      $('#cancel').hidden = true;
+      renderProgress();
+      if (b.results.size) {
+        setTimeout(() => { if (batch === b) $('#progress').classList.add('faded'); }, 1500);
+      }
+    },
+  });
+}
+
+function cancelRun() {
+  if (batch && !batch.done) pool.cancel();
+}
+
+function renderProgress() {
+  const b = batch;
+  const box = $('#progress');
+  box.classList.remove('faded');
+  if (!b) { box.innerHTML = ''; return; }
+  if (b.done && b.results.size === b.inputs.policies.length) {
+    const wall = Math.max(...[...b.results.values()].map((r) => r.result.wall_s));
+    const tr = b.trace ? `${b.trace.name}: ${b.trace.jobs.toLocaleString()} jobs (${b.trace.format})` : '';
+    box.innerHTML = `<div class="psummary">✓ ${b.results.size} ${b.results.size === 1 ? 'policy' : 'policies'} simulated (slowest ${wall.toFixed(2)} s) · ${esc(tr)} · cluster ${esc(b.layout.name)} (${b.layout.total_gpus} GPUs)</div>`;
+    return;
+  }
+  box.innerHTML = b.inputs.policies.map((p, i) => {
+    const pr = b.progress.get(p);
+    const err = b.errors.get(p);
+    const total = (pr && pr.total) || (b.trace && b.trace.jobs) || 0;
+    const done = pr ? pr.completed : 0;
+    const pct = total ? Math.round(100 * done / total) : 0;
+    let status;
+    if (err) status = err.kind === 'cancelled' ? 'cancelled' : 'failed';
+    else if (b.results.has(p)) status = `done in ${b.results.get(p).result.wall_s.toFixed(2)} s`;
+    else if (pr) status = `t = ${(pr.now / 3600).toFixed(1)} h · ${done}/${total} jobs · ${pr.events.toLocaleString()} events`;
+    else status = 'waiting for a worker';
+    return `<div class="prow" data-policy="${p}"><span class="chip" style="background:${policyColor(i)}"></span><b>${p}</b>
+      <progress max="100" value="${b.results.has(p) ? 100 : pct}" aria-label="${p} progress"></progress><span class="pstatus">${status}</span></div>`;
+  }).join('');
+}
+
+/** Shows a batch's results (first result switches the view to the new batch). */
+function adoptResults(b) {
+  const fresh = !view || view.batch !== b;
+  if (fresh) {
+    view = { batch: b, inputs: b.inputs, layout: b.layout, policies: b.inputs.policies, runs: b.results, panels: new Map() };
+    app.view = view;
+    buildPanels();
+    buildGanttPicker();
+  }
+  const runs = orderedRuns();
+  const [t0, t1] = span(runs.map((r) => r.result));
+  anim.t0 = t0;
+  anim.t1 = t1;
+  const scrub = $('#scrub');
+  scrub.min = t0;
+  scrub.max = t1;
+  if (fresh) {
+    anim.t = state.t != null ? Math.min(Math.max(state.t, t0), t1) : t0;
+    if (!anim.userSpeed) anim.speed = state.speed || pickSpeed(t1 - t0);
+    syncSpeed();
+    if (state.t == null) setPlaying(true);
+    state.t = null;
+  }
+  layoutAll();
+  renderTable($('#results'), catalog, runs);
+  // Charts in a task of their own, once for results that arrive together.
+  clearTimeout(chartTimer);
+  chartTimer = setTimeout(drawChartsSafe, 40);
+  anim.dirty = true;
+}
+
+let chartTimer = 0;
+
+function orderedRuns() {
+  if (!view) return [];
+  return view.policies.filter((p) => view.runs.has(p)).map((p) => view.runs.get(p));
+}
+
+function pickSpeed(spanS) {
+  const want = spanS / 60; // the whole run in about a minute
+  let best = SPEEDS[0];
+  for (const s of SPEEDS) if (Math.abs(Math.log(s / want)) < Math.abs(Math.log(best / want))) best = s;
+  return best;
+}
+
+function drawChartsSafe() {
+  try {
+    drawCharts($('#charts'), orderedRuns());
+  } catch (e) {
+    showError(e, 'Charts');
+  }
+}
+
+// ---------- panels ----------
+function buildPanels() {
+  const maps = $('#maps');
+  maps.innerHTML = '';
+  view.panels = new Map();
+  view.policies.forEach((p, i) => {
+    const panel = document.createElement('article');
+    panel.className = 'panel';
+    panel.dataset.policy = p;
+    panel.innerHTML = `<header><span class="chip" style="background:${policyColor(i)}"></span><h3>${p}</h3><span class="pstats"></span></header>
+      <div class="panel-body"><canvas class="gpumap" aria-label="GPU map for ${p}"></canvas>
+      <div class="queue"><h4>Queue</h4><ol></ol><p class="more"></p></div></div>`;
+    maps.append(panel);
+    const canvas = panel.querySelector('canvas');
+    const map = new GpuMap(canvas, view.layout);
+    const rec = { panel, canvas, map, stats: panel.querySelector('.pstats'), queue: panel.querySelector('ol'), more: panel.querySelector('.more'), lastQueue: '' };
+    view.panels.set(p, rec);
+    canvas.addEventListener('pointermove', (ev) => hoverMap(p, ev));
+    canvas.addEventListener('pointerdown', (ev) => hoverMap(p, ev));
+    canvas.addEventListener('pointerleave', () => setHover(-1));
+  });
+  maps.dataset.count = view.policies.length;
+}
+
+function layoutAll() {
+  if (!view) return;
+  const n = view.policies.length;
+  for (const [, rec] of view.panels) {
+    const body = rec.panel.querySelector('.panel-body');
+    const queue = rec.panel.querySelector('.queue');
+    const beside = getComputedStyle(body).flexDirection === 'row';
+    const w = Math.max(120, body.clientWidth - (beside ? queue.offsetWidth + 8 : 0));
+    const maxH = Math.max(140, Math.min(window.innerHeight * (n > 2 ? 0.34 : 0.5), 420));
+    rec.map.resize(Math.floor(w), maxH);
+  }
+  const gp = view.runs.get($('#gantt-policy').value) || orderedRuns()[0] || null;
+  gantt.setRun(gp ? gp.result : null, anim.t0, anim.t1, $('#gantt-scroll').clientWidth);
+  anim.dirty = true;
+}
+
+function buildGanttPicker() {
+  const sel = $('#gantt-policy');
+  sel.innerHTML = view.policies.map((p) => `<option value="${p}">${p}</option>`).join('');
+  if (state.gantt && view.policies.includes(state.gantt)) sel.value = state.gantt;
+}
+
+// ---------- drawing ----------
+let lastQueueUpdate = 0;
+let urlTimer = 0;
+
+function render(now) {
+  const t0 = performance.now();
+  const t = anim.t;
+  const runs = orderedRuns();
+  const updateQueues = now - lastQueueUpdate > 120 || !anim.playing;
+  if (updateQueues) lastQueueUpdate = now;
+  if (view) {
+    for (const p of view.policies) {
+      const rec = view.panels.get(p);
+      const r = view.runs.get(p);
+      rec.map.draw(r ? r.result : null, t, hoverJob);
+      if (!updateQueues) continue;
+      if (!r) {
+        const err = batch && batch.errors.get(p);
+        rec.stats.textContent = err ? (err.kind === 'cancelled' ? 'cancelled' : 'failed') : 'running…';
+        continue;
+      }
+      const q = queueAt(r.result, t, 12);
+      let busy = 0;
+      const tl = r.result.timeline;
+      for (let g = 0; g < view.layout.total_gpus; g++) if (segmentOnGpu(tl, g, t) >= 0) busy++;
+      rec.stats.textContent = `${q.running} running · ${q.waiting} waiting · ${q.done} done · ${busy}/${view.layout.total_gpus} GPUs`;
+      const jobs = r.result.jobs;
+      const html = q.list.map((j) => `<li data-job="${j}"><span class="chip" style="background:${jobColor(j)}"></span>${esc(jobs.names[j])} <small>${jobs.gpus_requested[j]}×, ${fmtDur(t - jobs.arrival[j])}</small></li>`).join('');
+      if (html !== rec.lastQueue) { rec.queue.innerHTML = html; rec.lastQueue = html; }
+      rec.more.textContent = q.waiting > q.list.length ? `+${q.waiting - q.list.length} more` : (q.waiting ? '' : 'empty');
+    }
+  }
+  gantt.draw(t, hoverJob);
+  $('#scrub').value = t;
+  $('#clock').textContent = `t = ${(t / 3600).toFixed(2)} h / ${(anim.t1 / 3600).toFixed(2)} h`;
+  const dt = performance.now() - t0;
+  stats.renderMs = stats.renderMs ? stats.renderMs * 0.9 + dt * 0.1 : dt;
+  if (anim.playing && runs.length && stats.firstFrameMs === null) stats.firstFrameMs = performance.now();
+  // A paused clock inside the run is part of the shareable state.
+  if (!anim.playing && view && anim.t > anim.t0 && anim.t < anim.t1) {
+    clearTimeout(urlTimer);
+    urlTimer = setTimeout(() => updateUrl(anim.t), 400);
+  }
+}
+
+const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
+
+function fmtDur(s) {
+  if (s < 90) return `${Math.round(s)} s`;
+  if (s < 5400) return `${Math.round(s / 60)} min`;
+  if (s < 172800) return `${(s / 3600).toFixed(1)} h`;
+  return `${(s / 86400).toFixed(1)} d`;
+}
+
+let fpsFrames = 0, fpsStart = 0;
+function frame(ts) {
+  requestAnimationFrame(frame);
+  const dt = anim.last ? Math.min(0.25, (ts - anim.last) / 1000) : 0;
+  anim.last = ts;
+  if (anim.playing && view) {
+    anim.t += dt * anim.speed;
+    if (anim.t >= anim.t1) { anim.t = anim.t1; setPlaying(false); }
+    anim.dirty = true;
+    fpsFrames++;
+    if (!fpsStart) fpsStart = ts;
+    if (ts - fpsStart >= 1000) { stats.fps = fpsFrames * 1000 / (ts - fpsStart); fpsFrames = 0; fpsStart = ts; }
+  } else {
+    fpsFrames = 0; fpsStart = 0;
+  }
+  if (anim.dirty) {
+    anim.dirty = false;
+    stats.frames++;
+    render(ts);
+  }
+}
+
+function setPlaying(on) {
+  if (on && anim.t >= anim.t1) anim.t = anim.t0;
+  anim.playing = on && !!view;
+  if (anim.playing) { clearTimeout(urlTimer); updateUrl(); }
+  const b = $('#play');
+  b.classList.toggle('playing', anim.playing);
+  b.setAttribute('aria-label', anim.playing ? 'Pause' : 'Play');
+  anim.dirty = true;
+}
+
+function seek(t) {
+  if (!Number.isFinite(t)) return;
+  anim.t = Math.min(Math.max(t, anim.t0), anim.t1);
+  anim.dirty = true;
+}
+
+function syncSpeed() {
+  const sel = $('#speed');
+  if (![...sel.options].some((o) => Number(o.value) === anim.speed)) {
+    sel.append(new Option(`${anim.speed}×`, anim.speed));
+  }
+  sel.value = String(anim.speed);
+}
+
+// ---------- hover ----------
+function hoverMap(policy, ev) {
+  const rec = view.panels.get(policy);
+  const r = view.runs.get(policy);
+  const rect = rec.canvas.getBoundingClientRect();
+  const g = rec.map.hit(ev.clientX - rect.left, ev.clientY - rect.top);
+  if (!r || g < 0) { setHover(-1); return; }
+  const tl = r.result.timeline;
+  const s = segmentOnGpu(tl, g, anim.t);
+  if (s < 0) { setHover(-1, `GPU ${g} · idle`, ev); return; }
+  const j = tl.seg_job[s];
+  const jobs = r.result.jobs;
+  const kind = catalog.gpu_types[tl.seg_kind[s]];
+  const restoring = anim.t < tl.seg_busy_until[s];
+  const f = jobs.finish[j];
+  const html = `<b>${esc(jobs.names[j])}</b> <small>job ${j} · ${esc(policy)}</small><br>
+    model <b>${esc(jobs.models[jobs.model[j]])}</b><br>
+    GPUs <b>${tl.seg_gpu_count[s]} × ${kind ? kind.name : '?'}</b> (asked ${jobs.gpus_requested[j]})<br>
+    batch size <b>${tl.seg_batch[s]}</b><br>
+    progress <b>${(100 * progressAt(r.result, j, anim.t)).toFixed(1)}%</b>${restoring ? ' · restoring checkpoint' : ''}<br>
+    restarts <b>${restartsAt(r.result, j, anim.t)}</b> so far (${jobs.restarts[j]} in all)<br>
+    arrived ${fmtDur(anim.t - jobs.arrival[j])} ago${f === f ? ` · JCT ${fmtDur(jobs.jct[j])}` : ''}`;
+  setHover(j, html, ev);
+}
+
+function setHover(job, html, ev) {
+  const tip = $('#tooltip');
+  if (job !== hoverJob) { hoverJob = job; anim.dirty = true; }
+  if (!html) { tip.hidden = true; return; }
+  tip.innerHTML = html;
+  tip.hidden = false;
+  const x = Math.min(ev.clientX + 14, window.innerWidth - tip.offsetWidth - 8);
+  const y = ev.clientY + 14 + tip.offsetHeight > window.innerHeight ? ev.clientY - tip.offsetHeight - 10 : ev.clientY + 14;
+  tip.style.left = `${Math.max(4, x)}px`;
+  tip.style.top = `${Math.max(4, y)}px`;
+}
+
+// ---------- URL ----------
+function updateUrl(t) {
+  if (!state) return;
+  const s = { ...state, t: t ?? null, speed: anim.userSpeed ? anim.speed : null, gantt: $('#gantt-policy').value || null };
+  history.replaceState(null, '', toUrl(s));
+  $('#open-full').href = toUrl({ ...s, embed: false });
+}
+
+// ---------- traces from files and URLs ----------
+async function loadTraceText(kind, name, text, url) {
+  const res = await pool.parse(name, text);
+  if (res.error) { showError(res.error, 'Trace'); return false; }
+  controls.setUploaded({ kind, name, text, url, info: res.info });
+  clearError();
+  return true;
+}
+
+async function handleFile(file) {
+  if (!file) return;
+  let text;
+  try { text = await file.text(); } catch (e) { showError(`could not read ${file.name}: ${e}`); return; }
+  if (await loadTraceText('upload', file.name, text)) startRun();
+}
+
+async function resolveUrlTrace() {
+  const tr = state.trace;
+  if (tr.kind === 'upload') {
+    showError(`this link refers to an uploaded file '${tr.name}': upload it again (drop it on the page); showing the default trace meanwhile`);
+    state.trace = { kind: 'bundled', name: catalog.traces[0].name };
+    controls.apply(state);
+    return true;
+  }
+  if (tr.kind !== 'url') return true;
+  const url = new URL(tr.url, location.href);
+  if (url.origin !== location.origin) {
+    const ok = await new Promise((resolve) => {
+      $('#confirm-url').textContent = url.href;
+      $('#confirm').hidden = false;
+      $('#confirm-yes').onclick = () => resolve(true);
+      $('#confirm-no').onclick = () => resolve(false);
+    });
+    $('#confirm').hidden = true;
+    if (!ok) {
+      state.trace = { kind: 'bundled', name: catalog.traces[0].name };
+      controls.apply(state);
+      return true;
+    }
+  }
+  try {
+    const r = await fetch(url.href);
+    if (!r.ok) throw new Error(`HTTP ${r.status}`);
+    const text = await r.text();
+    return await loadTraceText('url', tr.name, text, tr.url);
+  } catch (e) {
+    showError(`could not load the trace from ${url.href}: ${e.message || e}`);
+    return false;
+  }
+}
+
+// ---------- wiring ----------
+function bind() {
+  $('#run').addEventListener('click', startRun);
+  $('#cancel').addEventListener('click', cancelRun);
+  $('#error-close').addEventListener('click', clearError);
+  $('#play').addEventListener('click', () => setPlaying(!anim.playing));
+  $('#next').addEventListener('click', () => { setPlaying(false); seek(nextEvent(orderedRuns().map((r) => r.result), anim.t)); });
+  $('#prev').addEventListener('click', () => { setPlaying(false); seek(prevEvent(orderedRuns().map((r) => r.result), anim.t)); });
+  $('#scrub').addEventListener('input', (e) => seek(Number(e.target.value)));
+  const sp = $('#speed');
+  for (const s of SPEEDS) sp.append(new Option(`${s.toLocaleString()}×`, s));
+  sp.addEventListener('change', () => { anim.speed = Number(sp.value); anim.userSpeed = true; updateUrl(); });
+  $('#gantt-policy').addEventListener('change', () => { layoutAll(); updateUrl(); });
+  gantt.onScroll = () => { anim.dirty = true; };
+  const gc = $('#gantt');
+  gc.addEventListener('pointerdown', (ev) => {
+    const r = gc.getBoundingClientRect();
+    const h = gantt.hit(ev.clientX - r.left, ev.clientY - r.top);
+    seek(h.t);
+  });
+  gc.addEventListener('pointermove', (ev) => {
+    const r = gc.getBoundingClientRect();
+    const h = gantt.hit(ev.clientX - r.left, ev.clientY - r.top);
+    const run = gantt.run;
+    if (!run || h.job < 0) { setHover(-1); return; }
+    const j = h.job, jobs = run.jobs, f = jobs.finish[j];
+    setHover(j, `<b>${esc(jobs.names[j])}</b> <small>job ${j}</small><br>model ${esc(jobs.models[jobs.model[j]])} · asked ${jobs.gpus_requested[j]} GPUs<br>
+      restarts ${jobs.restarts[j]} · preemptions ${jobs.preemptions[j]}<br>${f === f ? `JCT ${fmtDur(jobs.jct[j])} · queued ${fmtDur(jobs.queue[j])}` : 'unfinished'}`, ev);
+  });
+  gc.addEventListener('pointerleave', () => setHover(-1));
+  $('#share').addEventListener('click', async () => {
+    updateUrl(anim.t);
+    try { await navigator.clipboard.writeText(location.href); $('#share').textContent = 'Link copied'; } catch (_) { window.prompt('Copy this link', location.href); }
+    setTimeout(() => { $('#share').textContent = 'Share'; }, 1500);
+  });
+  $('#export').addEventListener('click', async (ev) => {
+    const kind = ev.target.dataset && ev.target.dataset.export;
+    if (!kind) return;
+    $('#export').open = false;
+    await doExport(kind);
+  });
+  for (const b of document.querySelectorAll('button[data-png]')) {
+    b.addEventListener('click', () => {
+      const c = document.querySelector(`canvas[data-chart="${b.dataset.png}"]`);
+      c.toBlob((blob) => download(`schedlab-${b.dataset.png}.png`, blob));
+    });
+  }
+  $('#file').addEventListener('change', (e) => { handleFile(e.target.files[0]); e.target.value = ''; });
+  let dragDepth = 0;
+  window.addEventListener('dragenter', (e) => { if (e.dataTransfer && [...e.dataTransfer.types].includes('Files')) { dragDepth++; $('#dropzone').hidden = false; } });
+  window.addEventListener('dragleave', () => { if (--dragDepth <= 0) { dragDepth = 0; $('#dropzone').hidden = true; } });
+  window.addEventListener('dragover', (e) => e.preventDefault());
+  window.addEventListener('drop', (e) => {
+    e.preventDefault();
+    dragDepth = 0;
+    $('#dropzone').hidden = true;
+    if (e.dataTransfer.files.length) handleFile(e.dataTransfer.files[0]);
+  });
+  $('#help-btn').addEventListener('click', () => { $('#help').hidden = false; });
+  $('#help-close').addEventListener('click', () => { $('#help').hidden = true; });
+  window.addEventListener('keydown', onKey);
+  new ResizeObserver(debounce(() => { layoutAll(); drawChartsSafe(); }, 120)).observe($('#maps'));
+}
+
+function onKey(e) {
+  const tag = (e.target.tagName || '').toLowerCase();
+  const typing = ['input', 'select', 'textarea'].includes(tag) && e.target.type !== 'range' && e.target.type !== 'checkbox';
+  if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) { e.preventDefault(); startRun(); return; }
+  if (e.key === 'Escape') { $('#help').hidden = true; cancelRun(); return; }
+  if (typing || e.altKey || e.ctrlKey || e.metaKey) return;
+  const k = e.key;
+  if (k === ' ' || k === 'k') { e.preventDefault(); setPlaying(!anim.playing); }
+  else if (k === 'ArrowRight' || k === '.') { e.preventDefault(); setPlaying(false); seek(nextEvent(orderedRuns().map((r) => r.result), anim.t)); }
+  else if (k === 'ArrowLeft' || k === ',') { e.preventDefault(); setPlaying(false); seek(prevEvent(orderedRuns().map((r) => r.result), anim.t)); }
+  else if (k === '+' || k === '=' || k === '-' || k === '_') {
+    const i = SPEEDS.indexOf(anim.speed);
+    const j = Math.max(0, Math.min(SPEEDS.length - 1, (i < 0 ? 3 : i) + (k === '+' || k === '=' ? 1 : -1)));
+    anim.speed = SPEEDS[j]; anim.userSpeed = true; syncSpeed();
+  } else if (k === 'Home') { seek(anim.t0); } else if (k === 'End') { seek(anim.t1); } else if (k === '?') { $('#help').hidden = !$('#help').hidden; }
+}
+
+function debounce(f, ms) {
+  let id = 0;
+  return () => { clearTimeout(id); id = setTimeout(f, ms); };
+}
+
+async function doExport(kind) {
+  const runs = orderedRuns();
+  if (!runs.length) { showError('nothing to export yet: run a comparison first'); return; }
+  const base = `schedlab-${(view.inputs.trace.name || 'trace').replace(/[^\w.-]+/g, '_')}`;
+  if (kind === 'csv') download(`${base}.csv`, summaryCsv(runs), 'text/csv');
+  else if (kind === 'jobs') download(`${base}-jobs.csv`, jobsCsv(runs), 'text/csv');
+  else if (kind === 'png') download(`${base}-charts.png`, await chartsPng($('#charts')));
+  else if (kind === 'json') {
+    const parts = await Promise.all(runs.map((r) => pool.resultJson(r.runId)));
+    const bad = parts.find((p) => !p || p.error || !p.text);
+    if (bad) { showError(bad && bad.error ? bad.error : 'results are no longer available; run again'); return; }
+    const report = {
+      trace: runs[0].result.trace.name,
+      cluster: view.layout.name,
+      seed: view.inputs.seed,
+      engine: runs[0].result.engine,
+      results: parts.map((p) => JSON.parse(p.text)),
+    };
+    download(`${base}.json`, `${JSON.stringify(report, null, 2)}\n`, 'application/json');
+  }
+}
+
+// ---------- boot ----------
+async function boot() {
+  const url = new URL('./pkg/schedlab_bg.wasm', import.meta.url);
+  let module;
+  const b0 = performance.now();
+  try {
+    module = await WebAssembly.compileStreaming(fetch(url));
+  } catch (_) {
+    module = await WebAssembly.compile(await (await fetch(url)).arrayBuffer());
+  }
+  const b1 = performance.now();
+  initSync({ module });
+  const b2 = performance.now();
+  catalog = readCatalog();
+  const b3 = performance.now();
+  stats.boot = { start: b0, compile: b1 - b0, instantiate: b2 - b1, catalog: b3 - b2 };
+  app.catalog = catalog;
+  app.bundledTraceText = bundled_trace_text;
+  pool = new Pool(module);
+  app.pool = pool;
+  state = fromUrl(location.search, catalog);
+  app.state = state;
+  if (state.embed) { document.body.classList.add('embed'); $('#open-full').hidden = false; $('#controls').open = false; }
+  if (window.matchMedia('(max-width: 760px)').matches) $('#controls').open = false;
+  controls = new Controls($('#form'), catalog, () => {
+    document.body.classList.add('stale');
+    $('#run').textContent = '▶ Run (inputs changed)';
+  });
+  controls.apply(state);
+  gantt = new Gantt($('#gantt-scroll'), $('#gantt'), $('#gantt-spacer'));
+  if (state.speed) { anim.speed = state.speed; anim.userSpeed = true; }
+  bind();
+  syncSpeed();
+  requestAnimationFrame(frame);
+  stats.boot.ui = performance.now() - b3;
+  stats.phase = 'ready';
+  if (await resolveUrlTrace()) startRun();
+}
+
+boot().catch((e) => {
+  stats.phase = 'failed';
+  const box = document.getElementById('error');
+  document.getElementById('error-text').textContent = `schedlab could not start: ${e && (e.text || e.message) || e}`;
+  box.hidden = false;
+});

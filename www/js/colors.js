@@ -1,0 +1,32 @@
+// Colours chosen for colour-blind readers.
+//
+// Policies: the Okabe-Ito palette (distinguishable under the common colour
+// vision deficiencies). Jobs: Paul Tol's "muted" and "light" qualitative
+// schemes; a job's colour depends only on its id, so the same job has the
+// same colour in every policy's map, the Gantt view and the queue. Colour
+// is never the only cue: hover outlines every GPU of a job and names it.
+
+export const POLICY_COLORS = ['#E69F00', '#56B4E9', '#009E73', '#0072B2', '#D55E00', '#CC79A7', '#000000', '#F0E442'];
+
+const JOB_COLORS = [
+  '#CC6677', '#332288', '#DDCC77', '#117733', '#88CCEE', '#882255', '#44AA99', '#999933', '#AA4499',
+  '#77AADD', '#EE8866', '#EEDD88', '#FFAABB', '#99DDFF', '#44BB99', '#BBCC33',
+];
+
+export const IDLE = '#e4e6eb';
+
+export function policyColor(i) {
+  return POLICY_COLORS[i % POLICY_COLORS.length];
+}
+
+/** Stable colour of job `id` (consecutive ids land far apart in the palette). */
+export function jobColor(id) {
+  return JOB_COLORS[(id * 7 + (id >>> 4)) % JOB_COLORS.length];
+}
+
+/** Black or white, whichever reads better on `hex`. */
+export function inkOn(hex) {
+  const n = parseInt(hex.slice(1), 16);
+  const r = (n >> 16) & 255, g = (n >> 8) & 255, b = n & 255;
+  return (0.299 * r + 0.587 * g + 0.114 * b) > 150 ? '#000' : '#fff';
+}

@@ -1,0 +1,142 @@
+// The GPU map: one cell per GPU, nodes drawn as blocks and grouped by GPU
+// type, each cell coloured by the job holding it at time t. A cell whose
+// job is restoring a checkpoint (no progress yet) is hatched.
+import { segmentOnGpu } from './timeline.js';
+import { jobColor, IDLE } from './colors.js';
+
+const HEADER = 16; // CSS px per group header
+
+export class GpuMap {
+  constructor(canvas, layout) {
+    this.canvas = canvas;
+    this.ctx = canvas.getContext('2d', { alpha: false });
+    this.layout = layout;
+    this.n = layout.total_gpus;
+    this.cellX = new Float32Array(this.n);
+    this.cellY = new Float32Array(this.n);
+    this.size = 8;
+    this.hatch = null;
+  }
+
+  /** Lays the cells out in `width` CSS px, as large as fits in `maxHeight`. */
+  resize(width, maxHeight) {
+    const dpr = window.devicePixelRatio || 1;
+    let placed = null;
+    for (let c = 26; c >= 2; c--) {
+      placed = this.place(width, c);
+      if (placed.height <= maxHeight) break;
+    }
+    this.size = placed.c;
+    this.gap = placed.gap;
+    this.headers = placed.headers;
+    this.nodes = placed.nodes;
+    this.cssW = width;
+    this.cssH = placed.height;
+    this.dpr = dpr;
+    this.canvas.style.width = `${width}px`;
+    this.canvas.style.height = `${placed.height}px`;
+    this.canvas.width = Math.round(width * dpr);
+    this.canvas.height = Math.round(placed.height * dpr);
+    this.hatch = null;
+  }
+
+  place(width, c) {
+    const gap = c >= 8 ? 2 : 1;
+    const nodeGap = Math.max(3, Math.round(c / 2));
+    const headers = [];
+    const nodes = [];
+    let y = 0;
+    for (const g of this.layout.groups) {
+      headers.push({ y, text: width < 300 ? `${g.kind} · ${g.gpus} GPUs` : `${g.kind} · ${g.label} · ${g.gpus} GPUs` });
+      y += HEADER;
+      let x = 0;
+      let rowH = 0;
+      for (const node of g.nodes) {
+        const cols = Math.min(node.gpus, 8);
+        const rows = Math.ceil(node.gpus / 8);
+        const w = cols * (c + gap) - gap + 2;
+        const h = rows * (c + gap) - gap + 2;
+        if (x > 0 && x + w > width) { x = 0; y += rowH + nodeGap; rowH = 0; }
+        nodes.push({ x, y, w, h });
+        for (let k = 0; k < node.gpus; k++) {
+          const g2 = node.first_gpu + k;
+          this.cellX[g2] = x + 1 + (k % 8) * (c + gap);
+          this.cellY[g2] = y + 1 + Math.floor(k / 8) * (c + gap);
+        }
+        x += w + nodeGap;
+        rowH = Math.max(rowH, h);
+      }
+      y += rowH + nodeGap + 2;
+    }
+    return { c, gap, headers, nodes, height: Math.ceil(y) };
+  }
+
+  pattern() {
+    if (this.hatch) return this.hatch;
+    const p = document.createElement('canvas');
+    const k = Math.max(4, Math.round(6 * this.dpr));
+    p.width = p.height = k;
+    const g = p.getContext('2d');
+    g.strokeStyle = 'rgba(255,255,255,0.75)';
+    g.lineWidth = Math.max(1, this.dpr * 1.4);
+    g.beginPath();
+    g.moveTo(0, k); g.lineTo(k, 0);
+    g.moveTo(-k / 2, k / 2); g.lineTo(k / 2, -k / 2);
+    g.moveTo(k / 2, k * 1.5); g.lineTo(k * 1.5, k / 2);
+    g.stroke();
+    this.hatch = this.ctx.createPattern(p, 'repeat');
+    return this.hatch;
+  }
+
+  /** Draws the cluster at time t for `run` (null: all idle). */
+  draw(run, t, hoverJob = -1) {
+    const ctx = this.ctx;
+    const d = this.dpr;
+    ctx.setTransform(d, 0, 0, d, 0, 0);
+    ctx.fillStyle = '#fff';
+    ctx.fillRect(0, 0, this.cssW, this.cssH);
+    ctx.fillStyle = '#444';
+    ctx.font = '11px system-ui, sans-serif';
+    ctx.textBaseline = 'top';
+    for (const h of this.headers) ctx.fillText(h.text, 0, h.y + 2);
+    ctx.fillStyle = '#c3c7cf';
+    for (const nd of this.nodes) ctx.fillRect(nd.x, nd.y, nd.w, nd.h);
+    const c = this.size;
+    const tl = run && run.timeline;
+    const restoring = [];
+    const hovered = [];
+    for (let g = 0; g < this.n; g++) {
+      const s = tl ? segmentOnGpu(tl, g, t) : -1;
+      if (s < 0) {
+        ctx.fillStyle = IDLE;
+      } else {
+        const job = tl.seg_job[s];
+        ctx.fillStyle = jobColor(job);
+        if (t < tl.seg_busy_until[s]) restoring.push(g);
+        if (job === hoverJob) hovered.push(g);
+      }
+      ctx.fillRect(this.cellX[g], this.cellY[g], c, c);
+    }
+    if (restoring.length) {
+      ctx.fillStyle = this.pattern();
+      ctx.setTransform(1, 0, 0, 1, 0, 0);
+      for (const g of restoring) ctx.fillRect(this.cellX[g] * d, this.cellY[g] * d, c * d, c * d);
+      ctx.setTransform(d, 0, 0, d, 0, 0);
+    }
+    if (hovered.length) {
+      ctx.strokeStyle = '#000';
+      ctx.lineWidth = Math.max(1.5, c / 6);
+      for (const g of hovered) ctx.strokeRect(this.cellX[g] + 0.5, this.cellY[g] + 0.5, c - 1, c - 1);
+    }
+  }
+
+  /** The GPU under CSS point (x, y), or -1. */
+  hit(x, y) {
+    const c = this.size + this.gap / 2;
+    for (let g = 0; g < this.n; g++) {
+      const dx = x - this.cellX[g], dy = y - this.cellY[g];
+      if (dx >= 0 && dy >= 0 && dx < c && dy < c) return g;
+    }
+    return -1;
+  }
+}

@@ -1,0 +1,185 @@
+// Runs policies in Web Workers: one worker per policy when the machine has
+// the cores (hardwareConcurrency - 1 workers, at least one, so the main
+// thread keeps a core for the page), each initialised once with the
+// compiled WebAssembly.Module the page already fetched.
+
+let nextId = 1;
+
+export function workerCount(nPolicies) {
+  const cores = navigator.hardwareConcurrency || 2;
+  return Math.max(1, Math.min(nPolicies, cores - 1, 8));
+}
+
+export class Pool {
+  constructor(module) {
+    this.module = module;
+    this.workers = [];
+    this.owner = new Map(); // run id -> worker
+    this.pending = new Map(); // request id -> resolve
+    this.runs = new Map(); // run id -> batch, while the run is active
+    this.batch = null;
+  }
+
+  spawn() {
+    const w = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+    w.busy = false;
+    w.runId = null;
+    w.ready = new Promise((resolve, reject) => {
+      w.onmessage = (ev) => {
+        if (ev.data.type === 'ready') { w.onmessage = (e) => this.onMessage(w, e.data); resolve(); }
+        else if (ev.data.type === 'fatal') reject(ev.data.error);
+      };
+      w.onerror = (e) => reject({ kind: 'internal', text: `worker failed to start: ${e.message || e}` });
+    });
+    w.postMessage({ type: 'init', module: this.module });
+    this.workers.push(w);
+    return w;
+  }
+
+  ensure(n) {
+    while (this.workers.length < n) this.spawn();
+  }
+
+  /** Parses trace text in a worker: resolves to {info} or {error}. */
+  parse(name, text) {
+    this.ensure(1);
+    const w = this.workers.find((x) => !x.busy) || this.workers[0];
+    const id = nextId++;
+    return w.ready.then(() => new Promise((resolve) => {
+      this.pending.set(id, resolve);
+      w.postMessage({ type: 'parse', id, name, text });
+    }));
+  }
+
+  /** The CLI's JSON for a finished run (a `results[i]` entry). */
+  resultJson(runId) {
+    const w = this.owner.get(runId);
+    if (!w) return Promise.resolve(null);
+    const id = nextId++;
+    return new Promise((resolve) => {
+      this.pending.set(id, resolve);
+      w.postMessage({ type: 'json', id, runId });
+    });
+  }
+
+  /**
+   * Runs each policy of `job` ({trace, cluster, policies, setsFor, seed}).
+   * `h` gets onTrace(info), onProgress(policy, p), onResult(policy, res,
+   * runId), onError(policy, err) and onDone(cancelled).
+   */
+  start(job, h) {
+    if (this.batch) this.cancel();
+    // Free the previous batch's finished runs.
+    for (const w of this.workers) {
+      const ids = [...this.owner.entries()].filter(([, o]) => o === w).map(([id]) => id);
+      if (ids.length) w.postMessage({ type: 'forget', ids });
+    }
+    this.owner.clear();
+    const batch = {
+      job, h, queue: [...job.policies], active: new Map(), left: job.policies.length,
+      cancelled: false, sawTrace: false,
+    };
+    this.batch = batch;
+    this.ensure(workerCount(job.policies.length));
+    for (const w of this.workers) w.ready.then(() => this.dispatch(w), (e) => this.failAll(e));
+    return batch;
+  }
+
+  failAll(error) {
+    const b = this.batch;
+    if (!b) return;
+    for (const p of b.queue) b.h.onError(p, error);
+    b.queue = [];
+    b.left = b.active.size;
+    if (b.left === 0) this.finish(b);
+  }
+
+  dispatch(w) {
+    const b = this.batch;
+    if (!b || b.cancelled || w.busy || b.queue.length === 0) return;
+    const policy = b.queue.shift();
+    const id = nextId++;
+    w.busy = true;
+    w.runId = id;
+    b.active.set(id, { policy, worker: w });
+    this.runs.set(id, b);
+    this.owner.set(id, w);
+    const j = b.job;
+    w.postMessage({ type: 'run', id, trace: j.trace, cluster: j.cluster, policy, sets: j.setsFor(policy), seed: j.seed });
+  }
+
+  onMessage(w, m) {
+    if (m.type === 'parsed' || m.type === 'json') {
+      const resolve = this.pending.get(m.id);
+      this.pending.delete(m.id);
+      if (resolve) resolve(m);
+      return;
+    }
+    if (m.type === 'idle') {
+      w.busy = false;
+      w.runId = null;
+      this.dispatch(w);
+      return;
+    }
+    const b = this.runs.get(m.id);
+    if (!b) return;
+    const ended = m.type === 'result' || m.type === 'error';
+    if (ended) { b.active.delete(m.id); this.runs.delete(m.id); }
+    if (b !== this.batch) return; // a batch that was replaced: nothing to report
+    switch (m.type) {
+      case 'trace':
+        if (!b.sawTrace) { b.sawTrace = true; b.h.onTrace(m.info); }
+        break;
+      case 'progress':
+        b.h.onProgress(m.policy, m.progress);
+        break;
+      case 'result':
+        b.h.onResult(m.policy, m.result, m.id);
+        if (--b.left === 0) this.finish(b);
+        break;
+      case 'error':
+        b.h.onError(m.policy, m.error);
+        if (--b.left === 0) this.finish(b);
+        break;
+      default:
+        break;
+    }
+  }
+
+  finish(b) {
+    if (this.batch === b) this.batch = null;
+    b.h.onDone(b.cancelled);
+  }
+
+  /** Cancels the running batch: queued policies are dropped, running ones
+   * stop at their next slice; a worker that does not answer within 1.5 s is
+   * terminated and replaced. */
+  cancel() {
+    const b = this.batch;
+    if (!b) return;
+    b.cancelled = true;
+    const cancelledErr = { kind: 'cancelled', text: 'cancelled', message: 'cancelled', file: '', line: 0, field: '' };
+    for (const p of b.queue) b.h.onError(p, cancelledErr);
+    b.left -= b.queue.length;
+    b.queue = [];
+    const active = [...b.active.entries()];
+    for (const [id, { worker }] of active) worker.postMessage({ type: 'cancel', ids: [id] });
+    setTimeout(() => {
+      for (const [id, { policy, worker }] of active) {
+        if (!b.active.has(id)) continue;
+        b.active.delete(id);
+        this.runs.delete(id);
+        worker.terminate();
+        this.workers = this.workers.filter((x) => x !== worker);
+        if (this.batch === b) {
+          b.h.onError(policy, cancelledErr);
+          if (--b.left === 0) this.finish(b);
+        } else if (this.batch && this.batch.queue.length) {
+          const fresh = this.spawn();
+          fresh.ready.then(() => this.dispatch(fresh), (e) => this.failAll(e));
+        }
+      }
+    }, 1500);
+    if (b.left === 0) this.finish(b);
+  }
+}

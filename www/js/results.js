@@ -1,0 +1,140 @@
+// The comparison: results table (every CLI metric, best value per column
+// marked, difference to the first policy), the plotters charts, exports.
+import { draw_chart } from '../pkg/schedlab.js';
+
+const fmt = (v, digits) => (v === null || v === undefined || Number.isNaN(v)) ? '–' : Number(v).toFixed(digits);
+
+/** Metric display rules: the catalog's, then any metric it does not know. */
+export function metricColumns(catalog, runs) {
+  const cols = [...catalog.metrics];
+  for (const r of runs) {
+    for (const k of Object.keys(r.result.metrics)) {
+      if (!cols.some((c) => c.key === k)) cols.push({ key: k, label: k, unit: '', scale: 1, digits: 3, better: 'none', help: '' });
+    }
+  }
+  return cols;
+}
+
+export function renderTable(table, catalog, runs) {
+  const cols = metricColumns(catalog, runs);
+  const head = `<thead><tr><th scope="col">policy</th>${cols.map((c) => `<th scope="col" title="${c.help}">${c.label}${c.unit ? ` <small>${c.unit}</small>` : ''}</th>`).join('')}<th scope="col" title="Wall-clock time of the simulation in this browser">wall s</th></tr></thead>`;
+  const base = runs[0];
+  const rows = runs.map((r, i) => {
+    const m = r.result.metrics;
+    const cells = cols.map((c) => {
+      const v = m[c.key];
+      const vals = runs.map((x) => x.result.metrics[c.key]).filter((x) => Number.isFinite(x));
+      let best = false;
+      if (c.better !== 'none' && runs.length > 1 && Number.isFinite(v)) {
+        const target = c.better === 'lower' ? Math.min(...vals) : Math.max(...vals);
+        best = fmt(v * c.scale, c.digits) === fmt(target * c.scale, c.digits) && new Set(vals.map((x) => fmt(x * c.scale, c.digits))).size > 1;
+      }
+      let delta = '';
+      const b = base.result.metrics[c.key];
+      if (i > 0 && c.better !== 'none' && Number.isFinite(v) && Number.isFinite(b) && b !== 0) {
+        const rel = (v - b) / Math.abs(b);
+        if (Math.abs(rel) >= 0.005) {
+          const good = c.better === 'lower' ? rel < 0 : rel > 0;
+          const pct = `${Math.abs(rel * 100).toFixed(Math.abs(rel) < 0.1 ? 1 : 0)}%`;
+          delta = `<span class="d ${good ? 'good' : 'bad'}" title="${good ? 'better' : 'worse'} than ${base.policy}">${rel > 0 ? '▲' : '▼'}${pct}</span>`;
+        }
+      }
+      return `<td data-metric="${c.key}" data-policy="${r.policy}"${best ? ' class="best" title="best"' : ''}><span class="v">${fmt(v * c.scale, c.digits)}</span>${delta}</td>`;
+    }).join('');
+    const note = r.result.stop_reason !== 'all jobs completed' ? ` <small class="warn" title="${r.result.stop_reason}">stopped early</small>` : '';
+    return `<tr><th scope="row"><span class="chip" style="background:${r.color}"></span>${r.policy}${note}</th>${cells}<td data-metric="wall_s">${fmt(r.result.wall_s, 3)}</td></tr>`;
+  }).join('');
+  table.innerHTML = `${head}<tbody>${rows}</tbody>`;
+}
+
+function chartSpec(kind, runs, scale) {
+  const H = 1 / 3600;
+  const map = (a, k = 1) => Array.from(a, (x) => x * k);
+  switch (kind) {
+    case 'cdf':
+      return { kind: 'cdf', title: 'JCT CDF', x_label: 'job completion time (h, log)', y_label: 'fraction of jobs', scale,
+        series: runs.map((r) => ({ name: r.policy, color: r.color, x: map(r.result.cdf.x, H), y: map(r.result.cdf.y) })) };
+    case 'bars':
+      return { kind: 'bars', title: 'Average and p99 JCT, makespan (hours)', scale,
+        groups: ['avg JCT', 'p99 JCT', 'makespan'],
+        series: runs.map((r) => ({ name: r.policy, color: r.color, y: [r.result.metrics.avg_jct_s * H, r.result.metrics.p99_jct_s * H, r.result.metrics.makespan_s * H] })) };
+    case 'util':
+      return { kind: 'lines', title: 'GPU utilisation over time', x_label: 'time (h)', y_label: 'busy GPUs / all', scale, y_max: 1,
+        series: runs.map((r) => ({ name: r.policy, color: r.color, x: map(r.result.series.t, H), y: map(r.result.series.util) })) };
+    case 'queue':
+      return { kind: 'lines', title: 'Queue length over time', x_label: 'time (h)', y_label: 'waiting jobs', scale,
+        series: runs.map((r) => ({ name: r.policy, color: r.color, x: map(r.result.series.t, H), y: map(r.result.series.queue) })) };
+    default:
+      throw new Error(kind);
+  }
+}
+
+/** Draws every chart canvas (`data-chart` = cdf|bars|util|queue) at its CSS size. */
+export function drawCharts(root, runs) {
+  const dpr = window.devicePixelRatio || 1;
+  for (const canvas of root.querySelectorAll('canvas[data-chart]')) {
+    const w = canvas.clientWidth, h = canvas.clientHeight;
+    if (!w || !h) continue;
+    canvas.width = Math.round(w * dpr);
+    canvas.height = Math.round(h * dpr);
+    if (!runs.length) {
+      canvas.getContext('2d').clearRect(0, 0, canvas.width, canvas.height);
+      continue;
+    }
+    draw_chart(canvas, chartSpec(canvas.dataset.chart, runs, dpr));
+  }
+}
+
+export function download(name, data, type) {
+  const blob = data instanceof Blob ? data : new Blob([data], { type });
+  const a = document.createElement('a');
+  a.href = URL.createObjectURL(blob);
+  a.download = name;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(a.href), 5000);
+}
+
+const csvCell = (v) => {
+  const s = v === null || v === undefined || Number.isNaN(v) ? '' : String(v);
+  return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+};
+
+/** One row per policy with every summary metric (the CLI's --format csv). */
+export function summaryCsv(runs) {
+  if (!runs.length) return '';
+  const keys = Object.keys(runs[0].result.metrics);
+  const lines = [['policy', ...keys, 'wall_s'].join(',')];
+  for (const r of runs) lines.push([r.policy, ...keys.map((k) => r.result.metrics[k]), r.result.wall_s].map(csvCell).join(','));
+  return `${lines.join('\n')}\n`;
+}
+
+/** One row per (policy, job). */
+export function jobsCsv(runs) {
+  const cols = ['policy', 'id', 'name', 'model', 'arrival', 'start', 'finish', 'jct_s', 'queue_s', 'gpu_s', 'restarts', 'preemptions', 'ftf_rho'];
+  const lines = [cols.join(',')];
+  for (const r of runs) {
+    const j = r.result.jobs;
+    for (let i = 0; i < j.arrival.length; i++) {
+      lines.push([r.policy, i, j.names[i], j.models[j.model[i]], j.arrival[i], j.start[i], j.finish[i], j.jct[i], j.queue[i], j.gpu_s[i], j.restarts[i], j.preemptions[i], j.ftf[i]].map(csvCell).join(','));
+    }
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** All chart canvases side by side in one PNG blob. */
+export function chartsPng(root) {
+  const cs = [...root.querySelectorAll('canvas[data-chart]')].filter((c) => c.width && c.height);
+  const cols = 2;
+  const w = Math.max(...cs.map((c) => c.width));
+  const h = Math.max(...cs.map((c) => c.height));
+  const out = document.createElement('canvas');
+  out.width = w * cols;
+  out.height = h * Math.ceil(cs.length / cols);
+  const g = out.getContext('2d');
+  g.fillStyle = '#fff';
+  g.fillRect(0, 0, out.width, out.height);
+  cs.forEach((c, i) => g.drawImage(c, (i % cols) * w, Math.floor(i / cols) * h));
+  return new Promise((resolve) => out.toBlob(resolve, 'image/png'));
+}

@@ -1,0 +1,75 @@
+// The page state in the URL (see docs/PAGE.md, "URL state"):
+//   ?trace=NAME|URL|upload:FILE &cluster=NAME|SPEC &policies=P1,P2
+//   &set=OWNER.KEY=VALUE (repeated; only values that differ from defaults)
+//   &seed=N &t=SECONDS &speed=X &gantt=POLICY &embed=1
+// Every field is optional; missing ones take the defaults of the first
+// bundled trace (its recommended cluster and policies).
+
+export const SPEEDS = [1, 10, 100, 1000, 10000, 100000];
+
+export function defaults(catalog) {
+  const t = catalog.traces[0];
+  return {
+    trace: t ? { kind: 'bundled', name: t.name } : { kind: 'none', name: '' },
+    cluster: t ? t.cluster : (catalog.clusters[0] || {}).name,
+    policies: t ? [...t.policies] : [catalog.policies[0].name],
+    sets: {},
+    seed: 1,
+    t: null,
+    speed: null,
+    gantt: null,
+    embed: false,
+  };
+}
+
+export function fromUrl(search, catalog) {
+  const q = new URLSearchParams(search);
+  const s = defaults(catalog);
+  const tr = q.get('trace');
+  if (tr) {
+    if (catalog.traces.some((x) => x.name === tr)) s.trace = { kind: 'bundled', name: tr };
+    else if (tr.startsWith('upload:')) s.trace = { kind: 'upload', name: tr.slice(7), text: null };
+    else s.trace = { kind: 'url', url: tr, name: tr.split('/').pop() || tr, text: null };
+    const b = catalog.traces.find((x) => x.name === tr);
+    if (b && !q.get('cluster')) s.cluster = b.cluster;
+    if (b && !q.get('policies')) s.policies = [...b.policies];
+  }
+  if (q.get('cluster')) s.cluster = q.get('cluster');
+  if (q.get('policies')) s.policies = q.get('policies').split(',').map((p) => p.trim()).filter(Boolean);
+  for (const e of q.getAll('set')) {
+    const i = e.indexOf('=');
+    if (i > 0) s.sets[e.slice(0, i)] = e.slice(i + 1);
+  }
+  const seed = Number(q.get('seed'));
+  if (q.get('seed') && Number.isInteger(seed) && seed >= 0) s.seed = seed;
+  const t = Number(q.get('t'));
+  if (q.get('t') && Number.isFinite(t)) s.t = t;
+  const sp = Number(q.get('speed'));
+  if (q.get('speed') && sp > 0) s.speed = sp;
+  s.gantt = q.get('gantt');
+  s.embed = q.get('embed') === '1';
+  return s;
+}
+
+export function toUrl(s) {
+  const q = new URLSearchParams();
+  if (s.trace.kind === 'bundled') q.set('trace', s.trace.name);
+  else if (s.trace.kind === 'url') q.set('trace', s.trace.url);
+  else if (s.trace.kind === 'upload') q.set('trace', `upload:${s.trace.name}`);
+  q.set('cluster', s.cluster);
+  q.set('policies', s.policies.join(','));
+  for (const [k, v] of Object.entries(s.sets).sort()) q.append('set', `${k}=${v}`);
+  if (s.seed !== 1) q.set('seed', String(s.seed));
+  if (s.t != null) q.set('t', String(Math.round(s.t)));
+  if (s.speed != null) q.set('speed', String(s.speed));
+  if (s.gantt) q.set('gantt', s.gantt);
+  if (s.embed) q.set('embed', '1');
+  return `?${q.toString().replace(/%2C/g, ',').replace(/%3A/g, ':')}`;
+}
+
+/** `OWNER.KEY=VALUE` entries of `sets` that apply to `policy` (its own and the engine's). */
+export function setsFor(sets, policy) {
+  return Object.entries(sets)
+    .filter(([k]) => k.startsWith(`${policy}.`) || k.startsWith('engine.'))
+    .map(([k, v]) => `${k}=${v}`);
+}

@@ -1,0 +1,124 @@
+// A simulation worker: runs policies off the main thread.
+//
+// The page posts the compiled WebAssembly.Module once ('init'), then
+// 'run' requests. A run is stepped in slices of about SLICE_MS; between
+// slices the worker yields to its event loop, so a 'cancel' message is seen
+// within one slice, and it posts progress at most every PROGRESS_MS.
+// Results cross back as typed arrays in the transfer list (no copy).
+import { initSync, Run, parse_trace } from '../pkg/schedlab.js';
+
+const SLICE_MS = 30;
+const PROGRESS_MS = 100;
+
+let ready = false;
+let cancelled = new Set();
+const finished = new Map(); // run id -> Run (kept for result_json)
+
+// Yields to the event loop without the 4 ms clamp of nested setTimeout.
+const yieldNow = () => new Promise((resolve) => {
+  const ch = new MessageChannel();
+  ch.port1.onmessage = () => resolve();
+  ch.port2.postMessage(0);
+});
+
+function transferables(obj, out = []) {
+  for (const v of Object.values(obj)) {
+    if (ArrayBuffer.isView(v)) out.push(v.buffer);
+    else if (v && typeof v === 'object' && !Array.isArray(v)) transferables(v, out);
+  }
+  return out;
+}
+
+const asError = (e) => (e && typeof e === 'object' && 'kind' in e)
+  ? e
+  : { kind: 'internal', file: '', line: 0, field: '', message: String(e && e.message || e), text: String(e && e.message || e) };
+
+async function run(msg) {
+  const { id, trace, cluster, policy, sets, seed } = msg;
+  let r;
+  try {
+    r = new Run(trace.name, trace.text || '', cluster, policy, sets, BigInt(seed));
+  } catch (e) {
+    postMessage({ type: 'error', id, policy, error: asError(e) });
+    return;
+  }
+  postMessage({ type: 'trace', id, policy, info: r.trace_info() });
+  let budget = 2000;
+  let lastPost = 0;
+  try {
+    for (;;) {
+      const t0 = performance.now();
+      const done = r.advance(budget);
+      const dt = performance.now() - t0;
+      // Aim each slice at SLICE_MS of work.
+      if (dt > 0) budget = Math.max(200, Math.min(1e6, Math.round(budget * SLICE_MS / dt)));
+      const now = performance.now();
+      if (done || now - lastPost > PROGRESS_MS) {
+        postMessage({ type: 'progress', id, policy, progress: r.progress() });
+        lastPost = now;
+      }
+      if (done) break;
+      await yieldNow();
+      if (cancelled.has(id)) {
+        cancelled.delete(id);
+        r.free();
+        postMessage({ type: 'error', id, policy, error: { kind: 'cancelled', file: '', line: 0, field: '', message: 'cancelled', text: 'cancelled' } });
+        return;
+      }
+    }
+    const res = r.result();
+    finished.set(id, r);
+    postMessage({ type: 'result', id, policy, result: res }, transferables(res));
+  } catch (e) {
+    try { r.free(); } catch (_) { /* already freed */ }
+    postMessage({ type: 'error', id, policy, error: asError(e) });
+  }
+}
+
+onmessage = async (ev) => {
+  const msg = ev.data;
+  switch (msg.type) {
+    case 'init':
+      try {
+        initSync({ module: msg.module });
+        ready = true;
+        postMessage({ type: 'ready' });
+      } catch (e) {
+        postMessage({ type: 'fatal', error: asError(e) });
+      }
+      break;
+    case 'run':
+      if (!ready) { postMessage({ type: 'error', id: msg.id, policy: msg.policy, error: asError('worker not initialised') }); break; }
+      await run(msg);
+      postMessage({ type: 'idle' });
+      break;
+    case 'cancel':
+      for (const id of msg.ids) cancelled.add(id);
+      break;
+    case 'parse':
+      try {
+        postMessage({ type: 'parsed', id: msg.id, info: parse_trace(msg.name, msg.text) });
+      } catch (e) {
+        postMessage({ type: 'parsed', id: msg.id, error: asError(e) });
+      }
+      postMessage({ type: 'idle' });
+      break;
+    case 'json': {
+      const r = finished.get(msg.runId);
+      try {
+        postMessage({ type: 'json', id: msg.id, text: r ? r.result_json() : null });
+      } catch (e) {
+        postMessage({ type: 'json', id: msg.id, error: asError(e) });
+      }
+      break;
+    }
+    case 'forget':
+      for (const id of msg.ids) {
+        const r = finished.get(id);
+        if (r) { r.free(); finished.delete(id); }
+      }
+      break;
+    default:
+      break;
+  }
+};
