@@ -18,6 +18,8 @@ bash scripts/build-wasm.sh
 
 step "wasm (Node) gives the same results as native, to the bit"
 node tests/wasm-node/compare.mjs target/release/schedlab afs-mini afs-64 fifo,srtf,srsf,tiresias,maxmin
+# Pollux goodput models (epoch-dependent efficiency, batch optimisation) too.
+node tests/wasm-node/compare.mjs target/release/schedlab ../shared/data/pollux/workloads/workload-3.csv homog-64 tiresias,maxmin
 
 step "the page's wasm API in Node"
 node --test tests/wasm-node/

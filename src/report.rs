@@ -23,6 +23,9 @@ pub struct PolicyRun {
     /// Wall-clock seconds the simulation took (varies between runs).
     pub wall_s: f64,
     pub stop_reason: String,
+    /// Adjustments the engine made to the input (e.g. clamped requests).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
     #[serde(skip)]
     pub outcome: Outcome,
 }
@@ -95,6 +98,7 @@ pub fn finish_policy(
         jobs,
         wall_s,
         stop_reason: outcome.stop_reason.clone(),
+        notes: outcome.notes.clone(),
         outcome,
     }
 }
@@ -176,6 +180,11 @@ pub fn to_table(r: &RunReport) -> String {
         if i == 0 {
             out.push_str(&"-".repeat(widths.iter().sum::<usize>() + 2 * (widths.len() - 1)));
             out.push('\n');
+        }
+    }
+    if let Some(first) = r.results.first() {
+        for n in &first.notes {
+            out.push_str(&format!("note: {n}\n"));
         }
     }
     for p in &r.results {

@@ -5,6 +5,7 @@
 //! all come from the same declaration.
 
 mod common;
+pub mod estimates;
 mod fifo;
 pub mod gavel;
 mod maxmin;

@@ -57,6 +57,8 @@ pub struct Outcome {
     /// The run stopped with jobs unfinished (policy starved them or max_days hit).
     pub incomplete: usize,
     pub stop_reason: String,
+    /// Adjustments the engine made to the input (e.g. clamped requests).
+    pub notes: Vec<String>,
 }
 
 /// A runnable (and forkable) simulation.
@@ -92,6 +94,8 @@ pub struct Simulation {
     timeline: Timeline,
     rounds: Vec<RoundStat>,
     stop_reason: Option<String>,
+    /// Adjustments made to the input (clamped requests), reported with the outcome.
+    notes: Vec<String>,
 }
 
 /// Calls with nothing running and nothing arriving before a round-based
@@ -125,7 +129,9 @@ impl Simulation {
         policy: Box<dyn Policy>,
         cfg: EngineConfig,
     ) -> Result<Simulation> {
-        let jobs = resolve_jobs(trace, &cluster, &zoo)?;
+        let mut specs = trace.jobs.clone();
+        let mut notes = Vec::new();
+        let jobs = resolve_jobs(trace, &mut specs, &cluster, &zoo, &mut notes)?;
         let trigger = policy.trigger();
         let first = trace.jobs.first().map_or(0.0, |j| j.arrival);
         let next_tick = trigger.round_s.map(|r| (first / r).ceil() * r);
@@ -155,7 +161,8 @@ impl Simulation {
             timeline: Timeline::default(),
             rounds: Vec::new(),
             stop_reason: None,
-            specs: Arc::new(trace.jobs.clone()),
+            specs: Arc::new(specs),
+            notes,
             cluster,
             zoo,
         })
@@ -714,16 +721,28 @@ impl Simulation {
             events: self.events,
             incomplete: self.jobs.len() - self.completed,
             stop_reason: self.stop_reason.clone().unwrap_or_else(|| "running".into()),
+            notes: self.notes.clone(),
         }
     }
 }
 
 /// Resolves each job's model and total work, refusing jobs the cluster
 /// can never run.
-fn resolve_jobs(trace: &Trace, cluster: &Cluster, zoo: &ModelZoo) -> Result<Vec<JobState>> {
+///
+/// An elastic job whose request exceeds every GPU type (possible on a
+/// heterogeneous cluster) has its request clamped to the largest type, with
+/// a note; a rigid or type-pinned one is refused, as is any request larger
+/// than the whole cluster.
+fn resolve_jobs(
+    trace: &Trace,
+    specs: &mut [JobSpec],
+    cluster: &Cluster,
+    zoo: &ModelZoo,
+    notes: &mut Vec<String>,
+) -> Result<Vec<JobState>> {
     let file = trace.name.as_str();
-    let mut out = Vec::with_capacity(trace.jobs.len());
-    for spec in &trace.jobs {
+    let mut out = Vec::with_capacity(specs.len());
+    for spec in specs.iter_mut() {
         let line = spec.source_line as usize;
         let who = if line == 0 {
             format!("job '{}': ", spec.name)
@@ -760,6 +779,14 @@ fn resolve_jobs(trace: &Trace, cluster: &Cluster, zoo: &ModelZoo) -> Result<Vec<
         } else {
             cluster.max_gpus_one_type()
         };
+        let elastic = spec.adaptivity != Adaptivity::Rigid && spec.gpu_type.is_none();
+        if spec.gpus > limit && elastic && spec.gpus <= cluster.total_gpus {
+            notes.push(format!(
+                "job '{}' requests {} GPUs but no GPU type of '{}' has that many: its request is clamped to {limit}",
+                spec.name, spec.gpus, cluster.name
+            ));
+            spec.gpus = limit;
+        }
         if spec.gpus > limit {
             return Err(err(
                 "gpus",

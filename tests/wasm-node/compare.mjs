@@ -4,7 +4,8 @@
 // round-trip form of each f64, so equal text means equal bits).
 //
 // usage: node tests/wasm-node/compare.mjs <schedlab-binary> <trace> <cluster> <policies> [seed]
-import { readFileSync } from 'node:fs';
+// <trace> is a bundled trace name or a trace file (passed to the wasm side as text).
+import { existsSync, readFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
@@ -16,7 +17,8 @@ const { initSync, run_report_json } = await import(path.join(pkg, 'schedlab.js')
 initSync({ module: readFileSync(path.join(pkg, 'schedlab_bg.wasm')) });
 
 const stripWall = (text) => text.replace(/"wall_s": [0-9.e+-]+/g, '"wall_s": 0');
-const wasm = stripWall(run_report_json(trace, '', cluster, policies, [], BigInt(seed)));
+const text = existsSync(trace) ? readFileSync(trace, 'utf8') : '';
+const wasm = stripWall(run_report_json(trace, text, cluster, policies, [], BigInt(seed)));
 const native = stripWall(execFileSync(bin, ['run', '--trace', trace, '--cluster', cluster, '--policy', policies, '--seed', seed, '--format', 'json'], { encoding: 'utf8' }));
 
 if (wasm !== native) {

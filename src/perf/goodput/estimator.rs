@@ -543,6 +543,18 @@ mod tests {
         // The true model scales worse (it has T_sync > 0).
         let tp = &m.types[0].params;
         assert!(tp.throughput(1, 2, 8.0, 0) / tp.throughput(1, 1, 8.0, 0) < 1.9);
+        // The estimate itself: with perfect statistical efficiency (huge
+        // noise scale), 2 GPUs at batch 20 are estimated at 2x 1 GPU at
+        // M0 = 10 (same atomic batch, no accumulation).
+        est.observe_noise_ratio(1e12);
+        let e1 = est.estimate(t4, 1, 1, 10).unwrap();
+        let e2 = est.estimate(t4, 1, 2, 20).unwrap();
+        assert_eq!(e1.plan.unwrap().global(), 10);
+        assert_eq!(e2.plan.unwrap().global(), 20);
+        assert!(
+            (e2.goodput / e1.goodput - 2.0).abs() < 1e-3,
+            "{e1:?} {e2:?}"
+        );
         // Max replicas: 2x the largest run so far.
         assert_eq!(est.max_replicas(), 2);
     }

@@ -71,7 +71,8 @@ pub struct GoodputModel {
     pub efficiency: EfficiencyCurve,
     /// M_max: the largest global batch an adaptive job may use.
     pub max_batch: u32,
-    /// One entry per GPU type with data, in catalog order.
+    /// One entry per GPU type with data, in catalog order; never empty
+    /// (every constructor checks it).
     pub types: Vec<TypeProfile>,
     /// The Sia simulator's calibration divisor (`SLOWDOWN`), applied only
     /// when the engine runs with `engine.calibration=sia`.

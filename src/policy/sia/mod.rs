@@ -23,10 +23,11 @@ mod weights;
 pub use configs::{configurations, Config, NodeCap};
 pub use weights::{normalize, restart_factor, weight};
 
+use super::estimates::EstimatorBank;
 use super::{Policy, PolicyInfo, Trigger};
 use crate::error::{Error, Result};
 use crate::params::{ParamSpec, Params};
-use crate::perf::{BatchChoice, RateQuery};
+use crate::perf::goodput::ProfilingMode;
 use crate::sim::{Decision, View};
 use crate::solve::{Choice, Item, Mck, Method};
 use crate::workload::Adaptivity;
@@ -44,6 +45,8 @@ const PARAMS: &[ParamSpec] = &[
     ParamSpec::int("node_limit", "20000", 1, 100_000_000, "Branch-and-bound node budget per round (deterministic; the LP + shim answers beyond it)"),
     ParamSpec::boolean("restart_factor", "true", "Discount configurations that force a restart by Pollux's restart factor (E13)"),
     ParamSpec::float("timeshare_tau", "0", 0.0, 86_400.0, "Time-share window tau in seconds (0 = off; the thesis tried 180 and 300)"),
+    ParamSpec::choice("profiling", "thesis", &["thesis", "artifact", "oracle", "none"], "Goodput knowledge: thesis = 1-GPU profiles of every type before the first allocation (20 s charged) + bootstrap; artifact = the artifact's default (no profile before the first run); oracle = true models; none = no profiling, no projection"),
+    ParamSpec::choice("batch_cap", "full", &["full", "tunedjobs"], "Batch sizes the scheduler considers: up to the model's maximum (thesis) or up to the trace's TunedJobs batch (the artifact's scheduler-side cap)"),
 ];
 
 pub const INFO: PolicyInfo = PolicyInfo {
@@ -77,6 +80,10 @@ fn build(p: &Params, _seed: u64) -> Result<Box<dyn Policy>> {
         node_limit: p.i64("node_limit") as u64,
         use_restart_factor: p.bool("restart_factor"),
         tau: p.f64("timeshare_tau"),
+        batch_cap_tj: p.text("batch_cap") == "tunedjobs",
+        bank: EstimatorBank::new(
+            ProfilingMode::parse(p.text("profiling")).unwrap_or(ProfilingMode::Thesis),
+        ),
         configs: Vec::new(),
         max_run_gpus: Vec::new(),
         served: Vec::new(),
@@ -84,16 +91,9 @@ fn build(p: &Params, _seed: u64) -> Result<Box<dyn Policy>> {
 }
 
 /// Seconds a restart costs in Sia's objective (the artifact policy's S_i;
-/// the simulated delays differ slightly, see the model zoo).
+/// the simulated delays differ slightly, see `perf::apps`).
 fn policy_restart_s(model: &str) -> f64 {
-    match model {
-        "deepspeech2" => 25.0,
-        "imagenet" => 250.0,
-        "cifar10" => 30.0,
-        "bert" => 120.0,
-        "yolov3" => 45.0,
-        _ => 30.0,
-    }
+    crate::perf::apps::app_constants(model).policy_restart_s
 }
 
 #[derive(Clone)]
@@ -109,6 +109,9 @@ pub struct Sia {
     node_limit: u64,
     use_restart_factor: bool,
     tau: f64,
+    batch_cap_tj: bool,
+    /// What Sia has learned about each job's goodput on each type.
+    bank: EstimatorBank,
     configs: Vec<Config>,
     /// Most GPUs each job has run on (drives the 2x scale-up rule).
     max_run_gpus: Vec<u32>,
@@ -125,17 +128,16 @@ struct Row {
 }
 
 impl Sia {
-    /// Estimated goodput (progress rate) of a job on a configuration.
-    fn goodput(&self, view: &View, job: u32, c: &Config, batch: BatchChoice) -> f64 {
-        let st = view.state(job);
-        let q = RateQuery {
-            kind: c.kind,
-            gpus: c.gpus,
-            nodes: c.nodes,
-            batch,
-            progress: st.progress_at(view.now),
+    /// Estimated goodput of a job on a configuration (None: not valid now).
+    fn goodput(&self, view: &View, job: u32, c: &Config) -> Option<f64> {
+        let cap = if self.batch_cap_tj {
+            view.spec(job).batch_size
+        } else {
+            0
         };
-        view.zoo.rate(st.model, &q).per_s
+        self.bank
+            .estimate(view, job, c.kind, c.nodes, c.gpus, cap)
+            .map(|(g, _)| g)
     }
 
     /// The no-allocation penalty, raised for jobs the time-share window
@@ -206,10 +208,9 @@ impl Sia {
             }));
         }
         // Strong-scaling and rigid jobs keep their batch: throughput is their goodput.
-        let batch = view.natural_batch(job);
         let raw: Vec<f64> = cands
             .iter()
-            .map(|c| self.goodput(view, job, c, batch))
+            .map(|c| self.goodput(view, job, c).unwrap_or(0.0))
             .collect();
         let keep: Vec<usize> = (0..cands.len())
             .filter(|&i| raw[i] > 0.0 || Some(i) == forced)
