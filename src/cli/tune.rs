@@ -37,6 +37,13 @@ pub struct TuneArgs {
     /// Output format: pollux (name,time,application,num_replicas,batch_size) or native.
     #[arg(long, default_value = "pollux")]
     pub format: String,
+    /// Model zoo: builtin, or pollux-osdi21 (as for `run`).
+    #[arg(long, default_value = "builtin")]
+    pub zoo: String,
+    /// Profile directory in the Pollux/Sia layout whose fitted models replace the built-in
+    /// ones of the same name (as for `run`); repeatable.
+    #[arg(long)]
+    pub profiles: Vec<String>,
 }
 
 pub fn tune(a: TuneArgs) -> Result<()> {
@@ -62,7 +69,16 @@ pub fn tune(a: TuneArgs) -> Result<()> {
         return Err(Error::config("--max-hours must be positive"));
     }
     let trace = super::commands::load_trace(&a.input, a.trace_format.as_deref())?;
-    let zoo = ModelZoo::builtin();
+    let mut zoo = ModelZoo::named(&a.zoo).ok_or_else(|| {
+        Error::config(format!(
+            "--zoo {}: expected builtin or pollux-osdi21",
+            a.zoo
+        ))
+    })?;
+    if !a.profiles.is_empty() {
+        let set = super::models::read_profiles(&a.profiles)?;
+        zoo.add_profiles(&set, &a.profiles.join(", "))?;
+    }
     let opts = TuneOptions {
         kind,
         gpus_per_node: a.gpus_per_node,
