@@ -31,6 +31,11 @@ pub fn log10(x: f64) -> f64 {
 }
 
 #[inline]
+pub fn sin(x: f64) -> f64 {
+    libm::sin(x)
+}
+
+#[inline]
 pub fn cos(x: f64) -> f64 {
     libm::cos(x)
 }

@@ -4,12 +4,14 @@ use super::{read_text, write_out};
 use crate::cluster::{builtin_clusters, parse_cluster, Cluster};
 use crate::error::{Error, Result};
 use crate::params::split_overrides;
-use crate::perf::ModelZoo;
+use crate::perf::{gavel_models_from_json, ModelZoo};
 use crate::policy::registry;
 use crate::report::{check_owners, run_policy, to_csv, to_table, RunReport};
 use crate::sim::ENGINE_PARAMS;
 use crate::workload::gen::{generate, generators, provenance_comment};
-use crate::workload::{bundled_trace, bundled_traces, load_named, write_native, Format, Trace};
+use crate::workload::{
+    bundled_trace, bundled_traces, load_named, write_native, Fill, Format, ImportOptions, Trace,
+};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::IsTerminal;
@@ -23,6 +25,15 @@ pub struct RunArgs {
     /// Trace format; detected from the header when omitted (see `list formats`).
     #[arg(long = "trace-format")]
     pub trace_format: Option<String>,
+    /// Fill rule for traces without models: afs | sia | linear (see `list formats`).
+    #[arg(long)]
+    pub fill: Option<String>,
+    /// Second table of a two-file format (PAI 2020: pai_job_table.csv).
+    #[arg(long = "trace-aux")]
+    pub trace_aux: Option<String>,
+    /// Gavel simulation_throughputs.json: adds or replaces the gavel/* models.
+    #[arg(long = "gavel-throughputs")]
+    pub gavel_throughputs: Option<String>,
     /// A built-in cluster name or TYPE:NODESxGPUS[,...]; defaults to a bundled trace's recommended cluster.
     #[arg(long)]
     pub cluster: Option<String>,
@@ -52,8 +63,16 @@ pub struct RunArgs {
     pub profiles: Vec<String>,
 }
 
-pub(crate) fn load_trace(name: &str, format: Option<&str>) -> Result<Trace> {
-    let fmt = match format {
+/// How the user asked for a trace to be read.
+pub(crate) struct TraceArgs<'a> {
+    pub name: &'a str,
+    pub format: Option<&'a str>,
+    pub fill: Option<&'a str>,
+    pub aux: Option<&'a str>,
+}
+
+pub(crate) fn load_trace(a: &TraceArgs) -> Result<Trace> {
+    let fmt = match a.format {
         Some(f) => Some(Format::by_name(f).ok_or_else(|| {
             Error::config(format!(
                 "unknown trace format '{f}'; known: {}",
@@ -66,14 +85,29 @@ pub(crate) fn load_trace(name: &str, format: Option<&str>) -> Result<Trace> {
         })?),
         None => None,
     };
-    if fmt.is_none() {
-        if let Some(t) = load_named(name) {
+    let fill = match a.fill {
+        Some(f) => Some(Fill::by_name(f).ok_or_else(|| {
+            Error::config(format!(
+                "unknown fill rule '{f}'; known: {}",
+                Fill::ALL
+                    .iter()
+                    .map(|(_, n, _)| *n)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))
+        })?),
+        None => None,
+    };
+    let plain = fmt.is_none() && fill.is_none() && a.aux.is_none();
+    if plain {
+        if let Some(t) = load_named(a.name) {
             return t;
         }
     }
-    if !std::path::Path::new(name).exists() {
+    if !std::path::Path::new(a.name).exists() {
         return Err(Error::config(format!(
-            "trace '{name}' is neither a bundled trace ({}) nor a file",
+            "trace '{}' is neither a bundled trace ({}) nor a file",
+            a.name,
             bundled_traces()
                 .iter()
                 .map(|t| t.name)
@@ -81,8 +115,30 @@ pub(crate) fn load_trace(name: &str, format: Option<&str>) -> Result<Trace> {
                 .join(", ")
         )));
     }
-    let text = read_text(name)?;
-    Trace::parse(name, &text, fmt)
+    let text = read_text(a.name)?;
+    let aux_text = match a.aux {
+        Some(p) => Some(read_text(p)?),
+        None => None,
+    };
+    let opts = ImportOptions {
+        format: fmt,
+        fill,
+        aux: a.aux.zip(aux_text.as_deref()),
+    };
+    let trace = Trace::parse_with(a.name, &text, &opts)?;
+    if trace.skipped > 0 || !trace.notes.is_empty() {
+        eprintln!(
+            "{}: {} jobs imported as '{}', {} rows skipped",
+            a.name,
+            trace.jobs.len(),
+            trace.format,
+            trace.skipped
+        );
+        for n in &trace.notes {
+            eprintln!("  {n}");
+        }
+    }
+    Ok(trace)
 }
 
 pub fn run(a: RunArgs) -> Result<()> {
@@ -92,7 +148,12 @@ pub fn run(a: RunArgs) -> Result<()> {
             a.format
         )));
     }
-    let trace = load_trace(&a.trace, a.trace_format.as_deref())?;
+    let trace = load_trace(&TraceArgs {
+        name: &a.trace,
+        format: a.trace_format.as_deref(),
+        fill: a.fill.as_deref(),
+        aux: a.trace_aux.as_deref(),
+    })?;
     let bundled = bundled_trace(&a.trace);
     let cluster_name = match (&a.cluster, &bundled) {
         (Some(c), _) => c.clone(),
@@ -130,6 +191,11 @@ pub fn run(a: RunArgs) -> Result<()> {
     if !a.profiles.is_empty() {
         let set = super::models::read_profiles(&a.profiles)?;
         zoo.add_profiles(&set, &a.profiles.join(", "))?;
+    }
+    if let Some(path) = &a.gavel_throughputs {
+        for m in gavel_models_from_json(path, &read_text(path)?)? {
+            zoo.insert(m);
+        }
     }
     let zoo = Arc::new(zoo);
 
@@ -263,9 +329,14 @@ pub fn list(what: &str, json: bool) -> Result<()> {
         "formats" => {
             let mut t = String::new();
             let mut v = Vec::new();
-            for (_, name, desc) in Format::ALL {
-                t.push_str(&format!("{name:<10} {desc}\n"));
-                v.push(serde_json::json!({"name": name, "description": desc}));
+            for (f, name, desc) in Format::ALL {
+                let fill = f.default_fill().map_or("-", |x| x.name());
+                t.push_str(&format!("{name:<13} {desc}\n              default fill: {fill}\n"));
+                v.push(serde_json::json!({"name": name, "description": desc, "default_fill": fill}));
+            }
+            t.push_str("\nfill rules (--fill) for formats that give no model:\n");
+            for (_, name, desc) in Fill::ALL {
+                t.push_str(&format!("  {name:<8} {desc}\n"));
             }
             (t, Ok(serde_json::Value::Array(v)))
         }

@@ -68,7 +68,12 @@ pub fn tune(a: TuneArgs) -> Result<()> {
     if !(a.max_hours > 0.0 && a.max_hours.is_finite()) {
         return Err(Error::config("--max-hours must be positive"));
     }
-    let trace = super::commands::load_trace(&a.input, a.trace_format.as_deref())?;
+    let trace = super::commands::load_trace(&super::commands::TraceArgs {
+        name: &a.input,
+        format: a.trace_format.as_deref(),
+        fill: None,
+        aux: None,
+    })?;
     let mut zoo = ModelZoo::named(&a.zoo).ok_or_else(|| {
         Error::config(format!(
             "--zoo {}: expected builtin or pollux-osdi21",

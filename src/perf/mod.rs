@@ -21,6 +21,7 @@ pub mod apps;
 mod builtin_fits;
 mod curve;
 pub mod fitting;
+mod gavel;
 pub mod goodput;
 pub mod optim;
 pub mod power;
@@ -28,6 +29,7 @@ pub mod profiles;
 mod zoo;
 
 pub use curve::SpeedupCurve;
+pub use gavel::{gavel_model_name, gavel_models, gavel_models_from_json};
 pub use power::GpuPower;
 pub use zoo::{Behaviour, ModelId, ModelInfo, ModelZoo, Share};
 

@@ -121,6 +121,8 @@ impl ModelZoo {
                 behaviour: Behaviour::Curve { curve: SpeedupCurve::bsp(*k_star, 0.0), type_speed: Vec::new() },
             });
         }
+        // Gavel's measured job types (perf/gavel.rs), for Gavel traces.
+        models.extend(super::gavel::gavel_models());
         let mut zoo = ModelZoo { models };
         for app in super::builtin_fits::FITTED {
             zoo.insert(pollux_info(

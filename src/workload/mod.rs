@@ -2,14 +2,17 @@
 
 mod bundled;
 pub(crate) mod csvrow;
+pub mod fill;
 pub mod formats;
 pub mod gen;
 mod job;
 pub mod sample;
+mod timestamp;
 pub mod tune;
 
 pub use bundled::{bundled_trace, bundled_traces, BundledTrace};
-pub use formats::{write_native, write_pollux, Format};
+pub use fill::Fill;
+pub use formats::{write_native, write_pollux, Format, ImportOptions};
 pub use job::{Adaptivity, JobSpec};
 
 use crate::error::{Error, Result};
@@ -32,7 +35,21 @@ pub struct Trace {
 impl Trace {
     /// Parses trace text; `file` names it in error messages.
     pub fn parse(file: &str, text: &str, format: Option<Format>) -> Result<Trace> {
-        if text.len() > MAX_TRACE_BYTES {
+        Trace::parse_with(
+            file,
+            text,
+            &ImportOptions {
+                format,
+                ..ImportOptions::default()
+            },
+        )
+    }
+
+    /// Parses trace text with explicit import options (format, fill rule,
+    /// second table).
+    pub fn parse_with(file: &str, text: &str, opts: &ImportOptions) -> Result<Trace> {
+        let aux_len = opts.aux.map_or(0, |(_, t)| t.len());
+        if text.len() > MAX_TRACE_BYTES || aux_len > MAX_TRACE_BYTES {
             return Err(Error::input(
                 file,
                 0,
@@ -44,7 +61,7 @@ impl Trace {
                 ),
             ));
         }
-        let imported = formats::import(file, text, format)?;
+        let imported = formats::import(file, text, opts)?;
         let mut trace = Trace {
             name: file.to_string(),
             format: imported.format.name().to_string(),
@@ -170,7 +187,7 @@ mod tests {
     #[test]
     fn duration_format_is_detected() {
         let t = Trace::parse("b.csv", "job_id,num_gpus,submit_time,duration,model,batch_size\n1,2,5,100,resnet50,64\n2,1,6,0,resnet50,64\n", None).unwrap();
-        assert_eq!(t.format, "duration");
+        assert_eq!(t.format, "blox");
         assert_eq!(t.jobs.len(), 1);
         assert_eq!(t.skipped, 1);
         assert_eq!(t.jobs[0].duration, Some(100.0));

@@ -1,19 +1,15 @@
-//! Duration-based CSV (`job_id,num_gpus,submit_time,duration[,model,batch_size,...]`),
-//! as written by Blox and many Philly-derived traces. Jobs are rigid: the
-//! trace says how long each ran on its GPUs, nothing about elasticity.
+//! Blox / duration-based CSV (`job_id,num_gpus,submit_time,duration[,model,batch_size]`),
+//! as written by Blox (msr-fiddle/blox) and many Philly-derived traces: how
+//! long each job ran on its GPUs, nothing about elasticity. Model names the
+//! AFS zoo knows are kept; the others are filled by the fill rule.
 
-use super::for_each_record;
+use super::{for_each_record, Csv, Out, Raw};
 use crate::error::Result;
-use crate::workload::csvrow::{Columns, Row};
-use crate::workload::job::{Adaptivity, JobSpec};
+use crate::workload::csvrow::Row;
+use crate::workload::job::JobSpec;
 
-pub(super) fn read(
-    file: &str,
-    rdr: &mut csv::Reader<&[u8]>,
-    cols: &Columns,
-) -> Result<(Vec<JobSpec>, usize, Vec<String>)> {
-    let mut jobs = Vec::new();
-    let mut skipped = 0;
+pub(super) fn read(csv: Csv, out: &mut Out) -> Result<()> {
+    let Csv { file, rdr, cols } = csv;
     for_each_record(file, rdr, |line, rec| {
         let row = Row {
             file,
@@ -23,33 +19,30 @@ pub(super) fn read(
         };
         let id = row.required_text("job_id")?;
         let duration = row.f64("duration")?;
+        let gpus = row.u32("num_gpus")?;
+        let arrival = row.f64("submit_time")?;
         if duration <= 0.0 {
-            // Jobs that never ran carry no work: skipped on purpose, counted.
-            skipped += 1;
+            // Jobs that never ran carry no work.
+            out.skip("duration <= 0");
             return Ok(());
         }
-        let mut job = JobSpec::new(
-            format!("job-{id}"),
-            row.f64("submit_time")?,
-            row.text("model").unwrap_or(""),
-            row.u32("num_gpus")?,
-        )
-        .with_duration(duration);
+        if gpus == 0 {
+            out.skip("no GPUs requested");
+            return Ok(());
+        }
+        let mut job = JobSpec::new(format!("job-{id}"), arrival, "", gpus).with_duration(duration);
         job.batch_size = row.u32_opt("batch_size")?.unwrap_or(0);
         job.tenant = row
             .text("user")
             .or(row.text("vc"))
             .unwrap_or("")
             .to_string();
-        job.adaptivity = Adaptivity::Rigid;
         job.source_line = line as u32;
-        jobs.push(job);
+        out.raw.push(Raw {
+            job,
+            model: row.text("model").unwrap_or("").to_string(),
+            key: id.to_string(),
+        });
         Ok(())
-    })?;
-    let notes = if skipped > 0 {
-        vec![format!("{skipped} rows with duration <= 0 skipped")]
-    } else {
-        Vec::new()
-    };
-    Ok((jobs, skipped, notes))
+    })
 }

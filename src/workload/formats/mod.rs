@@ -1,17 +1,26 @@
 //! Trace file formats. Each importer turns its format into `JobSpec`s; the
-//! format is chosen by the header unless the user names it.
-//! Column mappings are documented in `docs/TRACE_FORMAT.md`.
+//! format is chosen from the text (JSON, tab-separated, CSV header) unless
+//! the user names it. Column mappings, fill rules and skip rules are
+//! documented per format in `docs/TRACE_FORMAT.md`.
 
+mod alibaba;
 mod duration;
+mod gavel;
+mod helios;
 mod native;
+mod pai;
+mod philly;
 mod pollux;
+mod tiresias;
 
 pub use native::write_native;
 pub use pollux::write_pollux;
 
 use super::csvrow::{csv_error, reader, Columns};
+use super::fill::{self, Fill, FillReport};
 use super::job::JobSpec;
 use crate::error::{Error, Result};
+use std::collections::BTreeMap;
 
 /// A supported trace format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -20,8 +29,20 @@ pub enum Format {
     Native,
     /// Pollux/Sia workloads (`name,time,application,num_replicas,batch_size`).
     Pollux,
-    /// Duration-based (`job_id,num_gpus,submit_time,duration[,model,...]`), e.g. Blox.
+    /// Blox / duration-based CSV (`job_id,num_gpus,submit_time,duration[,model,batch_size]`).
     Duration,
+    /// Microsoft Philly `cluster_job_log` JSON.
+    Philly,
+    /// SenseTime Helios `cluster_log.csv`.
+    Helios,
+    /// Alibaba PAI 2020 task table (optionally joined with the job table).
+    Pai,
+    /// Alibaba GPU 2023 (`openb_pod_list_*.csv`).
+    Alibaba,
+    /// Gavel trace TSV (`scheduler/traces/*.trace`).
+    Gavel,
+    /// Tiresias simulator CSV (`job_id,num_gpu,submit_time,iterations,model_name,duration,interval`).
+    Tiresias,
 }
 
 impl Format {
@@ -38,15 +59,52 @@ impl Format {
         ),
         (
             Format::Duration,
-            "duration",
-            "duration-based CSV: job_id,num_gpus,submit_time,duration[,model,batch_size]",
+            "blox",
+            "Blox / duration-based CSV: job_id,num_gpus,submit_time,duration[,model,batch_size] (alias: duration)",
+        ),
+        (
+            Format::Philly,
+            "philly",
+            "Microsoft Philly cluster_job_log JSON (status, vc, jobid, submitted_time, attempts[])",
+        ),
+        (
+            Format::Helios,
+            "helios",
+            "SenseTime Helios cluster_log.csv: job_id,user,vc,gpu_num,...,state,submit_time,...,duration",
+        ),
+        (
+            Format::Pai,
+            "pai",
+            "Alibaba PAI 2020 pai_task_table.csv (header optional); the job table joins via the aux file",
+        ),
+        (
+            Format::Alibaba,
+            "alibaba-2023",
+            "Alibaba GPU 2023 pod list: name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,...,creation_time,deletion_time,scheduled_time",
+        ),
+        (
+            Format::Gavel,
+            "gavel",
+            "Gavel trace TSV: job_type, command, dir, steps_arg, needs_data, total_steps, scale_factor, priority, SLO, arrival",
+        ),
+        (
+            Format::Tiresias,
+            "tiresias",
+            "Tiresias simulator CSV: job_id,num_gpu,submit_time,iterations,model_name,duration,interval",
         ),
     ];
 
     pub fn by_name(name: &str) -> Option<Format> {
+        let key = name.trim().to_ascii_lowercase();
+        let key = match key.as_str() {
+            "duration" => "blox",
+            "alibaba" | "alibaba2023" | "alibaba-gpu-2023" => "alibaba-2023",
+            "pai-2020" | "pai2020" => "pai",
+            other => other,
+        };
         Self::ALL
             .iter()
-            .find(|(_, n, _)| *n == name)
+            .find(|(_, n, _)| *n == key)
             .map(|(f, _, _)| *f)
     }
 
@@ -58,7 +116,16 @@ impl Format {
             .unwrap_or("?")
     }
 
-    /// Chooses the format from the header's column names.
+    /// The fill rule used when the user names none (None: the format gives
+    /// models itself and takes no fill rule).
+    pub fn default_fill(self) -> Option<Fill> {
+        match self {
+            Format::Native | Format::Pollux | Format::Gavel => None,
+            _ => Some(Fill::Afs),
+        }
+    }
+
+    /// Chooses a CSV format from the header's column names.
     pub fn detect(cols: &Columns) -> Option<Format> {
         if cols.has_all(&["arrival", "gpus"]) {
             Some(Format::Native)
@@ -66,10 +133,46 @@ impl Format {
             Some(Format::Pollux)
         } else if cols.has_all(&["job_id", "num_gpus", "submit_time", "duration"]) {
             Some(Format::Duration)
+        } else if cols.has_all(&["job_id", "num_gpu", "submit_time", "duration"]) {
+            Some(Format::Tiresias)
+        } else if cols.has_all(&["job_id", "gpu_num", "submit_time", "duration"]) {
+            Some(Format::Helios)
+        } else if cols.has_all(&["job_name", "task_name", "inst_num", "plan_gpu"]) {
+            Some(Format::Pai)
+        } else if cols.has_all(&["num_gpu", "gpu_milli", "creation_time", "deletion_time"]) {
+            Some(Format::Alibaba)
         } else {
             None
         }
     }
+
+    /// Chooses the format from the text: JSON (Philly), tab-separated
+    /// (Gavel), or a CSV header.
+    fn sniff(text: &str) -> Option<Format> {
+        let first = text
+            .lines()
+            .map(|l| l.trim_start_matches('\u{feff}').trim())
+            .find(|l| !l.is_empty() && !l.starts_with('#'))?;
+        if first.starts_with('[') || first.starts_with('{') {
+            Some(Format::Philly)
+        } else if first.split('\t').count() >= 10 {
+            Some(Format::Gavel)
+        } else {
+            None
+        }
+    }
+}
+
+/// How to import a trace.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ImportOptions<'a> {
+    /// The format; detected from the text when None.
+    pub format: Option<Format>,
+    /// The fill rule for formats without models; the format's default when None.
+    pub fill: Option<Fill>,
+    /// A second table (file name, text) for formats that come in two files
+    /// (PAI 2020: `pai_job_table.csv`).
+    pub aux: Option<(&'a str, &'a str)>,
 }
 
 /// What an importer produced: the jobs and how many rows it skipped on purpose.
@@ -81,40 +184,163 @@ pub struct Imported {
 }
 
 /// Parses trace text in the given (or detected) format.
-pub fn import(file: &str, text: &str, format: Option<Format>) -> Result<Imported> {
-    let mut rdr = reader(text);
-    let header = rdr.headers().map_err(|e| csv_error(file, &e))?.clone();
-    let cols = Columns::new(&header);
-    let format = match format {
+pub fn import(file: &str, text: &str, opts: &ImportOptions) -> Result<Imported> {
+    let format = match opts.format {
         Some(f) => f,
-        None => Format::detect(&cols).ok_or_else(|| {
-            Error::input(
-                file,
-                1,
-                "",
-                format!(
-                    "unrecognised trace header '{}'; expected one of: {}",
-                    cols.names().join(","),
-                    Format::ALL
-                        .iter()
-                        .map(|(_, _, d)| *d)
-                        .collect::<Vec<_>>()
-                        .join(" | ")
-                ),
-            )
-        })?,
+        None => match Format::sniff(text) {
+            Some(f) => f,
+            None => {
+                let mut rdr = reader(text);
+                let header = rdr.headers().map_err(|e| csv_error(file, &e))?.clone();
+                let cols = Columns::new(&header);
+                Format::detect(&cols).ok_or_else(|| {
+                    Error::input(
+                        file,
+                        1,
+                        "",
+                        format!(
+                            "unrecognised trace header '{}'; expected one of: {}",
+                            cols.names().join(","),
+                            Format::ALL
+                                .iter()
+                                .map(|(_, _, d)| *d)
+                                .collect::<Vec<_>>()
+                                .join(" | ")
+                        ),
+                    )
+                })?
+            }
+        },
     };
-    match format {
-        Format::Native => native::read(file, &mut rdr, &cols),
-        Format::Pollux => pollux::read(file, &mut rdr, &cols),
-        Format::Duration => duration::read(file, &mut rdr, &cols),
+    let fill = match (format.default_fill(), opts.fill) {
+        (None, Some(f)) => {
+            return Err(Error::config(format!(
+                "fill rule '{}' does not apply: format '{}' names each job's model",
+                f.name(),
+                format.name()
+            )))
+        }
+        (d, f) => f.or(d).unwrap_or(Fill::Afs),
+    };
+    if opts.aux.is_some() && format != Format::Pai {
+        return Err(Error::config(format!(
+            "format '{}' reads one file; only 'pai' takes a second table",
+            format.name()
+        )));
     }
-    .map(|(jobs, skipped, notes)| Imported {
-        jobs,
-        format,
-        skipped,
-        notes,
-    })
+    let mut out = Out::default();
+    match format {
+        Format::Philly => philly::read(file, text, &mut out)?,
+        Format::Gavel => gavel::read(file, text, &mut out)?,
+        Format::Pai => pai::read(file, text, opts.aux, &mut out)?,
+        _ => {
+            let mut rdr = reader(text);
+            let header = rdr.headers().map_err(|e| csv_error(file, &e))?.clone();
+            let cols = Columns::new(&header);
+            let csv = Csv {
+                file,
+                rdr: &mut rdr,
+                cols: &cols,
+            };
+            match format {
+                Format::Native => native::read(csv, &mut out)?,
+                Format::Pollux => pollux::read(csv, &mut out)?,
+                Format::Duration => duration::read(csv, &mut out)?,
+                Format::Helios => helios::read(csv, &mut out)?,
+                Format::Alibaba => alibaba::read(csv, &mut out)?,
+                Format::Tiresias => tiresias::read(csv, &mut out)?,
+                Format::Philly | Format::Gavel | Format::Pai => unreachable_format(format)?,
+            }
+        }
+    }
+    Ok(out.finish(format, fill))
+}
+
+fn unreachable_format(format: Format) -> Result<()> {
+    Err(Error::Internal(format!(
+        "format {} is not a plain CSV format",
+        format.name()
+    )))
+}
+
+/// A CSV reader with its header, handed to CSV importers.
+pub(crate) struct Csv<'a, 'r> {
+    pub file: &'a str,
+    pub rdr: &'r mut csv::Reader<&'a [u8]>,
+    pub cols: &'r Columns,
+}
+
+/// A job read from a duration-only trace, before the fill rule runs.
+pub(crate) struct Raw {
+    pub job: JobSpec,
+    /// Model name the trace gives (may be empty).
+    pub model: String,
+    /// Stable identity of the row (seeds the fill draws).
+    pub key: String,
+}
+
+/// What importers accumulate: complete jobs, raw jobs awaiting the fill
+/// rule, skip counts by reason and notes.
+#[derive(Default)]
+pub(crate) struct Out {
+    pub jobs: Vec<JobSpec>,
+    pub raw: Vec<Raw>,
+    pub skips: BTreeMap<&'static str, usize>,
+    pub notes: Vec<String>,
+    /// Shift arrivals so the first job arrives at 0 (production traces
+    /// with absolute timestamps; AFS §4.3).
+    pub shift_to_zero: bool,
+}
+
+impl Out {
+    /// Counts a row skipped on purpose.
+    pub fn skip(&mut self, reason: &'static str) {
+        *self.skips.entry(reason).or_default() += 1;
+    }
+
+    fn finish(mut self, format: Format, fill: Fill) -> Imported {
+        let mut report = FillReport::default();
+        let mut dropped = 0;
+        for mut r in std::mem::take(&mut self.raw) {
+            let mut rng = fill::row_sampler(format.name(), &r.key);
+            if fill::apply(fill, &mut r.job, &r.model, &mut rng, &mut report) {
+                self.jobs.push(r.job);
+            } else {
+                dropped += 1;
+            }
+        }
+        if self.shift_to_zero {
+            let first = self
+                .jobs
+                .iter()
+                .map(|j| j.arrival)
+                .fold(f64::INFINITY, f64::min);
+            if first.is_finite() && first != 0.0 {
+                for j in &mut self.jobs {
+                    j.arrival -= first;
+                }
+                self.notes.push(format!(
+                    "arrivals shifted back by {first} s (the first submission) so the first job arrives at 0"
+                ));
+            }
+        }
+        let mut skipped = dropped;
+        let mut notes = Vec::new();
+        for (reason, n) in &self.skips {
+            skipped += n;
+            notes.push(format!("{n} rows skipped: {reason}"));
+        }
+        notes.append(&mut self.notes);
+        if format.default_fill().is_some() {
+            notes.extend(report.notes(fill));
+        }
+        Imported {
+            jobs: self.jobs,
+            format,
+            skipped,
+            notes,
+        }
+    }
 }
 
 /// Iterates records with their 1-based line numbers.

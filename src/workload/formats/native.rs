@@ -1,8 +1,8 @@
 //! schedlab's native CSV trace format (see `docs/TRACE_FORMAT.md`).
 
-use super::for_each_record;
+use super::{for_each_record, Csv, Out};
 use crate::error::Result;
-use crate::workload::csvrow::{Columns, Row};
+use crate::workload::csvrow::Row;
 use crate::workload::job::{Adaptivity, JobSpec};
 
 /// Column order written by [`write_native`]; readers accept any order.
@@ -26,12 +26,9 @@ pub const NATIVE_COLUMNS: &[&str] = &[
     "mem_gb",
 ];
 
-pub(super) fn read(
-    file: &str,
-    rdr: &mut csv::Reader<&[u8]>,
-    cols: &Columns,
-) -> Result<(Vec<JobSpec>, usize, Vec<String>)> {
-    let mut jobs = Vec::new();
+pub(super) fn read(csv: Csv, out: &mut Out) -> Result<()> {
+    let Csv { file, rdr, cols } = csv;
+    let jobs = &mut out.jobs;
     for_each_record(file, rdr, |line, rec| {
         let row = Row {
             file,
@@ -72,8 +69,7 @@ pub(super) fn read(
         job.source_line = line as u32;
         jobs.push(job);
         Ok(())
-    })?;
-    Ok((jobs, 0, Vec::new()))
+    })
 }
 
 fn opt<T: ToString>(v: Option<T>) -> String {

@@ -2,17 +2,14 @@
 //! (optional `category` = adaptive | scale-gpus | rigid, from the Sia
 //! limited-adaptivity experiments).
 
-use super::for_each_record;
+use super::{for_each_record, Csv, Out};
 use crate::error::Result;
-use crate::workload::csvrow::{Columns, Row};
+use crate::workload::csvrow::Row;
 use crate::workload::job::{Adaptivity, JobSpec};
 
-pub(super) fn read(
-    file: &str,
-    rdr: &mut csv::Reader<&[u8]>,
-    cols: &Columns,
-) -> Result<(Vec<JobSpec>, usize, Vec<String>)> {
-    let mut jobs = Vec::new();
+pub(super) fn read(csv: Csv, out: &mut Out) -> Result<()> {
+    let Csv { file, rdr, cols } = csv;
+    let jobs = &mut out.jobs;
     for_each_record(file, rdr, |line, rec| {
         let row = Row {
             file,
@@ -38,8 +35,7 @@ pub(super) fn read(
         job.source_line = line as u32;
         jobs.push(job);
         Ok(())
-    })?;
-    Ok((jobs, 0, Vec::new()))
+    })
 }
 
 /// Writes jobs as a Pollux/Sia workload CSV (`name,time,application,

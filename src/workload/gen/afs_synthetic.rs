@@ -9,30 +9,18 @@ use super::Generator;
 use crate::error::Result;
 use crate::num;
 use crate::params::{ParamSpec, Params};
+use crate::workload::fill::afs_model_for;
 use crate::workload::sample::Sampler;
 use crate::workload::{Adaptivity, JobSpec};
 
 /// Request sizes and their weights (spec §4.6 illustrative defaults).
-const REQUESTS: &[(u32, f64)] = &[
+pub(super) const REQUESTS: &[(u32, f64)] = &[
     (1, 0.60),
     (2, 0.12),
     (4, 0.14),
     (8, 0.10),
     (16, 0.03),
     (32, 0.01),
-];
-
-/// Table 4 models with their peak GPU count k*.
-const MODELS: &[(&str, u32)] = &[
-    ("afs/vgg16", 8),
-    ("afs/googlenet", 20),
-    ("afs/inception-v4", 52),
-    ("afs/resnet50", 28),
-    ("afs/dcgan", 20),
-    ("afs/video-prediction", 28),
-    ("afs/chatbot", 4),
-    ("afs/deepspeech2", 20),
-    ("afs/transformer", 44),
 ];
 
 const PARAMS: &[ParamSpec] = &[
@@ -85,6 +73,7 @@ pub const GENERATOR: Generator = Generator {
     description: "Philly-like elastic jobs for the AFS model zoo: Poisson arrivals at a target load, log-normal run times, power-of-two requests (AFS spec 4.6)",
     default_jobs: 200,
     params: PARAMS,
+    jobs_from: None,
     run,
 };
 
@@ -116,13 +105,8 @@ fn run(p: &Params, n: usize, seed: u64) -> Result<Vec<JobSpec>> {
             }
         }
         let req = REQUESTS[rng.weighted(&weights)].0;
-        let fitting: Vec<&(&str, u32)> = MODELS.iter().filter(|(_, k)| *k >= req).collect();
-        let (model, k_star) = if fitting.is_empty() {
-            ("afs/inception-v4", 52)
-        } else {
-            *fitting[rng.below(fitting.len() as u64) as usize]
-        };
-        let gpus = req.min(k_star).min(p.i64("gpus") as u32);
+        let (model, g) = afs_model_for(req, &mut rng);
+        let gpus = g.min(p.i64("gpus") as u32);
         let dur = rng.lognormal(median, sigma).clamp(60.0, cap);
         let mut job =
             JobSpec::new(format!("j{i}"), round3(t), model, gpus).with_duration(round3(dur));
@@ -141,6 +125,7 @@ fn round3(x: f64) -> f64 {
 mod tests {
     use super::*;
     use crate::params::Params;
+    use crate::workload::fill::AFS_MODELS;
 
     #[test]
     fn statistics_follow_the_parameters() {
@@ -154,7 +139,7 @@ mod tests {
         assert!((median / 1200.0 - 1.0).abs() < 0.1, "{median}");
         // Every model can use the requested GPUs.
         for j in &jobs {
-            let k = MODELS.iter().find(|(m, _)| *m == j.model).unwrap().1;
+            let k = AFS_MODELS.iter().find(|(m, _)| *m == j.model).unwrap().1;
             assert!(j.gpus <= k);
         }
         // Offered load within 25% of the target over a long trace (heavy tail).

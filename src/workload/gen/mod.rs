@@ -1,7 +1,10 @@
 //! Seeded synthetic workload generators. Each reproduces the statistics its
 //! paper gives (documented per generator and in `docs/TRACE_FORMAT.md`).
 
+mod afs_philly;
 mod afs_synthetic;
+mod arrivals;
+mod sia;
 
 use super::{JobSpec, Trace};
 use crate::error::{Error, Result};
@@ -15,13 +18,26 @@ pub struct Generator {
     pub description: &'static str,
     pub default_jobs: usize,
     pub params: &'static [ParamSpec],
+    /// Job count implied by the parameters when `--jobs` is not given
+    /// (e.g. an AFS trace's Table 3 count, or rate x 8 h); else `default_jobs`.
+    #[serde(skip)]
+    pub jobs_from: Option<fn(&Params) -> usize>,
     #[serde(skip)]
     pub run: fn(&Params, usize, u64) -> Result<Vec<JobSpec>>,
 }
 
 /// Every generator.
 pub fn generators() -> &'static [Generator] {
-    &[afs_synthetic::GENERATOR]
+    &[
+        sia::PHILLY,
+        sia::HELIOS,
+        sia::NEWTRACE,
+        sia::POLLUX,
+        sia::RATE,
+        sia::SPIKE,
+        afs_philly::GENERATOR,
+        afs_synthetic::GENERATOR,
+    ]
 }
 
 /// Runs a generator by name; `jobs` overrides its default job count.
@@ -45,7 +61,7 @@ pub fn generate(
             ))
         })?;
     let params = Params::resolve(name, g.params, overrides)?;
-    let n = jobs.unwrap_or(g.default_jobs);
+    let n = jobs.unwrap_or_else(|| g.jobs_from.map_or(g.default_jobs, |f| f(&params)));
     if n == 0 || n > 10_000_000 {
         return Err(Error::config(format!(
             "--jobs {n}: must be between 1 and 10,000,000"
