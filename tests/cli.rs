@@ -320,3 +320,74 @@ fn reproduce_and_bench_reject_bad_targets() {
     let (_, _, err) = schedlab(&["reproduce", "nosuch"]);
     assert!(err.contains("known: afs"), "{err}");
 }
+
+#[test]
+fn tune_jobs_writes_a_pollux_workload() {
+    let dir = std::env::temp_dir().join(format!("schedlab-tune-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let input = dir.join("w.csv");
+    // AFS models: vgg16 peaks at 8 GPUs, so some counts land in the 50-80% band.
+    std::fs::write(
+        &input,
+        "name,arrival,model,gpus,duration\na,0,afs/vgg16,1,36000\nb,60,linear,2,600\n",
+    )
+    .unwrap();
+    let out = dir.join("tuned.csv");
+    let (code, _, err) = schedlab(&[
+        "tune-jobs",
+        input.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--seed",
+        "3",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("tuned 2 jobs (1 fell back to 1 GPU)"), "{err}");
+    let text = std::fs::read_to_string(&out).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(
+        lines.next(),
+        Some("name,time,application,num_replicas,batch_size")
+    );
+    let a: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let k: u32 = a[3].parse().unwrap();
+    assert!([6, 8].contains(&k), "{a:?}");
+    assert_eq!(lines.next(), Some("b,60,linear,1,0"));
+    // In the native format the tuned workload keeps each job's work, and
+    // runs under the rigid baselines.
+    let native = dir.join("tuned-native.csv");
+    let (code, _, err) = schedlab(&[
+        "tune-jobs",
+        input.to_str().unwrap(),
+        "--out",
+        native.to_str().unwrap(),
+        "--format",
+        "native",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let (code, out, err) = schedlab(&[
+        "run",
+        "--trace",
+        native.to_str().unwrap(),
+        "--cluster",
+        "sia-hetero-64",
+        "--policy",
+        "gavel,themis,shockwave",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    for r in v["results"].as_array().unwrap() {
+        assert_eq!(r["metrics"]["completed"], 2, "{}", r["policy"]);
+    }
+    let (code, _, err) = schedlab(&[
+        "tune-jobs",
+        input.to_str().unwrap(),
+        "--profile-type",
+        "h200",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--profile-type h200"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -3,7 +3,9 @@
 //!   of one type (checked after every engine step);
 //! - no job runs before it arrives;
 //! - every job finishes;
-//! - work-conserving policies leave no GPU idle while a waiting job fits.
+//! - work-conserving policies leave no GPU idle while a waiting job fits;
+//! - the rigid baselines (Gavel, Themis, Shockwave: TunedJobs) give every
+//!   job exactly its requested GPUs or none.
 
 use proptest::prelude::*;
 use schedlab::cluster::{parse_cluster, Cluster, Packer};
@@ -78,6 +80,11 @@ fn min_request(policy: &str, spec: &JobSpec) -> u32 {
     }
 }
 
+/// Policies that run every job at exactly the trace's GPU count.
+fn rigid_only(name: &str) -> bool {
+    matches!(name, "gavel" | "gavel-ftf" | "shockwave")
+}
+
 /// Settings that keep expensive searches short in property tests (the
 /// invariants do not depend on search effort).
 fn fast(policy: &str) -> Vec<(String, String)> {
@@ -85,6 +92,11 @@ fn fast(policy: &str) -> Vec<(String, String)> {
         "pollux" => vec![
             ("population".into(), "8".into()),
             ("generations".into(), "3".into()),
+        ],
+        "gavel-ftf" => vec![("tol".into(), "0.05".into())],
+        "shockwave" => vec![
+            ("exact_max_vars".into(), "20".into()),
+            ("node_limit".into(), "200".into()),
         ],
         _ => Vec::new(),
     }
@@ -138,6 +150,15 @@ fn check_run(
                     used[s.node as usize] |= s.mask;
                 }
                 busy += p.gpus();
+                if rigid_only(policy_name) {
+                    prop_assert_eq!(
+                        p.gpus(),
+                        sim.specs()[j].gpus,
+                        "{} gave job {} a different GPU count",
+                        policy_name,
+                        j
+                    );
+                }
             }
         }
         prop_assert!(busy <= cluster.total_gpus);

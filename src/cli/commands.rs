@@ -71,7 +71,7 @@ pub(crate) struct TraceArgs<'a> {
     pub aux: Option<&'a str>,
 }
 
-fn load_trace(a: &TraceArgs) -> Result<Trace> {
+pub(crate) fn load_trace(a: &TraceArgs) -> Result<Trace> {
     let fmt = match a.format {
         Some(f) => Some(Format::by_name(f).ok_or_else(|| {
             Error::config(format!(

@@ -5,6 +5,7 @@ mod bench;
 mod commands;
 mod models;
 mod reproduce;
+mod tune;
 
 use crate::error::Error;
 use clap::{Parser, Subcommand};
@@ -43,6 +44,8 @@ pub enum Command {
     Models(models::ModelsCommand),
     /// Fidelity checks against external simulators: `pollux`.
     Validate(models::ValidateArgs),
+    /// Write the TunedJobs version of a workload (GPU count and batch per job) for the rigid baselines.
+    TuneJobs(tune::TuneArgs),
 }
 
 /// Runs the CLI; returns the process exit code (0 ok, 2 bad input, 1 other).
@@ -56,6 +59,7 @@ pub fn main() -> i32 {
         Command::Reproduce(a) => reproduce::reproduce(a),
         Command::Models(c) => models::models(c),
         Command::Validate(a) => models::validate(a),
+        Command::TuneJobs(a) => tune::tune(a),
     };
     match result {
         Ok(()) => 0,

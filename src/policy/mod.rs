@@ -9,9 +9,12 @@ pub mod alloc;
 mod common;
 pub mod estimates;
 mod fifo;
+pub mod gavel;
 mod maxmin;
 mod optimus;
+pub mod oracle;
 pub mod pollux;
+pub mod shockwave;
 pub mod sia;
 mod srtf;
 mod srtf_e;
@@ -99,6 +102,9 @@ pub fn registry() -> &'static [PolicyInfo] {
         srtf_e::SRSF_E_INFO,
         sia::INFO,
         pollux::INFO,
+        gavel::INFO,
+        gavel::themis::INFO,
+        shockwave::INFO,
     ]
 }
 

@@ -8,10 +8,11 @@ pub mod gen;
 mod job;
 pub mod sample;
 mod timestamp;
+pub mod tune;
 
 pub use bundled::{bundled_trace, bundled_traces, BundledTrace};
 pub use fill::Fill;
-pub use formats::{write_native, Format, ImportOptions};
+pub use formats::{write_native, write_pollux, Format, ImportOptions};
 pub use job::{Adaptivity, JobSpec};
 
 use crate::error::{Error, Result};

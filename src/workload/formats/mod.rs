@@ -14,6 +14,7 @@ mod pollux;
 mod tiresias;
 
 pub use native::write_native;
+pub use pollux::write_pollux;
 
 use super::csvrow::{csv_error, reader, Columns};
 use super::fill::{self, Fill, FillReport};

@@ -37,3 +37,37 @@ pub(super) fn read(csv: Csv, out: &mut Out) -> Result<()> {
         Ok(())
     })
 }
+
+/// Writes jobs as a Pollux/Sia workload CSV (`name,time,application,
+/// num_replicas,batch_size`, plus `category` when any job is not adaptive):
+/// the shape TunedJobs workloads are published in.
+pub fn write_pollux(jobs: &[JobSpec]) -> String {
+    let categories = jobs.iter().any(|j| j.adaptivity != Adaptivity::Adaptive);
+    let mut w = csv::WriterBuilder::new().from_writer(Vec::new());
+    let mut header = vec!["name", "time", "application", "num_replicas", "batch_size"];
+    if categories {
+        header.push("category");
+    }
+    let _ = w.write_record(&header);
+    for j in jobs {
+        let mut rec = vec![
+            j.name.clone(),
+            j.arrival.to_string(),
+            j.model.clone(),
+            j.gpus.to_string(),
+            j.batch_size.to_string(),
+        ];
+        if categories {
+            rec.push(
+                match j.adaptivity {
+                    Adaptivity::Adaptive => "adaptive",
+                    Adaptivity::StrongScaling => "scale-gpus",
+                    Adaptivity::Rigid => "rigid",
+                }
+                .to_string(),
+            );
+        }
+        let _ = w.write_record(&rec);
+    }
+    String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
+}
