@@ -295,12 +295,99 @@ fn reproduce_afs_prints_the_comparison() {
 }
 
 #[test]
+fn reproduce_sia_prints_ours_beside_the_thesis() {
+    let (code, out, err) = schedlab(&[
+        "reproduce",
+        "sia",
+        "--traces",
+        "1",
+        "--jobs",
+        "24",
+        "--sections",
+        "hetero,ftf,scale",
+        "--scale-gpus",
+        "64,128",
+        "--scale-hours",
+        "0.5",
+        "--pollux-scale-max",
+        "64",
+        "--quiet",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    for needle in [
+        "Table 3.3: heterogeneous",
+        "sia / pollux",
+        "Fig 3.7: finish-time fairness",
+        "Fig 3.10: policy time per round",
+        "Targets (issue 5)",
+        "Sia median policy time per round at 64 GPUs (ms)",
+    ] {
+        assert!(out.contains(needle), "missing {needle}:\n{out}");
+    }
+    assert!(
+        !out.contains("Table 3.4"),
+        "homog ran although not asked:\n{out}"
+    );
+    let (code, out, err) = schedlab(&[
+        "reproduce",
+        "sia",
+        "--traces",
+        "2",
+        "--jobs",
+        "16",
+        "--sections",
+        "homog",
+        "--format",
+        "json",
+        "--quiet",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let runs = v["report"]["runs"].as_array().unwrap();
+    // Two traces x five policies, every job finished.
+    assert_eq!(runs.len(), 10, "{out}");
+    assert!(runs.iter().all(|r| r["completed"] == 16), "{out}");
+    assert_ne!(runs[0]["trace"], runs[5]["trace"]);
+    let checks = v["checks"].as_array().unwrap();
+    assert_eq!(checks.len(), 2, "{out}");
+    assert!(checks.iter().all(|c| c["holds"].is_boolean()));
+}
+
+#[test]
+fn reproduce_sia_reads_the_pollux_workloads_with_ncf_replaced() {
+    let dir =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/pollux/workloads");
+    if !dir.exists() {
+        eprintln!("skipped: {} not found", dir.display());
+        return;
+    }
+    let traces = schedlab::repro::sia::artifact_traces(&dir, 16, 1).unwrap();
+    assert_eq!(traces.len(), 8);
+    for t in &traces {
+        assert_eq!(t.jobs.len(), 160, "{}", t.name);
+        assert!(t.jobs.iter().all(|j| j.model != "ncf"), "{}", t.name);
+        assert!(t.jobs.iter().all(|j| j.gpus <= 16), "{}", t.name);
+    }
+}
+
+#[test]
 fn reproduce_and_bench_reject_bad_targets() {
     for args in [
         &["reproduce", "nosuch"][..],
         &["reproduce", "afs", "--traces", "12"],
         &["reproduce", "afs", "--jobs", "0"],
         &["reproduce", "afs", "--format", "csv"],
+        &["reproduce", "sia", "--sections", "hetero,tables"],
+        &["reproduce", "sia", "--traces", "0"],
+        &["reproduce", "sia", "--scale-gpus", "100"],
+        &[
+            "reproduce",
+            "sia",
+            "--pollux-dir",
+            "/nonexistent/dir",
+            "--sections",
+            "hetero",
+        ],
         &[
             "reproduce",
             "afs",
@@ -318,7 +405,7 @@ fn reproduce_and_bench_reject_bad_targets() {
         assert!(err.starts_with("error: "), "{err}");
     }
     let (_, _, err) = schedlab(&["reproduce", "nosuch"]);
-    assert!(err.contains("known: afs"), "{err}");
+    assert!(err.contains("known: afs, sia"), "{err}");
 }
 
 #[test]

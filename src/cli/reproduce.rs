@@ -4,19 +4,38 @@
 use super::write_out;
 use crate::error::{Error, Result};
 use crate::params::split_overrides;
-use crate::repro::{self, afs};
+use crate::repro::{self, afs, sia};
 use clap::Args;
 
 #[derive(Args)]
 pub struct ReproduceArgs {
-    /// What to reproduce: afs
+    /// What to reproduce: afs | sia
     pub target: String,
-    /// Jobs per trace: at most this many (the Philly trace's own count if smaller).
-    #[arg(long, default_value_t = 1000)]
-    pub jobs: usize,
-    /// Trace ids to run, comma-separated (default: all).
+    /// Jobs per trace: at most this many (afs: default 1000, capped by the
+    /// Philly trace's own count; sia: default the thesis's counts).
+    #[arg(long)]
+    pub jobs: Option<usize>,
+    /// afs: trace ids to run, comma-separated (default: all). sia: traces
+    /// per workload (default 3; the thesis used 10).
     #[arg(long)]
     pub traces: Option<String>,
+    /// sia: parts to run, comma-separated: hetero, homog, ftf, scale (default: all).
+    #[arg(long)]
+    pub sections: Option<String>,
+    /// sia: cluster sizes of the runtime sweep, comma-separated multiples of 64.
+    #[arg(long, default_value = "64,128,256,512,1024,2048")]
+    pub scale_gpus: String,
+    /// sia: simulated hours of each runtime-sweep run.
+    #[arg(long, default_value_t = 4.0)]
+    pub scale_hours: f64,
+    /// sia: largest cluster Pollux runs on in the sweep (its GA is slow).
+    #[arg(long, default_value_t = 256)]
+    pub pollux_scale_max: u32,
+    /// sia: the Pollux artifact's workloads directory (e.g.
+    /// ../shared/data/pollux/workloads); adds a "philly-artifact" workload
+    /// with ncf replaced by cifar10 and TunedJobs re-drawn.
+    #[arg(long)]
+    pub pollux_dir: Option<String>,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Parameter override OWNER.KEY=VALUE (a policy or `engine`); repeatable.
@@ -57,12 +76,13 @@ pub fn reproduce(a: ReproduceArgs) -> Result<()> {
                     })
                     .collect::<Result<Vec<u32>>>()?,
             };
-            if a.jobs == 0 {
+            let max_jobs = a.jobs.unwrap_or(1000);
+            if max_jobs == 0 {
                 return Err(Error::config("--jobs must be at least 1"));
             }
             let overrides = split_overrides(&a.set)?;
             let opts = afs::Options {
-                max_jobs: a.jobs,
+                max_jobs,
                 traces,
                 seed: a.seed,
                 overrides,
@@ -85,6 +105,7 @@ pub fn reproduce(a: ReproduceArgs) -> Result<()> {
             };
             write_out(a.out.as_deref(), &text)
         }
+        "sia" => reproduce_sia(&a),
         other => Err(Error::config(format!(
             "reproduce {other}: unknown target; known: {}",
             repro::TARGETS
@@ -94,4 +115,81 @@ pub fn reproduce(a: ReproduceArgs) -> Result<()> {
                 .join(", ")
         ))),
     }
+}
+
+/// `reproduce sia`: parses the sia options, runs, prints.
+fn reproduce_sia(a: &ReproduceArgs) -> Result<()> {
+    let traces = match &a.traces {
+        None => 3,
+        Some(s) => s
+            .trim()
+            .parse::<u32>()
+            .ok()
+            .filter(|n| *n >= 1)
+            .ok_or_else(|| {
+                Error::config(format!(
+                    "--traces '{s}': expected the number of traces per workload (at least 1)"
+                ))
+            })?,
+    };
+    let sections = match &a.sections {
+        None => sia::Section::ALL.to_vec(),
+        Some(s) => s
+            .split(',')
+            .map(|x| {
+                sia::Section::by_name(x.trim()).ok_or_else(|| {
+                    Error::config(format!(
+                        "--sections: '{x}' is not one of hetero, homog, ftf, scale"
+                    ))
+                })
+            })
+            .collect::<Result<Vec<_>>>()?,
+    };
+    let scale_gpus = a
+        .scale_gpus
+        .split(',')
+        .map(|x| {
+            x.trim()
+                .parse::<u32>()
+                .ok()
+                .filter(|g| *g > 0 && g % 64 == 0)
+                .ok_or_else(|| {
+                    Error::config(format!(
+                        "--scale-gpus: '{x}' is not a positive multiple of 64"
+                    ))
+                })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    if !(a.scale_hours > 0.0 && a.scale_hours.is_finite()) {
+        return Err(Error::config("--scale-hours must be a positive number"));
+    }
+    if a.jobs == Some(0) {
+        return Err(Error::config("--jobs must be at least 1"));
+    }
+    let opts = sia::Options {
+        traces,
+        seed: a.seed,
+        max_jobs: a.jobs,
+        sections,
+        scale_gpus,
+        scale_hours: a.scale_hours,
+        pollux_scale_max: a.pollux_scale_max,
+        pollux_dir: a.pollux_dir.as_ref().map(std::path::PathBuf::from),
+        overrides: split_overrides(&a.set)?,
+    };
+    let quiet = a.quiet;
+    let report = sia::reproduce(&opts, &mut |line| {
+        if !quiet {
+            eprintln!("{line}");
+        }
+    })?;
+    let text = if a.format == "json" {
+        let checks = sia::checks(&report);
+        serde_json::to_string_pretty(&serde_json::json!({ "report": report, "checks": checks }))
+            .map_err(|e| Error::Internal(e.to_string()))?
+            + "\n"
+    } else {
+        sia::to_table(&report)
+    };
+    write_out(a.out.as_deref(), &text)
 }

@@ -161,10 +161,18 @@ fn ftf_rho(
     let info = zoo.get(model);
     let n_avg = r.n_avg.max(1.0);
     let v = cluster.total_gpus as f64 / n_avg;
-    let batch = if spec.batch_size > 0 {
-        spec.batch_size
-    } else {
-        info.default_batch
+    // An adaptive job alone would pick its goodput-optimal batch (spec
+    // seed004 §7.10: "with the batch optimized"); others keep their batch.
+    let batch = match spec.adaptivity {
+        Adaptivity::Adaptive => BatchChoice::Optimize {
+            max: if spec.max_batch_size > 0 {
+                spec.max_batch_size
+            } else {
+                info.max_batch
+            },
+        },
+        _ if spec.batch_size > 0 => BatchChoice::Fixed(spec.batch_size),
+        _ => BatchChoice::Fixed(info.default_batch),
     };
     let kinds: Vec<_> = match spec
         .gpu_type
@@ -183,7 +191,7 @@ fn ftf_rho(
             kind: k,
             share: g,
             per_node,
-            batch: BatchChoice::Fixed(batch),
+            batch,
         };
         // Time alone at the fair share, epoch by epoch for goodput models.
         let t = if spec.adaptivity == Adaptivity::Rigid {
@@ -204,5 +212,8 @@ fn ftf_rho(
         }
         t_ref += weight * t;
     }
+    // Alone, the job still pays one start-up (checkpoint-restore) delay
+    // (spec seed004 §7.10 [I]: "plus one restart delay").
+    t_ref += info.restart_s;
     (t_ref > 0.0).then(|| jct / t_ref)
 }

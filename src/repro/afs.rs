@@ -14,6 +14,7 @@
 //! the per-trace parameters of [`trace_params`]; switching to the
 //! Philly-like generator is a change of those two items.
 
+use super::table;
 use crate::cluster::{parse_cluster, Cluster};
 use crate::error::Result;
 use crate::metrics::{blowup, reduction, time_series, Summary};
@@ -448,38 +449,6 @@ pub fn checks(r: &AfsReport) -> Vec<Check> {
                 }
             ),
         });
-    }
-    out
-}
-
-fn table(rows: &[Vec<String>]) -> String {
-    let widths: Vec<usize> = (0..rows[0].len())
-        .map(|c| {
-            rows.iter()
-                .map(|r| r.get(c).map_or(0, |v| v.chars().count()))
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    let mut out = String::new();
-    for (i, row) in rows.iter().enumerate() {
-        let line: Vec<String> = row
-            .iter()
-            .enumerate()
-            .map(|(c, v)| {
-                if c == 0 {
-                    format!("{v:<w$}", w = widths[c])
-                } else {
-                    format!("{v:>w$}", w = widths[c])
-                }
-            })
-            .collect();
-        out.push_str(line.join("  ").trim_end());
-        out.push('\n');
-        if i == 0 {
-            out.push_str(&"-".repeat(widths.iter().sum::<usize>() + 2 * (widths.len() - 1)));
-            out.push('\n');
-        }
     }
     out
 }

@@ -42,7 +42,7 @@ const PARAMS: &[ParamSpec] = &[
     ParamSpec::choice("node_cap", "gpus64", &["gpus64", "artifact", "unlimited"], "Multi-node configurations: up to min(N, 64/R) nodes, the artifact's profiled caps (t4 16, rtx 3, a100 2, quad 1), or every node"),
     ParamSpec::choice("solver", "auto", &["auto", "exact", "lp-shim", "lp-shim-plain", "greedy"], "auto: exact branch-and-bound when the round has at most exact_max_vars variables, else lp-shim (LP relaxation, the thesis shim, then an exact repair of the rounded items); lp-shim-plain is the thesis shim alone"),
     ParamSpec::int("exact_max_vars", "400", 0, 1_000_000, "Largest round solved exactly under solver=auto"),
-    ParamSpec::int("node_limit", "20000", 1, 100_000_000, "Branch-and-bound node budget per round (deterministic; the LP + shim answers beyond it)"),
+    ParamSpec::int("node_limit", "2000", 1, 100_000_000, "Branch-and-bound node budget per round (deterministic; the LP + shim answers beyond it). On sia-newtrace, 2000 gave the same average JCT as 20000 in about a quarter of the run time (docs/SIA.md)"),
     ParamSpec::boolean("restart_factor", "true", "Discount configurations that force a restart by Pollux's restart factor (E13)"),
     ParamSpec::float("timeshare_tau", "0", 0.0, 86_400.0, "Time-share window tau in seconds (0 = off; the thesis tried 180 and 300)"),
     ParamSpec::choice("profiling", "thesis", &["thesis", "artifact", "oracle", "none"], "Goodput knowledge: thesis = 1-GPU profiles of every type before the first allocation (20 s charged) + bootstrap; artifact = the artifact's default (no profile before the first run); oracle = true models; none = no profiling, no projection"),
