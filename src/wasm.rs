@@ -19,10 +19,13 @@ use crate::perf::ModelZoo;
 use crate::report::{check_owners, run_policy as run_one, PolicyRun, RunReport};
 use crate::sim::{Progress, ENGINE_PARAMS};
 use crate::web::charts::{self, ChartSpec};
+use crate::web::insight::insight_at;
 use crate::web::runner::{load_trace, Finished, Runner, TraceInfo};
 use crate::web::{catalog as cat, ErrorInfo};
 use crate::workload::{bundled_trace, load_named, Trace};
-use js_sys::{Array, Float64Array, Object, Reflect, Uint32Array, Uint8Array};
+use js_sys::{
+    Array, Float32Array, Float64Array, Int32Array, Object, Reflect, Uint32Array, Uint8Array,
+};
 use serde::Serialize;
 use std::sync::Arc;
 use wasm_bindgen::prelude::*;
@@ -49,6 +52,14 @@ fn f64s(v: &[f64]) -> JsValue {
 
 fn u32s(v: &[u32]) -> JsValue {
     Uint32Array::from(v).into()
+}
+
+fn f32s(v: &[f32]) -> JsValue {
+    Float32Array::from(v).into()
+}
+
+fn i32s(v: &[i32]) -> JsValue {
+    Int32Array::from(v).into()
 }
 
 fn strings(v: &[String]) -> JsValue {
@@ -171,7 +182,8 @@ impl Run {
     }
 
     /// The results of a finished run (see `docs/PAGE.md`): metrics and
-    /// params as objects; timeline, rounds, jobs, series and CDF as typed arrays.
+    /// params as objects; timeline, rounds, insight, jobs, series and CDF as
+    /// typed arrays.
     pub fn result(&mut self) -> Result<JsValue, JsValue> {
         let runner = self
             .runner
@@ -194,6 +206,32 @@ impl Run {
             .as_ref()
             .ok_or_else(|| js_err(Error::config("the run has not finished")))?;
         serde_json::to_string(run).map_err(|e| js_err(Error::Internal(e.to_string())))
+    }
+
+    /// The policy's insight for the round at or just before simulated time
+    /// `t` (after `result()`): `{t, rows_total, labels: [string], jobs:
+    /// Uint32Array, norm, raw: Float32Array (rows x labels, row-major, NaN =
+    /// not a candidate), restart: Float32Array, chosen: Int32Array (-1 =
+    /// none)}`, or `undefined` when no round at or before `t` recorded one.
+    pub fn insight_at(&self, t: f64) -> Result<JsValue, JsValue> {
+        let run = self
+            .done
+            .as_ref()
+            .ok_or_else(|| js_err(Error::config("the run has not finished")))?;
+        let Some(at) = insight_at(&run.outcome, t) else {
+            return Ok(JsValue::UNDEFINED);
+        };
+        let ins = at.insight;
+        let o = Object::new();
+        set(&o, "t", &JsValue::from_f64(at.t));
+        set(&o, "rows_total", &JsValue::from_f64(ins.rows_total as f64));
+        set(&o, "labels", &strings(&at.labels));
+        set(&o, "jobs", &u32s(&ins.jobs));
+        set(&o, "norm", &f32s(&ins.norm));
+        set(&o, "raw", &f32s(&ins.raw));
+        set(&o, "restart", &f32s(&ins.restart));
+        set(&o, "chosen", &i32s(&ins.chosen));
+        Ok(o.into())
     }
 }
 
@@ -257,6 +295,28 @@ fn result_object(
     set(&r, "waiting", &u32s(&f.rounds.waiting));
     set(&r, "changes", &u32s(&f.rounds.changes));
     set(&obj, "rounds", &r);
+    let ic = &f.insight;
+    let i = Object::new();
+    set(&i, "labels", &strings(&ic.labels));
+    set(
+        &i,
+        "label_kind",
+        &Uint8Array::from(&ic.label_kind[..]).into(),
+    );
+    set(&i, "label_gpus", &u32s(&ic.label_gpus));
+    set(&i, "label_nodes", &u32s(&ic.label_nodes));
+    set(&i, "t", &f64s(&ic.t));
+    set(&i, "rows_total", &u32s(&ic.rows_total));
+    set(&i, "col_offsets", &u32s(&ic.col_offsets));
+    set(&i, "cols", &u32s(&ic.cols));
+    set(&i, "row_offsets", &u32s(&ic.row_offsets));
+    set(&i, "jobs", &u32s(&ic.jobs));
+    set(&i, "restart", &f32s(&ic.restart));
+    set(&i, "chosen", &i32s(&ic.chosen));
+    set(&i, "cell_offsets", &u32s(&ic.cell_offsets));
+    set(&i, "norm", &f32s(&ic.norm));
+    set(&i, "raw", &f32s(&ic.raw));
+    set(&obj, "insight", &i);
     let j = Object::new();
     let jc = &f.jobs;
     set(&j, "arrival", &f64s(&jc.arrival));

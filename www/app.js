@@ -1,15 +1,18 @@
 // schedlab's page: the controller. It loads the WebAssembly module once
 // (compiled here, shared with the workers), builds the inputs from the
 // catalog, runs the selected policies in workers, and animates their
-// timelines side by side on one clock. See docs/PAGE.md.
+// timelines side by side on one clock, with Sia's goodput matrix for the
+// round at the clock when a run recorded one. See docs/PAGE.md.
 import { initSync, catalog as readCatalog, cluster_layout, bundled_trace_text } from './pkg/schedlab.js';
 import { Pool } from './js/pool.js';
 import { Controls } from './js/controls.js';
 import { GpuMap } from './js/gpumap.js';
 import { Gantt } from './js/gantt.js';
-import { policyColor, jobColor } from './js/colors.js';
+import { Heatmap } from './js/heatmap.js';
+import { hasInsight } from './js/insight.js';
+import { policyColor, jobColor, VIRIDIS_CSS } from './js/colors.js';
 import { fromUrl, toUrl, setsFor, SPEEDS } from './js/state.js';
-import { segmentOnGpu, queueAt, nextEvent, prevEvent, span, progressAt, restartsAt } from './js/timeline.js';
+import { segmentOnGpu, queueAt, nextEvent, prevEvent, span, progressAt, restartsAt, moveSources } from './js/timeline.js';
 import { renderTable, drawCharts, download, summaryCsv, jobsCsv, chartsPng } from './js/results.js';
 
 const $ = (sel) => document.querySelector(sel);
@@ -23,7 +26,7 @@ let batch = null; // the run in progress
 const anim = { t: 0, t0: 0, t1: 1, playing: false, speed: 1000, last: 0, dirty: true, userSpeed: false };
 app.anim = anim;
 let hoverJob = -1;
-let gantt;
+let gantt, heat;
 
 // ---------- errors ----------
 function showError(err, where = '') {
@@ -218,11 +221,12 @@ function buildPanels() {
     panel.dataset.policy = p;
     panel.innerHTML = `<header><span class="chip" style="background:${policyColor(i)}"></span><h3>${p}</h3><span class="pstats"></span></header>
       <div class="panel-body"><canvas class="gpumap" aria-label="GPU map for ${p}"></canvas>
-      <div class="queue"><h4>Queue</h4><ol></ol><p class="more"></p></div></div>`;
+      <div class="queue"><h4>Queue</h4><ol></ol><p class="more"></p></div></div>
+      <p class="moves" ${view.layout.groups.length > 1 ? '' : 'hidden'}></p>`;
     maps.append(panel);
     const canvas = panel.querySelector('canvas');
     const map = new GpuMap(canvas, view.layout);
-    const rec = { panel, canvas, map, stats: panel.querySelector('.pstats'), queue: panel.querySelector('ol'), more: panel.querySelector('.more'), lastQueue: '' };
+    const rec = { panel, canvas, map, stats: panel.querySelector('.pstats'), queue: panel.querySelector('ol'), more: panel.querySelector('.more'), moves: panel.querySelector('.moves'), lastQueue: '', lastMoves: '' };
     view.panels.set(p, rec);
     canvas.addEventListener('pointermove', (ev) => hoverMap(p, ev));
     canvas.addEventListener('pointerdown', (ev) => hoverMap(p, ev));
@@ -244,7 +248,67 @@ function layoutAll() {
   }
   const gp = view.runs.get($('#gantt-policy').value) || orderedRuns()[0] || null;
   gantt.setRun(gp ? gp.result : null, anim.t0, anim.t1, $('#gantt-scroll').clientWidth);
+  layoutInsight();
   anim.dirty = true;
+}
+
+// ---------- goodput matrix ----------
+/** The first shown run that recorded per-round insight (only Sia does), or null. */
+function insightRun() {
+  return orderedRuns().find((r) => hasInsight(r.result)) || null;
+}
+
+function layoutInsight() {
+  const ir = insightRun();
+  const sec = $('#insight-section');
+  sec.hidden = !ir;
+  if (!ir) return;
+  $('#insight-policy').textContent = ir.policy;
+  heat.setRun(ir.result, sec.querySelector('.heat-scroll').clientWidth);
+  $('#insight-scale').textContent = `1× … ${Number(heat.vmax.toPrecision(3))}× the minimum allocation's goodput`;
+}
+
+/** The heading and summary of the round shown (r from Heatmap.update). */
+function insightText(ir, r, t) {
+  $('#insight-round').textContent = r ? `t = ${(r.t / 3600).toFixed(2)} h` : '–';
+  if (!r) { $('#insight-meta').textContent = `no round before t = ${(t / 3600).toFixed(2)} h`; return; }
+  let held = 0;
+  for (const c of r.chosen) if (c >= 0) held++;
+  const n = r.jobs.length;
+  let meta = `${n} job${n === 1 ? '' : 's'} · ${r.cols.length} configurations · ${held} hold one after the round`;
+  if (r.rowsTotal > n) meta += ` · first ${n} of ${r.rowsTotal} jobs shown`;
+  // A later round without a matrix: the run's recording budget ran out.
+  const rt = ir.result.rounds.t;
+  let k = rt.length - 1;
+  while (k >= 0 && rt[k] > t) k--;
+  if (k >= 0 && rt[k] > r.t) meta += ` · later rounds not recorded (cell budget reached)`;
+  $('#insight-meta').textContent = meta;
+}
+
+function fmt3(x) {
+  return x === x ? String(Number(x.toPrecision(3))) : '–';
+}
+
+function hoverHeat(ev) {
+  const ir = insightRun();
+  const r = heat.cur;
+  const rect = $('#heatmap').getBoundingClientRect();
+  const h = heat.hit(ev.clientX - rect.left, ev.clientY - rect.top);
+  if (!ir || !r || !h) { setHover(-1); return; }
+  const j = r.jobs[h.row];
+  const jobs = ir.result.jobs;
+  const nc = r.cols.length;
+  const c = r.chosen[h.row];
+  let html = `<b>${esc(jobs.names[j])}</b> <small>job ${j} · ${esc(jobs.models[jobs.model[j]])} · round t = ${(r.t / 3600).toFixed(2)} h</small><br>`;
+  if (h.col >= 0) {
+    const v = r.norm[h.row * nc + h.col], raw = r.raw[h.row * nc + h.col];
+    html += `configuration <b>${esc(r.labels[h.col])}</b>${c === h.col ? ' · <b>chosen</b>' : ''}<br>`;
+    html += v === v
+      ? `normalised goodput <b>${fmt3(v)}</b> (× the minimum allocation)<br>raw goodput <b>${fmt3(raw)}</b> /s (estimated)<br>`
+      : 'not a choice for this job this round<br>';
+  }
+  html += `holds after the round: <b>${c >= 0 ? esc(r.labels[c]) : 'no GPUs'}</b><br>restart factor <b>${fmt3(r.restart[h.row])}</b> (other configurations)`;
+  setHover(j, html, ev);
 }
 
 function buildGanttPicker() {
@@ -263,12 +327,15 @@ function render(now) {
   const runs = orderedRuns();
   const updateQueues = now - lastQueueUpdate > 120 || !anim.playing;
   if (updateQueues) lastQueueUpdate = now;
+  // Moves stay outlined for about 2 s of playback at any speed.
+  const moveWindow = Math.max(1, 2 * anim.speed);
   if (view) {
     for (const p of view.policies) {
       const rec = view.panels.get(p);
       const r = view.runs.get(p);
-      rec.map.draw(r ? r.result : null, t, hoverJob);
+      rec.map.draw(r ? r.result : null, t, hoverJob, moveWindow);
       if (!updateQueues) continue;
+      if (r && !rec.moves.hidden) renderMoves(rec, r.result, t);
       if (!r) {
         const err = batch && batch.errors.get(p);
         rec.stats.textContent = err ? (err.kind === 'cancelled' ? 'cancelled' : 'failed') : 'running…';
@@ -286,6 +353,12 @@ function render(now) {
     }
   }
   gantt.draw(t, hoverJob);
+  const ir = view && !$('#insight-section').hidden ? insightRun() : null;
+  if (ir) {
+    const shown = heat.cur;
+    const r = heat.update(t, hoverJob);
+    if (r !== shown || updateQueues) insightText(ir, r, t);
+  }
   $('#scrub').value = t;
   $('#clock').textContent = `t = ${(t / 3600).toFixed(2)} h / ${(anim.t1 / 3600).toFixed(2)} h`;
   const dt = performance.now() - t0;
@@ -295,6 +368,26 @@ function render(now) {
   if (!anim.playing && view && anim.t > anim.t0 && anim.t < anim.t1) {
     clearTimeout(urlTimer);
     urlTimer = setTimeout(() => updateUrl(anim.t), 400);
+  }
+}
+
+/** "Moved: job rtx→a100 (2 min ago)" for the moves outlined on a panel's map, newest first. */
+function renderMoves(rec, run, t) {
+  const tl = run.timeline;
+  const from = moveSources(run);
+  const segs = rec.map.moved.slice().sort((a, b) => tl.seg_start[b] - tl.seg_start[a]);
+  const kind = (k) => esc((catalog.gpu_types[k] || { name: '?' }).name);
+  const items = segs.slice(0, 4).map((s) => {
+    const j = tl.seg_job[s];
+    return `<b>${esc(run.jobs.names[j])}</b> ${kind(from[s])}→${kind(tl.seg_kind[s])} <small>${fmtDur(t - tl.seg_start[s])} ago</small>`;
+  });
+  const html = items.length
+    ? `↔ moved between GPU types: ${items.join(', ')}${segs.length > 4 ? ` +${segs.length - 4} more` : ''}`
+    : 'no recent moves between GPU types';
+  if (html !== rec.lastMoves) {
+    rec.moves.innerHTML = html;
+    rec.moves.title = rec.moves.textContent;
+    rec.lastMoves = html;
   }
 }
 
@@ -368,9 +461,11 @@ function hoverMap(policy, ev) {
   const kind = catalog.gpu_types[tl.seg_kind[s]];
   const restoring = anim.t < tl.seg_busy_until[s];
   const f = jobs.finish[j];
+  const from = moveSources(r.result)[s];
+  const moved = from >= 0 ? ` · moved from ${esc((catalog.gpu_types[from] || { name: '?' }).name)}` : '';
   const html = `<b>${esc(jobs.names[j])}</b> <small>job ${j} · ${esc(policy)}</small><br>
     model <b>${esc(jobs.models[jobs.model[j]])}</b><br>
-    GPUs <b>${tl.seg_gpu_count[s]} × ${kind ? kind.name : '?'}</b> (asked ${jobs.gpus_requested[j]})<br>
+    GPUs <b>${tl.seg_gpu_count[s]} × ${kind ? kind.name : '?'}</b> (asked ${jobs.gpus_requested[j]})${moved}<br>
     batch size <b>${tl.seg_batch[s]}</b><br>
     progress <b>${(100 * progressAt(r.result, j, anim.t)).toFixed(1)}%</b>${restoring ? ' · restoring checkpoint' : ''}<br>
     restarts <b>${restartsAt(r.result, j, anim.t)}</b> so far (${jobs.restarts[j]} in all)<br>
@@ -479,6 +574,10 @@ function bind() {
       restarts ${jobs.restarts[j]} · preemptions ${jobs.preemptions[j]}<br>${f === f ? `JCT ${fmtDur(jobs.jct[j])} · queued ${fmtDur(jobs.queue[j])}` : 'unfinished'}`, ev);
   });
   gc.addEventListener('pointerleave', () => setHover(-1));
+  const hc = $('#heatmap');
+  hc.addEventListener('pointermove', hoverHeat);
+  hc.addEventListener('pointerdown', hoverHeat);
+  hc.addEventListener('pointerleave', () => setHover(-1));
   $('#share').addEventListener('click', async () => {
     updateUrl(anim.t);
     try { await navigator.clipboard.writeText(location.href); $('#share').textContent = 'Link copied'; } catch (_) { window.prompt('Copy this link', location.href); }
@@ -587,6 +686,9 @@ async function boot() {
   });
   controls.apply(state);
   gantt = new Gantt($('#gantt-scroll'), $('#gantt'), $('#gantt-spacer'));
+  heat = new Heatmap($('#heatmap'), catalog.gpu_types);
+  app.heat = heat;
+  document.querySelector('#insight-section .cbar').style.background = VIRIDIS_CSS;
   if (state.speed) { anim.speed = state.speed; anim.userSpeed = true; }
   bind();
   syncSpeed();

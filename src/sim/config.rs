@@ -48,6 +48,9 @@ pub struct EngineConfig {
     pub placement: PlacementRule,
     pub max_time: f64,
     pub record_timeline: bool,
+    /// Keep policies' per-round diagnostics with the timeline (not a
+    /// declared parameter: the page turns it on, see `sim::insight`).
+    pub record_insight: bool,
     pub reconfig: Reconfig,
     pub init_s: f64,
     pub switch_s: f64,
@@ -75,6 +78,7 @@ impl EngineConfig {
             },
             max_time: p.f64("max_days") * 86_400.0,
             record_timeline: p.bool("timeline"),
+            record_insight: false,
             reconfig: if p.text("reconfig") == "coddl" {
                 Reconfig::Coddl {
                     es: p.bool("coddl_es"),

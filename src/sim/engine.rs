@@ -97,6 +97,8 @@ pub struct Simulation {
     events: u64,
     timeline: Timeline,
     rounds: Vec<RoundStat>,
+    /// Insight cells stored so far (bounded by `insight::MAX_CELLS_PER_RUN`).
+    insight_cells: usize,
     stop_reason: Option<String>,
     /// Adjustments made to the input (clamped requests), reported with the outcome.
     notes: Vec<String>,
@@ -164,6 +166,7 @@ impl Simulation {
             events: 0,
             timeline: Timeline::default(),
             rounds: Vec::new(),
+            insight_cells: 0,
             stop_reason: None,
             specs: Arc::new(specs),
             notes,
@@ -198,6 +201,18 @@ impl Simulation {
 
     pub fn is_finished(&self) -> bool {
         self.stop_reason.is_some()
+    }
+
+    /// Keeps policies' per-round diagnostics (`RoundStat::insight`) while
+    /// the timeline is recorded, within `insight::MAX_CELLS_PER_RUN`.
+    pub fn set_record_insight(&mut self, on: bool) {
+        self.cfg.record_insight = on;
+    }
+
+    fn want_insight(&self) -> bool {
+        self.cfg.record_insight
+            && self.cfg.record_timeline
+            && self.insight_cells < super::insight::MAX_CELLS_PER_RUN
     }
 
     /// A copy of this simulation that will see no further arrivals
@@ -422,6 +437,7 @@ impl Simulation {
     fn call_policy(&mut self, tick: bool) -> Result<()> {
         let started = web_time::Instant::now();
         let mut decision = Decision::default();
+        let want_insight = self.want_insight();
         {
             let view = View {
                 now: self.now,
@@ -437,6 +453,7 @@ impl Simulation {
                 completed: &self.completed_since,
                 round_tick: tick,
                 measure: self.cfg.measure,
+                insight: want_insight,
             };
             self.policy.schedule(&view, &mut decision);
         }
@@ -470,6 +487,8 @@ impl Simulation {
             self.idle_calls = 0;
         }
         if self.cfg.record_timeline {
+            let insight = decision.insight.take().filter(|_| want_insight);
+            self.insight_cells += insight.as_ref().map_or(0, |i| i.cells());
             self.rounds.push(RoundStat {
                 t: self.now,
                 busy_gpus: self.busy_gpus,
@@ -479,6 +498,7 @@ impl Simulation {
                 policy_s,
                 solver_s: decision.solver_s,
                 fallback: decision.fallback.clone(),
+                insight,
             });
         }
         Ok(())

@@ -9,12 +9,14 @@
 mod config;
 mod engine;
 mod events;
+pub mod insight;
 mod state;
 mod timeline;
 mod view;
 
 pub use config::{EngineConfig, Reconfig, ENGINE_PARAMS};
 pub use engine::{JobResult, Outcome, Progress, Simulation};
+pub use insight::{ConfigCol, RoundInsight};
 pub use state::{JobState, Phase};
 pub use timeline::{RoundStat, Segment, Timeline};
 pub use view::{Assignment, Decision, RateFn, View};

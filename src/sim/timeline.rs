@@ -1,6 +1,7 @@
 //! The recorded timeline: allocation segments and per-call round stats,
 //! compact enough to ship to the browser as typed arrays.
 
+use super::insight::RoundInsight;
 use crate::cluster::GpuKind;
 use serde::Serialize;
 
@@ -92,4 +93,7 @@ pub struct RoundStat {
     /// Why the policy fell back, if it did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fallback: Option<String>,
+    /// The policy's per-round diagnostic (only with `Simulation::set_record_insight`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub insight: Option<Box<RoundInsight>>,
 }

@@ -1,5 +1,6 @@
 //! What a policy sees (`View`, read-only) and what it returns (`Decision`).
 
+use super::insight::RoundInsight;
 use super::state::{JobState, Phase};
 use crate::cluster::{Cluster, GpuKind, Packer, Placement, PlacementRule};
 use crate::perf::{BatchChoice, ModelZoo, RateQuery};
@@ -27,9 +28,18 @@ pub struct View<'a> {
     pub round_tick: bool,
     /// Throughput is learnt by measurement (`engine.measure=overestimate`).
     pub measure: bool,
+    /// The engine records a per-round diagnostic (`Decision::insight`); see [`View::want_insight`].
+    pub insight: bool,
 }
 
 impl<'a> View<'a> {
+    /// True when the engine will keep a [`RoundInsight`] from this call.
+    /// Policies build one only then: it must never change a decision, and
+    /// runs that do not record it (benchmarks, the CLI) pay nothing.
+    pub fn want_insight(&self) -> bool {
+        self.insight
+    }
+
     pub fn spec(&self, job: u32) -> &'a JobSpec {
         &self.specs[job as usize]
     }
@@ -261,6 +271,8 @@ pub struct Decision {
     pub fallback: Option<String>,
     /// Seconds spent in an LP/MILP solver during this call.
     pub solver_s: f64,
+    /// What the policy saw this round, when asked (`View::want_insight`).
+    pub insight: Option<Box<RoundInsight>>,
 }
 
 impl Decision {

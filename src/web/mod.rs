@@ -9,12 +9,15 @@
 //! - [`columns`]: a finished run as flat columns (the page receives them as
 //!   typed arrays) plus per-GPU and per-job segment indexes for the
 //!   animation and the Gantt view.
+//! - [`insight`]: policies' per-round insight (Sia's goodput matrix) as
+//!   columns, and the round at or before a time.
 //! - [`series`]: utilisation and queue length over time, JCT CDF points.
 //! - [`charts`]: the comparison charts, drawn with plotters on any backend.
 
 pub mod catalog;
 pub mod charts;
 pub mod columns;
+pub mod insight;
 pub mod runner;
 pub mod series;
 

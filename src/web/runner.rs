@@ -2,9 +2,12 @@
 //! few thousand events, posts progress, yields to its event loop (where a
 //! cancel message can arrive) and goes on. The simulation and the metrics
 //! are built by `report::prepare_policy` / `report::finish_policy`, the same
-//! code the CLI's `run` uses, so the page's numbers equal the CLI's.
+//! code the CLI's `run` uses, so the page's numbers equal the CLI's. The
+//! page also asks for policies' per-round insight (`sim::insight`), which
+//! changes no decision.
 
 use super::columns::{JobColumns, RoundColumns, TimelineColumns};
+use super::insight::InsightColumns;
 use super::series::{self, Series};
 use crate::cluster::{parse_cluster, Cluster};
 use crate::error::{Error, Result};
@@ -73,6 +76,8 @@ pub struct Finished {
     pub run: PolicyRun,
     pub timeline: TimelineColumns,
     pub rounds: RoundColumns,
+    /// Per-round insight (Sia's goodput matrix); empty for other policies.
+    pub insight: InsightColumns,
     pub jobs: JobColumns,
     pub series: Series,
     pub cdf_x: Vec<f64>,
@@ -97,7 +102,8 @@ impl Runner {
         check_owners(&overrides, &[policy.to_string()])?;
         let cluster = Arc::new(parse_cluster(cluster)?);
         let zoo = Arc::new(ModelZoo::builtin());
-        let (sim, params) = prepare_policy(&trace, &cluster, &zoo, policy, &overrides, seed)?;
+        let (mut sim, params) = prepare_policy(&trace, &cluster, &zoo, policy, &overrides, seed)?;
+        sim.set_record_insight(true);
         let engine = Params::resolve(
             "engine",
             ENGINE_PARAMS,
@@ -171,6 +177,7 @@ impl Runner {
         let total = self.cluster.total_gpus;
         let timeline = TimelineColumns::from_outcome(&outcome, total);
         let rounds = RoundColumns::from_outcome(&outcome);
+        let insight = InsightColumns::from_outcome(&outcome);
         let mut series = series::over_time(&outcome, total, series::BINS);
         let ts = crate::metrics::time_series(&outcome, &self.trace.jobs, &self.cluster, &self.zoo);
         series::add_efficiency(&mut series, &ts);
@@ -189,6 +196,7 @@ impl Runner {
             run,
             timeline,
             rounds,
+            insight,
             jobs,
             series,
             cdf_x,

@@ -1,7 +1,8 @@
 // The page's wasm API (src/wasm.rs) in Node: catalog, layouts, trace
-// parsing errors, runs with progress callbacks, cancellation and typed-array
-// results. Needs www/pkg (scripts/build-wasm.sh). Charts need a browser and
-// are covered by tests/browser.
+// parsing errors, runs with progress callbacks, cancellation, typed-array
+// results, and Sia's per-round insight (`Run.insight_at` against the page's
+// lookup in www/js/insight.js). Needs www/pkg (scripts/build-wasm.sh).
+// Charts need a browser and are covered by tests/browser.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -75,4 +76,47 @@ test('a callback returning false cancels; one that throws stops the run with its
   r.free();
   assert.throws(() => new wasm.Run('afs-mini', '', 'afs-64', 'fifo', ['srtf.round_s=1'], 1n), (e) => e.kind === 'config' && /not among/.test(e.text));
   assert.throws(() => new wasm.Run('afs-mini', '', 'afs-64', 'fifo', ['engine.restart_scale=-1'], 1n), (e) => /engine\.restart_scale=-1/.test(e.text));
+});
+
+test('sia records its goodput matrix per round; the page lookup equals Run.insight_at', async () => {
+  const { insightAt, hasInsight } = await import('../../www/js/insight.js');
+  // The first 40 jobs of the bundled Sia/Philly trace (comment + header + rows).
+  const text = `${wasm.bundled_trace_text('sia-philly').split('\n').slice(0, 42).join('\n')}\n`;
+  const r = new wasm.Run('sia-40.csv', text, 'sia-hetero-64', 'sia', [], 1n);
+  assert.throws(() => r.insight_at(0), (e) => e.kind === 'config');
+  while (!r.advance(5000));
+  const res = r.result();
+  const ins = res.insight;
+  assert.ok(hasInsight(res));
+  assert.ok(ins.norm instanceof Float32Array && ins.raw instanceof Float32Array);
+  assert.ok(ins.chosen instanceof Int32Array && ins.jobs instanceof Uint32Array && ins.t instanceof Float64Array);
+  assert.equal(ins.t.length, res.rounds.t.length, 'sia records every round');
+  assert.ok(ins.labels.includes('8×a100') && ins.labels.includes('16×a100 (2n)'), ins.labels.join(' '));
+  assert.equal(ins.cell_offsets[ins.t.length], ins.norm.length);
+  const last = ins.t[ins.t.length - 1];
+  const bits = (a) => Array.from(a, (x) => (Number.isNaN(x) ? 'NaN' : x));
+  let held = 0;
+  for (const f of [0.05, 0.37, 0.8]) {
+    const t = ins.t[0] + f * (last - ins.t[0]) + 1;
+    const a = insightAt(ins, t);
+    const b = r.insight_at(t);
+    assert.ok(a.t <= t && b.t === a.t);
+    assert.deepEqual(a.labels, b.labels);
+    assert.deepEqual([...a.jobs], [...b.jobs]);
+    assert.equal(a.rowsTotal, b.rows_total);
+    assert.deepEqual(bits(a.norm), bits(b.norm));
+    assert.deepEqual(bits(a.raw), bits(b.raw));
+    assert.deepEqual([...a.chosen], [...b.chosen]);
+    assert.deepEqual(bits(a.restart), bits(b.restart));
+    assert.equal(a.norm.length, a.jobs.length * a.labels.length);
+    held += a.chosen.filter((c) => c >= 0).length;
+  }
+  assert.ok(held > 0, 'some job holds a configuration');
+  assert.equal(r.insight_at(ins.t[0] - 1), undefined);
+  assert.equal(insightAt(ins, ins.t[0] - 1), null);
+  r.free();
+  // Other policies record none.
+  const fifo = wasm.run_policy('sia-40.csv', text, 'sia-hetero-64', 'fifo', [], 1n, 1000, () => true);
+  assert.equal(fifo.insight.t.length, 0);
+  assert.ok(!hasInsight(fifo));
 });

@@ -1,5 +1,7 @@
 // Colours chosen for colour-blind readers.
 //
+// Values (the goodput heatmap): viridis, below.
+//
 // Policies: the Okabe-Ito palette (distinguishable under the common colour
 // vision deficiencies). Jobs: Paul Tol's "muted" and "light" qualitative
 // schemes; a job's colour depends only on its id, so the same job has the
@@ -30,3 +32,20 @@ export function inkOn(hex) {
   const r = (n >> 16) & 255, g = (n >> 8) & 255, b = n & 255;
   return (0.299 * r + 0.587 * g + 0.114 * b) > 150 ? '#000' : '#fff';
 }
+
+// Viridis (sequential, colour-blind safe, readable in greyscale) at nine
+// stops; `viridis(x)` interpolates for x in [0, 1].
+const VIRIDIS = [
+  [0x44, 0x01, 0x54], [0x48, 0x28, 0x78], [0x3e, 0x49, 0x89], [0x31, 0x68, 0x8e], [0x26, 0x82, 0x8e],
+  [0x1f, 0x9e, 0x89], [0x35, 0xb7, 0x79], [0x6e, 0xce, 0x58], [0xfd, 0xe7, 0x25],
+];
+
+export function viridis(x) {
+  const f = Math.min(1, Math.max(0, x)) * (VIRIDIS.length - 1);
+  const i = Math.min(VIRIDIS.length - 2, Math.floor(f));
+  const u = f - i, a = VIRIDIS[i], b = VIRIDIS[i + 1];
+  return `rgb(${Math.round(a[0] + (b[0] - a[0]) * u)},${Math.round(a[1] + (b[1] - a[1]) * u)},${Math.round(a[2] + (b[2] - a[2]) * u)})`;
+}
+
+/** The same scale as a CSS gradient (legends). */
+export const VIRIDIS_CSS = `linear-gradient(90deg, ${VIRIDIS.map((c) => `rgb(${c.join(',')})`).join(', ')})`;

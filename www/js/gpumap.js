@@ -1,7 +1,9 @@
 // The GPU map: one cell per GPU, nodes drawn as blocks and grouped by GPU
 // type, each cell coloured by the job holding it at time t. A cell whose
-// job is restoring a checkpoint (no progress yet) is hatched.
-import { segmentOnGpu } from './timeline.js';
+// job is restoring a checkpoint (no progress yet) is hatched. A job that
+// has just moved to another GPU type gets a black-and-white outline that
+// fades over `moveWindow` simulated seconds; `moved` lists those segments.
+import { segmentOnGpu, moveSources } from './timeline.js';
 import { jobColor, IDLE } from './colors.js';
 
 const HEADER = 16; // CSS px per group header
@@ -16,6 +18,7 @@ export class GpuMap {
     this.cellY = new Float32Array(this.n);
     this.size = 8;
     this.hatch = null;
+    this.moved = [];
   }
 
   /** Lays the cells out in `width` CSS px, as large as fits in `maxHeight`. */
@@ -89,7 +92,7 @@ export class GpuMap {
   }
 
   /** Draws the cluster at time t for `run` (null: all idle). */
-  draw(run, t, hoverJob = -1) {
+  draw(run, t, hoverJob = -1, moveWindow = 0) {
     const ctx = this.ctx;
     const d = this.dpr;
     ctx.setTransform(d, 0, 0, d, 0, 0);
@@ -105,6 +108,9 @@ export class GpuMap {
     const tl = run && run.timeline;
     const restoring = [];
     const hovered = [];
+    const moving = [];
+    const from = tl && moveWindow > 0 ? moveSources(run) : null;
+    const moved = new Set();
     for (let g = 0; g < this.n; g++) {
       const s = tl ? segmentOnGpu(tl, g, t) : -1;
       if (s < 0) {
@@ -114,6 +120,10 @@ export class GpuMap {
         ctx.fillStyle = jobColor(job);
         if (t < tl.seg_busy_until[s]) restoring.push(g);
         if (job === hoverJob) hovered.push(g);
+        if (from && from[s] >= 0 && t - tl.seg_start[s] < moveWindow) {
+          moving.push(g, s);
+          moved.add(s);
+        }
       }
       ctx.fillRect(this.cellX[g], this.cellY[g], c, c);
     }
@@ -122,6 +132,21 @@ export class GpuMap {
       ctx.setTransform(1, 0, 0, 1, 0, 0);
       for (const g of restoring) ctx.fillRect(this.cellX[g] * d, this.cellY[g] * d, c * d, c * d);
       ctx.setTransform(d, 0, 0, d, 0, 0);
+    }
+    this.moved = [...moved];
+    if (moving.length) {
+      // Fades from full to faint over the window; white inside black reads on any job colour.
+      for (let k = 0; k < moving.length; k += 2) {
+        const g = moving[k], s = moving[k + 1];
+        ctx.globalAlpha = 1 - 0.7 * Math.min(1, (t - tl.seg_start[s]) / moveWindow);
+        ctx.lineWidth = Math.max(1.5, c / 5);
+        ctx.strokeStyle = '#000';
+        ctx.strokeRect(this.cellX[g] - 1, this.cellY[g] - 1, c + 2, c + 2);
+        ctx.lineWidth = 1;
+        ctx.strokeStyle = '#fff';
+        if (c >= 6) ctx.strokeRect(this.cellX[g] + 1.5, this.cellY[g] + 1.5, c - 3, c - 3);
+      }
+      ctx.globalAlpha = 1;
     }
     if (hovered.length) {
       ctx.strokeStyle = '#000';

@@ -119,3 +119,23 @@ export function span(runs) {
   }
   return lo <= hi ? [lo, hi] : [0, 0];
 }
+
+/**
+ * Per segment, the GPU type index (into catalog.gpu_types) of the job's
+ * previous segment when it differs from this one's, else -1: the moves
+ * between GPU types. Computed once per run in O(segments) and cached.
+ */
+export function moveSources(run) {
+  if (run.moveFrom) return run.moveFrom;
+  const tl = run.timeline;
+  const from = new Int16Array(tl.seg_job.length).fill(-1);
+  const n = tl.job_offsets.length - 1;
+  for (let j = 0; j < n; j++) {
+    for (let k = tl.job_offsets[j] + 1; k < tl.job_offsets[j + 1]; k++) {
+      const s = tl.job_segs[k], p = tl.job_segs[k - 1];
+      if (tl.seg_kind[s] !== tl.seg_kind[p]) from[s] = tl.seg_kind[p];
+    }
+  }
+  run.moveFrom = from;
+  return from;
+}

@@ -14,9 +14,11 @@
 //! checkpoint-restore and non-preemptible jobs keep their allocation; rigid
 //! jobs only choose a type, strong-scaling jobs are scored by throughput.
 //! The placer (`placer`) realises the configurations, evicting on
-//! fragmentation.
+//! fragmentation. When the engine asks (`View::want_insight`), the round's
+//! goodput matrix and outcome go back with the decision (`insight`).
 
 mod configs;
+mod insight;
 mod placer;
 mod weights;
 
@@ -125,6 +127,12 @@ struct Row {
     configs: Vec<Config>,
     weights: Vec<f64>,
     forced: Option<usize>,
+    /// Estimated goodput per configuration and its E12 normalisation
+    /// (kept for the page's insight; the weights are derived from them).
+    raw: Vec<f64>,
+    norm: Vec<f64>,
+    /// E13's restart factor for configurations other than the current one.
+    restart: f64,
 }
 
 impl Sia {
@@ -251,6 +259,9 @@ impl Sia {
             configs,
             weights,
             forced,
+            raw,
+            norm: g,
+            restart: r,
         })
     }
 }
@@ -346,6 +357,14 @@ impl Policy for Sia {
                 placed.unplaced.len(),
                 placed.evictions
             ));
+        }
+        if view.want_insight() {
+            out.insight = Some(Box::new(insight::build(
+                &self.configs,
+                &rows,
+                &result.pick,
+                &placed.plan,
+            )));
         }
         out.apply_plan(view, placed.plan);
     }

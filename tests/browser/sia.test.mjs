@@ -1,0 +1,145 @@
+// Browser tests of Sia's views (issue 5, "Page"): the goodput matrix of
+// the round at the clock, and jobs moving between GPU types on the map.
+// Run by scripts/test-browser.sh.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { launch, openPage, waitDone, artifact, BASE } from './helpers.mjs';
+
+let browser;
+before(async () => { browser = await launch(); });
+after(async () => { await browser.close(); });
+
+const nextFrame = (page) => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+
+async function seekTo(page, t) {
+  await page.evaluate((x) => {
+    const s = document.querySelector('#scrub');
+    s.value = String(x);
+    s.dispatchEvent(new Event('input', { bubbles: true }));
+  }, t);
+  await nextFrame(page);
+}
+
+/** Distinct colours and a digest of the heatmap's pixels. */
+async function heatPixels(page) {
+  return page.evaluate(() => {
+    const c = document.querySelector('#heatmap');
+    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    const colours = new Set();
+    let saturated = 0, h = 0;
+    for (let k = 0; k < d.length; k += 4) {
+      const r = d[k], g = d[k + 1], b = d[k + 2];
+      if (Math.max(r, g, b) - Math.min(r, g, b) > 40) saturated++;
+      colours.add((r << 16) | (g << 8) | b);
+      h = (h * 31 + r * 7 + g * 3 + b) >>> 0;
+    }
+    return { saturated, colours: colours.size, hash: h, total: d.length / 4 };
+  });
+}
+
+test('sia shows its goodput matrix for the round at the clock, and moves between GPU types', { timeout: 120_000 }, async () => {
+  const page = await openPage(browser, `${BASE}?trace=sia-philly&cluster=sia-hetero-64&policies=fifo,sia&t=3600`);
+  await waitDone(page, 90_000);
+  await nextFrame(page);
+  assert.equal(await page.evaluate(() => window.schedlab.anim.playing), false);
+  assert.equal(await page.evaluate(() => document.querySelector('#insight-section').hidden), false, 'the matrix panel is shown');
+  assert.equal(await page.textContent('#insight-policy'), 'sia');
+  // The round shown is the last one at or before the clock.
+  const pick = (t) => page.evaluate((x) => {
+    const ins = window.schedlab.view.runs.get('sia').result.insight;
+    let i = -1;
+    for (let k = 0; k < ins.t.length; k++) if (ins.t[k] <= x) i = k;
+    return { t: ins.t[i], rows: ins.row_offsets[i + 1] - ins.row_offsets[i] };
+  }, t);
+  const want = await pick(3600);
+  assert.ok(want.rows > 0, 'jobs are active at 1 h');
+  assert.equal(await page.textContent('#insight-round'), `t = ${(want.t / 3600).toFixed(2)} h`);
+  assert.match(await page.textContent('#insight-meta'), new RegExp(`^${want.rows} jobs? · \\d+ configurations · \\d+ hold one`));
+  const a = await heatPixels(page);
+  assert.ok(a.saturated > 2000 && a.colours > 20, `heatmap looks blank: ${JSON.stringify(a)}`);
+  // Hover: the first row's chosen cell (else its first cell) names job, configuration and both goodputs.
+  const spot = await page.evaluate(() => {
+    const h = window.schedlab.heat;
+    const r = h.cur;
+    let row = 0, col = -1;
+    for (let i = 0; i < r.jobs.length && col < 0; i++) if (r.chosen[i] >= 0) { row = i; col = r.chosen[i]; }
+    if (col < 0) col = r.norm.findIndex((v) => v === v);
+    return { x: h.gutter + col * h.cw + h.cw / 2, y: 34 + row * h.ch + h.ch / 2, label: r.labels[col], job: r.jobs[row] };
+  });
+  const box = await page.locator('#heatmap').boundingBox();
+  await page.mouse.move(box.x + spot.x, box.y + spot.y);
+  await page.waitForSelector('#tooltip:not([hidden])');
+  const tip = await page.textContent('#tooltip');
+  for (const word of [`job ${spot.job}`, `configuration ${spot.label}`, 'normalised goodput', 'raw goodput', 'holds after the round']) {
+    assert.ok(tip.includes(word), `tooltip lacks "${word}": ${tip}`);
+  }
+  // Hovering a row outlines that job's GPUs in the maps as well.
+  assert.equal(await page.evaluate(() => window.schedlab.heat.key.split('|')[1]), String(spot.job));
+  await page.screenshot({ path: artifact('sia-goodput-matrix.png'), fullPage: true });
+  await page.mouse.move(1, 1);
+  // The busiest round, close up.
+  const busiest = await page.evaluate(() => {
+    const ins = window.schedlab.view.runs.get('sia').result.insight;
+    let best = 0;
+    for (let i = 1; i < ins.t.length; i++) {
+      if (ins.row_offsets[i + 1] - ins.row_offsets[i] > ins.row_offsets[best + 1] - ins.row_offsets[best]) best = i;
+    }
+    return ins.t[best];
+  });
+  await seekTo(page, busiest + 1);
+  await page.locator('#insight-section').screenshot({ path: artifact('sia-goodput-matrix-busiest.png') });
+  // Scrubbing moves the matrix to another round.
+  const t1 = await page.evaluate(() => { const a = window.schedlab.anim; return a.t0 + 0.45 * (a.t1 - a.t0); });
+  await seekTo(page, t1);
+  const want1 = await pick(t1);
+  assert.equal(await page.textContent('#insight-round'), `t = ${(want1.t / 3600).toFixed(2)} h`);
+  const b = await heatPixels(page);
+  assert.notEqual(a.hash, b.hash, 'scrubbing did not change the heatmap');
+  // Moves between GPU types: right after one, the sia panel lists it and outlines the job.
+  const move = await page.evaluate(() => {
+    const run = window.schedlab.view.runs.get('sia').result;
+    const tl = run.timeline;
+    const kinds = window.schedlab.catalog.gpu_types;
+    for (let j = 0; j < tl.job_offsets.length - 1; j++) {
+      for (let k = tl.job_offsets[j] + 1; k < tl.job_offsets[j + 1]; k++) {
+        const s = tl.job_segs[k], p = tl.job_segs[k - 1];
+        if (tl.seg_kind[s] !== tl.seg_kind[p] && tl.seg_end[s] - tl.seg_start[s] > 60) {
+          return { t: tl.seg_start[s], name: run.jobs.names[j], text: `${kinds[tl.seg_kind[p]].name}→${kinds[tl.seg_kind[s]].name}` };
+        }
+      }
+    }
+    return null;
+  });
+  assert.ok(move, 'sia moved no job between GPU types on sia-philly');
+  await seekTo(page, move.t + 1);
+  await page.waitForFunction(() => document.querySelector('.panel[data-policy="sia"] .moves').textContent.includes('→'));
+  const moves = await page.textContent('.panel[data-policy="sia"] .moves');
+  assert.ok(moves.includes(move.name) && moves.includes(move.text), `moves line: ${moves}; expected ${move.name} ${move.text}`);
+  assert.ok(await page.evaluate(() => window.schedlab.view.panels.get('sia').map.moved.length > 0));
+  assert.equal(await page.textContent('.panel[data-policy="fifo"] .moves'), 'no recent moves between GPU types');
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.screenshot({ path: artifact('sia-moves.png'), fullPage: true, clip: await page.locator('#maps').boundingBox() });
+  // Without Sia there is no matrix.
+  await page.evaluate(() => { document.querySelector('#pol-sia').click(); });
+  await page.click('#run');
+  await page.waitForFunction(() => window.schedlab.batch.done && window.schedlab.view.batch === window.schedlab.batch
+    && window.schedlab.view.policies.join() === 'fifo', null, { timeout: 60_000 });
+  await nextFrame(page);
+  assert.equal(await page.evaluate(() => document.querySelector('#insight-section').hidden), true);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('the goodput matrix fits a phone', { timeout: 120_000 }, async () => {
+  const page = await openPage(browser, `${BASE}?trace=sia-philly&cluster=sia-hetero-64&policies=sia&t=8000`, { width: 390, height: 844 }, { dpr: 2 });
+  await waitDone(page, 90_000);
+  await nextFrame(page);
+  assert.equal(await page.evaluate(() => document.querySelector('#insight-section').hidden), false);
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  assert.ok(overflow <= 0, `page is ${overflow} px wider than the phone`);
+  const px = await heatPixels(page);
+  assert.ok(px.saturated > 2000, `heatmap looks blank on a phone: ${JSON.stringify(px)}`);
+  await page.locator('#insight-section').screenshot({ path: artifact('phone-sia-goodput-matrix.png') });
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
