@@ -176,6 +176,15 @@ impl Sia {
             nodes: p.nodes(),
             gpus: p.gpus(),
         });
+        // Thesis mode: a new job is first profiled on one GPU of every type
+        // (in parallel, outside the scheduled capacity), so it cannot be
+        // scheduled before that is done.
+        if current.is_none()
+            && self.max_run_gpus[job as usize] == 0
+            && view.now < spec.arrival + self.bank.profiling_s(job)
+        {
+            return None;
+        }
         let forced_now = current.is_some() && (st.busy_until > view.now || !spec.preemptible);
         let pinned = spec.gpu_type.as_deref().map(|_| view.default_kind(job));
         let mut cands: Vec<Config> = match spec.adaptivity {
@@ -286,6 +295,10 @@ impl Policy for Sia {
             self.max_run_gpus.resize(view.specs.len(), 0);
             self.served.resize(view.specs.len(), VecDeque::new());
         }
+        // What the executors reported since the last round refines each
+        // job's throughput model (and, through the bootstrap, the types it
+        // has not run on).
+        self.bank.observe(view);
         for &j in view.active.iter() {
             let g = view.gpus_of(j);
             self.max_run_gpus[j as usize] = self.max_run_gpus[j as usize].max(g);
