@@ -97,7 +97,8 @@ pub fn evaluate(
                 restarts: r.restarts,
                 preemptions: r.preemptions,
                 migrations: r.migrations,
-                ftf_rho: jct.and_then(|j| ftf_rho(j, r, spec, cluster, zoo)),
+                ftf_rho: jct
+                    .and_then(|j| ftf_rho(j, r, spec, cluster, zoo, outcome.sia_calibration)),
             }
         })
         .collect();
@@ -156,9 +157,15 @@ fn ftf_rho(
     spec: &JobSpec,
     cluster: &Cluster,
     zoo: &ModelZoo,
+    calibrated: bool,
 ) -> Option<f64> {
     let model = zoo.lookup(&r.model)?;
     let info = zoo.get(model);
+    // The run's rates were divided by the model's calibration; so is the reference's.
+    let slowdown = match &info.behaviour {
+        crate::perf::Behaviour::Goodput(g) if calibrated && g.slowdown > 0.0 => g.slowdown,
+        _ => 1.0,
+    };
     let n_avg = r.n_avg.max(1.0);
     let v = cluster.total_gpus as f64 / n_avg;
     // An adaptive job alone would pick its goodput-optimal batch (spec
@@ -210,7 +217,7 @@ fn ftf_rho(
         if !(t.is_finite() && t > 0.0) {
             return None;
         }
-        t_ref += weight * t;
+        t_ref += weight * t * slowdown;
     }
     // Alone, the job still pays one start-up (checkpoint-restore) delay
     // (spec seed004 §7.10 [I]: "plus one restart delay").

@@ -5,6 +5,9 @@
 //! (Fig 3.7 on Helios) and policy runtime per round from 64 to 2,048 GPUs
 //! (Fig 3.10: the Helios workload replicated with the cluster).
 //!
+//! Simulator setting: the Sia simulator's (per-model restart delays, the
+//! first start charged, `engine.calibration=sia`).
+//!
 //! The workloads come from our generators (`sia-philly`, `sia-helios`,
 //! `sia-newtrace`; one trace per seed, the thesis used ten per workload).
 //! Optionally the Pollux artifact's eight workload files are added as a
@@ -568,12 +571,18 @@ fn run_all(
     Ok(())
 }
 
-/// Overrides plus `engine.timeline=true` (per-round policy times need it).
+/// The thesis's simulator setting on top of the user's overrides:
+/// `engine.timeline=true` (per-round policy times need it) and, unless the
+/// user chose otherwise, `engine.calibration=sia` (the Sia simulator divides
+/// every model's progress rate by its SLOWDOWN, spec §3.1).
 fn with_timeline(ov: &Overrides) -> Overrides {
     let mut ov = ov.clone();
     let engine = ov.entry("engine".to_string()).or_default();
     engine.retain(|(k, _)| k != "timeline");
     engine.push(("timeline".into(), "true".into()));
+    if !engine.iter().any(|(k, _)| k == "calibration") {
+        engine.push(("calibration".into(), "sia".into()));
+    }
     ov
 }
 

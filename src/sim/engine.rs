@@ -63,6 +63,9 @@ pub struct Outcome {
     pub stop_reason: String,
     /// Adjustments the engine made to the input (e.g. clamped requests).
     pub notes: Vec<String>,
+    /// Goodput models ran slowed by the Sia simulator's calibration
+    /// (`engine.calibration=sia`); metrics scale their references alike.
+    pub sia_calibration: bool,
 }
 
 /// A runnable (and forkable) simulation.
@@ -908,6 +911,7 @@ impl Simulation {
             incomplete: self.jobs.len() - self.completed,
             stop_reason: self.stop_reason.clone().unwrap_or_else(|| "running".into()),
             notes: self.notes.clone(),
+            sia_calibration: self.cfg.sia_calibration,
         }
     }
 }

@@ -197,6 +197,7 @@ mod tests {
             incomplete: 0,
             stop_reason: String::new(),
             notes: Vec::new(),
+            sia_calibration: false,
         };
         let s = over_time(&o, 4, 4);
         assert_eq!(s.t, vec![12.5, 37.5, 62.5, 87.5]);
