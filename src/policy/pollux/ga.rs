@@ -143,10 +143,57 @@ impl Round<'_> {
         }
         for j in (0..jn).filter(|&j| !self.frozen[j]) {
             let k: u32 = x[j * v..(j + 1) * v].iter().map(|r| *r as u32).sum();
-            if k > 0 && k < self.min_rep[j] {
+            if k > 0 && k < self.min_rep[j] && !self.raise_to_min(x, j) {
                 x[j * v..(j + 1) * v].iter_mut().for_each(|r| *r = 0);
             }
         }
+    }
+
+    /// Grows row `j` to its minimum replicas on free GPUs (its own nodes
+    /// first, then the freest), keeping every other repair rule. Without it
+    /// a job whose minimum spans many nodes (a rigid 7-GPU job on 1-GPU
+    /// nodes) is practically never drawn whole by mutation and starves.
+    /// Returns false (row untouched) when the minimum cannot be reached.
+    fn raise_to_min(&self, x: &mut Individual, j: usize) -> bool {
+        let (jn, v) = (self.jobs(), self.v());
+        let spread =
+            |x: &Individual, i: usize| x[i * v..(i + 1) * v].iter().filter(|r| **r > 0).count();
+        let free: Vec<u32> = (0..v)
+            .map(|c| {
+                let used: u32 = (0..jn).map(|i| x[i * v + c] as u32).sum();
+                self.vnodes[c].gpus.saturating_sub(used)
+            })
+            .collect();
+        // Nodes hosting another distributed job cannot take j if j spreads.
+        let shared: Vec<bool> = (0..v)
+            .map(|c| (0..jn).any(|i| i != j && x[i * v + c] > 0 && spread(x, i) > 1))
+            .collect();
+        let mut order: Vec<usize> = (0..v).collect();
+        order.sort_by_key(|&c| (x[j * v + c] == 0, std::cmp::Reverse(free[c]), c));
+        let mut row: Vec<u32> = x[j * v..(j + 1) * v].iter().map(|r| *r as u32).collect();
+        let mut k: u32 = row.iter().sum();
+        let target = self.min_rep[j].min(self.max_rep[j]);
+        for &c in &order {
+            if k >= target {
+                break;
+            }
+            let add = free[c].min(target - k).min(u8::MAX as u32 - row[c]);
+            if add == 0 {
+                continue;
+            }
+            row[c] += add;
+            k += add;
+        }
+        let nodes: Vec<usize> = (0..v).filter(|&c| row[c] > 0).collect();
+        let ok = k >= self.min_rep[j]
+            && nodes.len() as u32 <= self.max_nodes
+            && (nodes.len() <= 1 || nodes.iter().all(|&c| !shared[c]));
+        if ok {
+            for c in 0..v {
+                x[j * v + c] = row[c] as u8;
+            }
+        }
+        ok
     }
 
     /// Pollux's mutations: reset rows to the current allocation, zero
