@@ -98,7 +98,7 @@ pub fn parse_trace(name: &str, text: &str) -> Result<JsValue, JsValue> {
 /// The text of a bundled trace (for download).
 #[wasm_bindgen]
 pub fn bundled_trace_text(name: &str) -> Option<String> {
-    bundled_trace(name).map(|b| b.text.to_string())
+    bundled_trace(name).and_then(|b| b.text().ok().map(|t| t.into_owned()))
 }
 
 /// One policy's simulation, stepped by the caller.

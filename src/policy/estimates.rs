@@ -74,7 +74,9 @@ impl EstimatorBank {
                     .map(|k| (*k, view.cluster.max_node_gpus(*k)))
                     .collect(),
             };
-            self.jobs[job as usize] = Some(GoodputEstimator::new(model, &kinds, self.mode));
+            let min = view.spec(job).min_gpus.max(1);
+            self.jobs[job as usize] =
+                Some(GoodputEstimator::new(model, &kinds, self.mode).with_min_replicas(min));
         }
     }
 

@@ -160,7 +160,7 @@ impl Trace {
 /// Loads a trace by bundled name or from text (the CLI reads the file).
 pub fn load_named(name: &str) -> Option<Result<Trace>> {
     bundled_trace(name).map(|b| {
-        let mut t = Trace::parse(b.file, b.text, None)?;
+        let mut t = Trace::parse(b.file, &b.text()?, None)?;
         t.name = b.name.to_string();
         Ok(t)
     })

@@ -143,6 +143,9 @@ pub struct GoodputEstimator {
     /// Latest noise ratio var/sqr (None before the first report).
     noise_ratio: Option<f64>,
     types: Vec<TypeKnowledge>,
+    /// The job's smallest replica count: what is profiled and offered
+    /// before anything is learned (spec seed004 §2.3 "min-GPU profiles").
+    min_replicas: u32,
 }
 
 impl GoodputEstimator {
@@ -184,7 +187,16 @@ impl GoodputEstimator {
             max_batch: model.max_batch,
             noise_ratio: None,
             types,
+            min_replicas: 1,
         }
+    }
+
+    /// Sets the job's minimum replica count (default 1): before anything is
+    /// learned only configurations of that many replicas are valid, so a
+    /// job that needs several GPUs is not left without a valid choice.
+    pub fn with_min_replicas(mut self, min: u32) -> Self {
+        self.min_replicas = min.max(1);
+        self
     }
 
     pub fn mode(&self) -> ProfilingMode {
@@ -473,13 +485,14 @@ impl GoodputEstimator {
         if let Some(e) = project() {
             return Some(e);
         }
-        // Nothing learned anywhere: only 1-GPU configurations are valid.
-        if replicas != 1 {
+        // Nothing learned anywhere: only minimum-size (usually 1-GPU)
+        // configurations are valid.
+        if replicas != self.min_replicas {
             return None;
         }
         if self.mode == ProfilingMode::Thesis {
             if let Some(theta) = t.profile_fit {
-                let (plan, g) = self.best_with(b, &theta, 1, 1, max_batch);
+                let (plan, g) = self.best_with(b, &theta, nodes, replicas, max_batch);
                 return Some(Estimate {
                     goodput: g,
                     plan: Some(plan),
