@@ -13,10 +13,12 @@ mod vnodes;
 
 pub use vnodes::{decode, virtual_nodes, VNode};
 
+use super::estimates::EstimatorBank;
 use super::{Policy, PolicyInfo, Trigger};
 use crate::cluster::{Packer, PlacementRule};
 use crate::error::Result;
 use crate::params::{ParamSpec, Params};
+use crate::perf::goodput::ProfilingMode;
 use crate::perf::{BatchChoice, RateQuery};
 use crate::sim::{Decision, View};
 use crate::workload::sample::Sampler;
@@ -32,6 +34,7 @@ const PARAMS: &[ParamSpec] = &[
     ParamSpec::float("restart_s", "30", 0.0, 3600.0, "Seconds per restart in the restart penalty max(age - restarts*S, 0)/(age + S)"),
     ParamSpec::int("max_replicas", "0", 0, 100_000, "Cap on replicas per job; 0 = 64, or the smallest GPU type's size on a heterogeneous cluster (16 on sia-hetero-64)"),
     ParamSpec::int("max_nodes", "16", 1, 10_000, "Most (virtual) nodes one job may span"),
+    ParamSpec::choice("knowledge", "learned", &["learned", "oracle"], "Goodput model Pollux scores with: learned = one model per job fitted online from the reports of every type it ran on, starting from a 1-GPU profile of the reference type (the thesis's heterogeneity-unaware Pollux); oracle = the reference type's true model"),
 ];
 
 pub const INFO: PolicyInfo = PolicyInfo {
@@ -57,6 +60,8 @@ fn build(p: &Params, seed: u64) -> Result<Box<dyn Policy>> {
         max_run: Vec::new(),
         last_population: Vec::new(),
         last_jobs: Vec::new(),
+        learned: p.text("knowledge") == "learned",
+        bank: None,
     }))
 }
 
@@ -75,6 +80,10 @@ pub struct Pollux {
     /// The previous round's population (warm start), with its job order.
     last_population: Vec<ga::Individual>,
     last_jobs: Vec<u32>,
+    /// Score with the online pooled estimates (else the true model).
+    learned: bool,
+    /// One pooled model per job under the reference type (built on first use).
+    bank: Option<EstimatorBank>,
 }
 
 impl Pollux {
@@ -159,9 +168,18 @@ impl Policy for Pollux {
         // Pollux's model is heterogeneity-unaware: it scores every
         // allocation with one model; batch limits come from the first type.
         let ref_kind = view.cluster.kinds[0];
+        if self.learned {
+            self.bank
+                .get_or_insert_with(|| EstimatorBank::pooled(ProfilingMode::Thesis, ref_kind))
+                .observe(view);
+        }
         let n_jobs = jobs.len().max(1) as u32;
         let fair_k = total.div_ceil(n_jobs).max(1);
+        let bank = self.bank.as_ref().filter(|_| self.learned);
         let goodput = |j: u32, n: u32, k: u32| -> f64 {
+            if let Some(b) = bank {
+                return b.estimate(view, j, ref_kind, n, k, 0).map_or(0.0, |e| e.0);
+            }
             let st = view.state(j);
             let batch = if view.spec(j).adaptivity == Adaptivity::Adaptive {
                 view.natural_batch(j)
