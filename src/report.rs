@@ -156,32 +156,11 @@ pub fn to_table(r: &RunReport) -> String {
             format!("{:.3}", p.wall_s),
         ]);
     }
-    let widths: Vec<usize> = (0..rows[0].len())
-        .map(|c| rows.iter().map(|r| r[c].len()).max().unwrap_or(0))
-        .collect();
     let mut out = format!(
         "trace {}  cluster {}  seed {}\n",
         r.trace, r.cluster, r.seed
     );
-    for (i, row) in rows.iter().enumerate() {
-        let line: Vec<String> = row
-            .iter()
-            .enumerate()
-            .map(|(c, v)| {
-                if c == 0 {
-                    format!("{v:<w$}", w = widths[c])
-                } else {
-                    format!("{v:>w$}", w = widths[c])
-                }
-            })
-            .collect();
-        out.push_str(line.join("  ").trim_end());
-        out.push('\n');
-        if i == 0 {
-            out.push_str(&"-".repeat(widths.iter().sum::<usize>() + 2 * (widths.len() - 1)));
-            out.push('\n');
-        }
-    }
+    out.push_str(&text_table(&rows));
     if let Some(first) = r.results.first() {
         for n in &first.notes {
             out.push_str(&format!("note: {n}\n"));
@@ -239,4 +218,37 @@ pub fn to_csv(r: &RunReport) -> String {
         ]);
     }
     String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
+}
+
+/// Right-aligned text table (first column left-aligned) with a rule under the header.
+pub fn text_table(rows: &[Vec<String>]) -> String {
+    let widths: Vec<usize> = (0..rows[0].len())
+        .map(|c| {
+            rows.iter()
+                .map(|r| r.get(c).map_or(0, |v| v.chars().count()))
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut out = String::new();
+    for (i, row) in rows.iter().enumerate() {
+        let line: Vec<String> = row
+            .iter()
+            .enumerate()
+            .map(|(c, v)| {
+                if c == 0 {
+                    format!("{v:<w$}", w = widths[c])
+                } else {
+                    format!("{v:>w$}", w = widths[c])
+                }
+            })
+            .collect();
+        out.push_str(line.join("  ").trim_end());
+        out.push('\n');
+        if i == 0 {
+            out.push_str(&"-".repeat(widths.iter().sum::<usize>() + 2 * (widths.len() - 1)));
+            out.push('\n');
+        }
+    }
+    out
 }

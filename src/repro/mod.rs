@@ -17,35 +17,4 @@ pub const TARGETS: &[(&str, &str)] = &[
     ),
 ];
 
-/// Right-aligned text table (first column left-aligned) with a rule under the header.
-pub(crate) fn table(rows: &[Vec<String>]) -> String {
-    let widths: Vec<usize> = (0..rows[0].len())
-        .map(|c| {
-            rows.iter()
-                .map(|r| r.get(c).map_or(0, |v| v.chars().count()))
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    let mut out = String::new();
-    for (i, row) in rows.iter().enumerate() {
-        let line: Vec<String> = row
-            .iter()
-            .enumerate()
-            .map(|(c, v)| {
-                if c == 0 {
-                    format!("{v:<w$}", w = widths[c])
-                } else {
-                    format!("{v:>w$}", w = widths[c])
-                }
-            })
-            .collect();
-        out.push_str(line.join("  ").trim_end());
-        out.push('\n');
-        if i == 0 {
-            out.push_str(&"-".repeat(widths.iter().sum::<usize>() + 2 * (widths.len() - 1)));
-            out.push('\n');
-        }
-    }
-    out
-}
+pub(crate) use crate::report::text_table as table;
