@@ -87,19 +87,9 @@ pub fn reproduce(a: ReproduceArgs) -> Result<()> {
                 seed: a.seed,
                 overrides,
             };
-            let quiet = a.quiet;
-            let report = afs::reproduce(&opts, &mut |line| {
-                if !quiet {
-                    eprintln!("{line}");
-                }
-            })?;
+            let report = afs::reproduce(&opts, &mut progress(a.quiet))?;
             let text = if a.format == "json" {
-                let checks = afs::checks(&report);
-                serde_json::to_string_pretty(
-                    &serde_json::json!({ "report": report, "checks": checks }),
-                )
-                .map_err(|e| Error::Internal(e.to_string()))?
-                    + "\n"
+                report_json(&report, &afs::checks(&report))?
             } else {
                 afs::to_table(&report)
             };
@@ -177,19 +167,27 @@ fn reproduce_sia(a: &ReproduceArgs) -> Result<()> {
         pollux_dir: a.pollux_dir.as_ref().map(std::path::PathBuf::from),
         overrides: split_overrides(&a.set)?,
     };
-    let quiet = a.quiet;
-    let report = sia::reproduce(&opts, &mut |line| {
-        if !quiet {
-            eprintln!("{line}");
-        }
-    })?;
+    let report = sia::reproduce(&opts, &mut progress(a.quiet))?;
     let text = if a.format == "json" {
-        let checks = sia::checks(&report);
-        serde_json::to_string_pretty(&serde_json::json!({ "report": report, "checks": checks }))
-            .map_err(|e| Error::Internal(e.to_string()))?
-            + "\n"
+        report_json(&report, &sia::checks(&report))?
     } else {
         sia::to_table(&report)
     };
     write_out(a.out.as_deref(), &text)
+}
+
+/// Per-run progress lines on stderr unless `--quiet`.
+fn progress(quiet: bool) -> impl FnMut(&str) {
+    move |line| {
+        if !quiet {
+            eprintln!("{line}");
+        }
+    }
+}
+
+/// `{"report": ..., "checks": ...}` as pretty JSON (the `--format json` output).
+fn report_json(report: &impl serde::Serialize, checks: &impl serde::Serialize) -> Result<String> {
+    serde_json::to_string_pretty(&serde_json::json!({ "report": report, "checks": checks }))
+        .map(|t| t + "\n")
+        .map_err(|e| Error::Internal(e.to_string()))
 }

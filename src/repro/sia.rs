@@ -548,7 +548,7 @@ fn run_all(
     runs: &mut Vec<RunStats>,
     progress: &mut dyn FnMut(&str),
 ) -> Result<()> {
-    let ov = with_timeline(&opts.overrides);
+    let ov = thesis_setting(&opts.overrides);
     for trace in traces {
         for p in policies {
             if runs.iter().any(|r| {
@@ -575,15 +575,21 @@ fn run_all(
 /// `engine.timeline=true` (per-round policy times need it) and, unless the
 /// user chose otherwise, `engine.calibration=sia` (the Sia simulator divides
 /// every model's progress rate by its SLOWDOWN, spec §3.1).
-fn with_timeline(ov: &Overrides) -> Overrides {
+fn thesis_setting(ov: &Overrides) -> Overrides {
     let mut ov = ov.clone();
+    set_engine(&mut ov, "timeline", "true");
     let engine = ov.entry("engine".to_string()).or_default();
-    engine.retain(|(k, _)| k != "timeline");
-    engine.push(("timeline".into(), "true".into()));
     if !engine.iter().any(|(k, _)| k == "calibration") {
         engine.push(("calibration".into(), "sia".into()));
     }
     ov
+}
+
+/// Sets (replacing) one engine parameter in the overrides.
+fn set_engine(ov: &mut Overrides, key: &str, value: &str) {
+    let engine = ov.entry("engine".to_string()).or_default();
+    engine.retain(|(k, _)| k != key);
+    engine.push((key.to_string(), value.to_string()));
 }
 
 /// The heterogeneous cluster scaled to `gpus` (a multiple of 64).
@@ -693,10 +699,8 @@ fn runtime_sweep(
     progress: &mut dyn FnMut(&str),
 ) -> Result<Vec<ScaleRow>> {
     let mut out = Vec::new();
-    let mut ov = with_timeline(&opts.overrides);
-    let engine = ov.entry("engine".to_string()).or_default();
-    engine.retain(|(k, _)| k != "max_days");
-    engine.push(("max_days".into(), (opts.scale_hours / 24.0).to_string()));
+    let mut ov = thesis_setting(&opts.overrides);
+    set_engine(&mut ov, "max_days", &(opts.scale_hours / 24.0).to_string());
     for &gpus in &opts.scale_gpus {
         let cluster = Arc::new(scaled_cluster(gpus)?);
         let k = gpus / 64;
