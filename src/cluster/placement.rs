@@ -82,6 +82,19 @@ impl Placement {
         })
     }
 
+    /// Do the placements share a GPU? (`intersect(..).is_some()` without
+    /// building the intersection.)
+    pub fn overlaps(&self, other: &Placement) -> bool {
+        self.kind == other.kind
+            && self.shares.iter().any(|a| {
+                other
+                    .shares
+                    .iter()
+                    .find(|b| b.node == a.node)
+                    .is_some_and(|b| a.mask & b.mask != 0)
+            })
+    }
+
     /// Does this placement hold every GPU of `other`?
     pub fn contains(&self, other: &Placement) -> bool {
         self.kind == other.kind
@@ -132,10 +145,14 @@ pub struct Packer<'c> {
     free: Vec<u64>,
     /// GPUs still reserved for running jobs that have not claimed yet.
     reserved: Vec<u64>,
-    /// Current placement of each running job not yet walked, by job id.
-    reservations: Vec<(u32, Placement)>,
+    /// Current placement of each running job, by job id; `None` once the
+    /// job has claimed or been released (no shifting, no copies).
+    reservations: Vec<(u32, Option<&'c Placement>)>,
     /// Unclaimed GPUs per kind (indexed by `GpuKind.0`).
     free_by_kind: Vec<u32>,
+    /// Scratch for `claim` (free GPUs nobody else reserved): one
+    /// allocation per packer instead of one per claim.
+    avail: Vec<u64>,
 }
 
 /// Mask with the node's `gpus` low bits set.
@@ -178,23 +195,24 @@ impl<'c> Packer<'c> {
             reserved: vec![0; cluster.nodes.len()],
             reservations: Vec::new(),
             free_by_kind,
+            avail: Vec::new(),
         }
     }
 
     /// Every GPU free, but the current placements of running jobs are
     /// reserved for them: a job claimed later keeps its GPUs if it keeps its
     /// size, and new jobs only take reserved GPUs when nothing else fits.
-    pub fn replanning<'p>(
+    pub fn replanning(
         cluster: &'c Cluster,
         rule: PlacementRule,
-        running: impl IntoIterator<Item = (u32, &'p Placement)>,
+        running: impl IntoIterator<Item = (u32, &'c Placement)>,
     ) -> Self {
         let mut p = Self::empty(cluster, rule);
         for (job, pl) in running {
             for s in &pl.shares {
                 p.reserved[s.node as usize] |= s.mask;
             }
-            p.reservations.push((job, pl.clone()));
+            p.reservations.push((job, Some(pl)));
         }
         p.reservations.sort_by_key(|(j, _)| *j);
         p
@@ -241,17 +259,22 @@ impl<'c> Packer<'c> {
         self.free_by_kind.iter().sum()
     }
 
-    fn reservation_of(&self, job: u32) -> Option<usize> {
-        self.reservations
+    /// The job's reservation, if it still holds one.
+    fn reservation_of(&self, job: u32) -> Option<&'c Placement> {
+        let i = self
+            .reservations
             .binary_search_by_key(&job, |(j, _)| *j)
-            .ok()
+            .ok()?;
+        self.reservations[i].1
     }
 
     /// Drops a running job's reservation (it is not going to run, or has
     /// been placed); its reserved GPUs become ordinary free GPUs.
     pub fn release(&mut self, job: u32) {
-        if let Some(i) = self.reservation_of(job) {
-            let (_, pl) = self.reservations.remove(i);
+        let Ok(i) = self.reservations.binary_search_by_key(&job, |(j, _)| *j) else {
+            return;
+        };
+        if let Some(pl) = self.reservations[i].1.take() {
             for s in &pl.shares {
                 self.reserved[s.node as usize] &= !s.mask;
             }
@@ -271,11 +294,9 @@ impl<'c> Packer<'c> {
         if count == 0 || self.free_of(kind) < count {
             return None;
         }
-        let own = self
-            .reservation_of(job)
-            .map(|i| self.reservations[i].1.clone());
+        let own = self.reservation_of(job);
         // 1. Keep the current GPUs when the size and type are unchanged.
-        if let Some(cur) = &own {
+        if let Some(cur) = own {
             if cur.kind == kind
                 && cur.gpus() == count
                 && cur
@@ -289,21 +310,20 @@ impl<'c> Packer<'c> {
             }
         }
         // 2. Free GPUs nobody else has reserved (plus our own).
-        let mut avail: Vec<u64> = self
-            .free
-            .iter()
-            .zip(&self.reserved)
-            .map(|(f, r)| f & !r)
-            .collect();
-        if let Some(cur) = &own {
+        let mut avail = std::mem::take(&mut self.avail);
+        avail.clear();
+        avail.extend(self.free.iter().zip(&self.reserved).map(|(f, r)| f & !r));
+        if let Some(cur) = own {
             for s in &cur.shares {
                 avail[s.node as usize] |= self.free[s.node as usize] & s.mask;
             }
         }
         let placed = self
-            .find(kind, count, &avail, own.as_ref())
+            .find(kind, count, &avail, own)
             // 3. Take GPUs reserved by lower-priority running jobs.
-            .or_else(|| self.find(kind, count, &self.free, own.as_ref()))?;
+            .or_else(|| self.find(kind, count, &self.free, own));
+        self.avail = avail;
+        let placed = placed?;
         self.release(job);
         self.mark_claimed(&placed);
         Some(placed)
@@ -422,27 +442,33 @@ impl<'c> Packer<'c> {
                 Some(Placement { kind, shares })
             }
             PlacementRule::Any => {
-                let mut cands: Vec<&super::Node> =
-                    nodes.filter(|n| avail[n.id as usize] != 0).collect();
-                cands.sort_by_key(|n| {
-                    let a = avail[n.id as usize];
-                    (
-                        std::cmp::Reverse((a & prefer_mask(n.id)).count_ones()),
-                        std::cmp::Reverse(a.count_ones()),
-                        n.id,
-                    )
-                });
+                // Most preferred GPUs first, then most available, then the
+                // lowest id, packed into one key (counts are at most 64);
+                // keys are unique, so an unstable sort keeps the order.
+                let mut cands: Vec<(u64, u64)> = avail
+                    .iter()
+                    .zip(&self.cluster.nodes)
+                    .filter(|(a, n)| **a != 0 && n.kind == kind)
+                    .map(|(_, n)| {
+                        let (a, p) = (avail[n.id as usize], prefer_mask(n.id));
+                        let mine = u64::from(64 - (a & p).count_ones());
+                        let all = u64::from(64 - a.count_ones());
+                        ((mine << 40) | (all << 32) | u64::from(n.id), p)
+                    })
+                    .collect();
+                cands.sort_unstable_by_key(|c| c.0);
                 let mut shares = Vec::new();
                 let mut need = count;
-                for n in cands {
+                for (key, prefer) in cands {
                     if need == 0 {
                         break;
                     }
-                    let a = avail[n.id as usize];
+                    let node = key as u32;
+                    let a = avail[node as usize];
                     let take = need.min(a.count_ones());
                     shares.push(NodeShare {
-                        node: n.id,
-                        mask: take_bits(a, prefer_mask(n.id), take),
+                        node,
+                        mask: take_bits(a, prefer, take),
                     });
                     need -= take;
                 }

@@ -12,7 +12,7 @@
 //! GPUs they had where it can (migration only as a last resort).
 
 use super::kinds_for;
-use crate::cluster::{netpack, Packer, Placement, PlacementRule};
+use crate::cluster::{netpack, GpuKind, Packer, Placement, PlacementRule};
 use crate::perf::BatchChoice;
 use crate::sim::{Decision, View};
 use crate::workload::Adaptivity;
@@ -75,11 +75,19 @@ pub fn claim_between(
     min: u32,
     count: u32,
 ) -> Option<Placement> {
-    let cur = view.placement(job).map(|p| p.kind);
-    let mut kinds = kinds_for(view, job);
-    kinds.sort_by_key(|k| (std::cmp::Reverse(packer.free_of(*k)), Some(*k) != cur));
+    let sorted;
+    let kinds: &[GpuKind] = if let [_] = view.cluster.kinds[..] {
+        // One GPU type (every job's only choice): no list to build.
+        &view.cluster.kinds
+    } else {
+        let cur = view.placement(job).map(|p| p.kind);
+        let mut kinds = kinds_for(view, job);
+        kinds.sort_by_key(|k| (std::cmp::Reverse(packer.free_of(*k)), Some(*k) != cur));
+        sorted = kinds;
+        &sorted
+    };
     for c in (min.max(1)..=count).rev() {
-        for k in &kinds {
+        for k in kinds {
             if packer.free_of(*k) >= c {
                 if let Some(p) = packer.claim(job, *k, c) {
                     return Some(p);

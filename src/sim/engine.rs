@@ -626,7 +626,7 @@ impl Simulation {
         let st = &mut self.jobs[id as usize];
         st.advance(now);
         if let Some(old) = &st.placement {
-            if old.intersect(&placement).is_none() {
+            if !old.overlaps(&placement) {
                 st.migrations += 1;
             }
         }

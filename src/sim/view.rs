@@ -293,16 +293,16 @@ impl Decision {
     /// placement) into changes: running jobs absent from the plan are
     /// preempted, unchanged ones are left alone.
     pub fn apply_plan(&mut self, view: &View, plan: Vec<(u32, Placement, Option<BatchChoice>)>) {
-        let mut planned = BTreeSet::new();
+        let mut planned: Vec<u32> = plan.iter().map(|(job, _, _)| *job).collect();
+        planned.sort_unstable();
         for (job, placement, batch) in plan {
-            planned.insert(job);
             let unchanged = view.placement(job).is_some_and(|p| *p == placement);
             if !unchanged {
                 self.assign(job, placement, batch);
             }
         }
         for &job in view.running {
-            if !planned.contains(&job) {
+            if planned.binary_search(&job).is_err() {
                 self.preempt(job);
             }
         }

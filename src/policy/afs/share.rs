@@ -109,7 +109,7 @@ pub fn allocate(
     total: u32,
     knowledge: Knowledge,
     seed: u64,
-    rate: &mut dyn FnMut(usize, u32) -> f64,
+    rate: &mut (impl FnMut(usize, u32) -> f64 + ?Sized),
 ) -> Stages {
     let mut stages = Stages::default();
     let left = stage_one(entries, total, knowledge, rate);
@@ -124,7 +124,7 @@ pub fn stage_one(
     entries: &mut [Entry],
     total: u32,
     knowledge: Knowledge,
-    rate: &mut dyn FnMut(usize, u32) -> f64,
+    rate: &mut (impl FnMut(usize, u32) -> f64 + ?Sized),
 ) -> u32 {
     let n = entries.len();
     // Sort key per entry: (length at the first grant, tie key).
@@ -205,21 +205,91 @@ fn replaces(x: &Entry, y: &Entry, knowledge: Knowledge, seed: u64) -> bool {
     }
 }
 
-/// Does challenger `y` take the crown from champion `x` (AFS-L)? `x` is
-/// the shorter job iff L_x < L_y; rule (3) then favours the longer job iff
-/// its h beats the shorter job's g.
+/// Positions the AFS-L scan tests at once; its arrays are padded to a
+/// multiple of it with entries that never take the crown.
+const LANES: usize = 4;
+
+/// A champion's length, g and h.
+type Champ = (f64, f64, f64);
+
+/// First position at or after `from` whose job takes the crown from
+/// champion `c`. The crown changes hands about once per replay on the
+/// benchmark trace, so a replay is mostly this search: `LANES` positions
+/// at a time without branches, with AVX2 where the CPU has it (the same
+/// comparisons, so the same answer).
+fn next_taker(l: &[f64], g: &[f64], h: &[f64], from: usize, c: Champ) -> Option<usize> {
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU supports AVX2, checked just above.
+        return unsafe { next_taker_avx2(l, g, h, from, c) };
+    }
+    first_taker(l, from, |at| chunk_takers(l, g, h, at, c))
+}
+
+/// `next_taker` compiled for AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn next_taker_avx2(l: &[f64], g: &[f64], h: &[f64], from: usize, c: Champ) -> Option<usize> {
+    first_taker(l, from, |at| chunk_takers_avx2(l, g, h, at, c))
+}
+
+/// The chunk walk of `next_taker`; `takers(at)` tests the chunk at `at`.
 #[inline(always)]
-fn takes(lx: f64, gx: f64, hx: f64, ly: f64, gy: f64, hy: f64) -> bool {
-    if lx < ly {
-        hy > gx
-    } else {
-        gy >= hx
+fn first_taker(l: &[f64], from: usize, takers: impl Fn(usize) -> u32) -> Option<usize> {
+    let mut at = from - from % LANES;
+    // Positions before `from` in the first chunk do not count.
+    let mut keep = !0u32 << (from - at);
+    while at < l.len() {
+        let found = takers(at) & keep;
+        if found != 0 {
+            return Some(at + found.trailing_zeros() as usize);
+        }
+        keep = !0;
+        at += LANES;
+    }
+    None
+}
+
+/// Which of the `LANES` positions from `at` take the crown from champion
+/// `c` under rule (3) (bit j for position at + j): a longer challenger
+/// needs h > the champion's g, a shorter or equal one g ≥ the champion's h.
+#[inline(always)]
+fn chunk_takers(l: &[f64], g: &[f64], h: &[f64], at: usize, c: Champ) -> u32 {
+    let (lc, gc, hc) = c;
+    let (l, g, h) = (&l[at..at + LANES], &g[at..at + LANES], &h[at..at + LANES]);
+    let mut mask = 0u32;
+    for j in 0..LANES {
+        let longer = lc < l[j];
+        let take = (longer & (h[j] > gc)) | (!longer & (g[j] >= hc));
+        mask |= (take as u32) << j;
+    }
+    mask
+}
+
+/// `chunk_takers` with AVX2: the same ordered, non-signalling comparisons.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+fn chunk_takers_avx2(l: &[f64], g: &[f64], h: &[f64], at: usize, c: Champ) -> u32 {
+    use std::arch::x86_64::*;
+    const { assert!(LANES == 4) };
+    let (l, g, h) = (&l[at..at + 4], &g[at..at + 4], &h[at..at + 4]);
+    // SAFETY: each slice holds the four values loaded; the caller runs
+    // only on CPUs with AVX2.
+    unsafe {
+        let longer = _mm256_cmp_pd::<_CMP_LT_OQ>(_mm256_set1_pd(c.0), _mm256_loadu_pd(l.as_ptr()));
+        let by_h = _mm256_cmp_pd::<_CMP_GT_OQ>(_mm256_loadu_pd(h.as_ptr()), _mm256_set1_pd(c.1));
+        let by_g = _mm256_cmp_pd::<_CMP_GE_OQ>(_mm256_loadu_pd(g.as_ptr()), _mm256_set1_pd(c.2));
+        let take = _mm256_or_pd(_mm256_and_pd(longer, by_h), _mm256_andnot_pd(longer, by_g));
+        _mm256_movemask_pd(take) as u32
     }
 }
 
 /// The scan state of stage two: flat arrays of (length, g, h) in scan
 /// order, the starting job and the positions where the crown changed hands.
 struct Scan {
+    /// Jobs in the scan (the arrays may be longer: padding).
+    n: usize,
     l: Vec<f64>,
     g: Vec<f64>,
     h: Vec<f64>,
@@ -227,17 +297,54 @@ struct Scan {
     start: usize,
     /// Positions where the crown changed hands (the new champion's own).
     changes: Vec<usize>,
-    /// Bounds over the challengers that could dethrone the champion (those
-    /// after its crowning, or all if it started the scan and never lost):
-    /// its length then, max g of those not longer, max h of those longer.
-    /// For AFS-P only the max g is used.
-    bound: (f64, f64, f64),
+    /// AFS-P: the largest g among the challengers that could dethrone the
+    /// champion (those after its crowning, or all if it started the scan
+    /// and never lost); infinite when unknown.
+    max_g: f64,
 }
 
 impl Scan {
-    /// Replays the scan from position `from` (the champion before it is the
-    /// last change, or the start) and returns the final champion, setting
-    /// the bounds on the way.
+    /// Scan arrays for the eligible `entries`, padded for `next_taker`
+    /// with saturated entries (g = h = −∞ never take the crown).
+    fn new(entries: &[Entry], elig: &[usize]) -> Scan {
+        let n = elig.len();
+        let padded = n.div_ceil(LANES) * LANES;
+        let mut scan = Scan {
+            n,
+            l: vec![0.0; padded],
+            g: vec![f64::NEG_INFINITY; padded],
+            h: vec![f64::NEG_INFINITY; padded],
+            alive: vec![true; n],
+            start: 0,
+            changes: Vec::new(),
+            max_g: f64::INFINITY,
+        };
+        for (k, &i) in elig.iter().enumerate() {
+            scan.set(k, &entries[i]);
+        }
+        scan
+    }
+
+    /// Refreshes position `k` from its entry.
+    fn set(&mut self, k: usize, e: &Entry) {
+        self.l[k] = e.len();
+        self.g[k] = gain(e.p, e.p_next);
+        self.h[k] = saved(e.p, e.p_next);
+    }
+
+    /// Marks position `k` saturated: it never takes the crown again.
+    fn retire(&mut self, k: usize) {
+        self.alive[k] = false;
+        self.g[k] = f64::NEG_INFINITY;
+        self.h[k] = f64::NEG_INFINITY;
+    }
+
+    /// The champion before position `from`: the last change, or the start.
+    fn champion(&self) -> usize {
+        self.changes.last().copied().unwrap_or(self.start)
+    }
+
+    /// Replays the scan from position `from` and returns the final champion.
     fn replay(
         &mut self,
         from: usize,
@@ -246,92 +353,85 @@ impl Scan {
         elig: &[usize],
         seed: u64,
     ) -> usize {
-        let n = self.l.len();
-        let before = self.changes.len();
-        let mut c = self.changes.last().copied().unwrap_or(self.start);
-        let (mut lc, mut gc, mut hc) = (self.l[c], self.g[c], self.h[c]);
-        let (mut gs, mut hl) = (f64::NEG_INFINITY, f64::NEG_INFINITY);
-        let regained = |changes: &[usize], start: usize| changes.last() == Some(&start);
         match knowledge {
-            Knowledge::Length => {
-                // Branch-free except for the (rarer) change of champion:
-                // which job is longer is a coin toss the CPU cannot predict.
-                let (l, g, h) = (&self.l[..n], &self.g[..n], &self.h[..n]);
-                for k in from..n {
-                    let (lk, gk, hk) = (l[k], g[k], h[k]);
-                    let longer = lc < lk;
-                    let take = (longer & (hk > gc)) | (!longer & (gk >= hc));
-                    hl = hl.max(if longer { hk } else { f64::NEG_INFINITY });
-                    gs = gs.max(if longer { f64::NEG_INFINITY } else { gk });
-                    if take & (k != c) {
-                        self.changes.push(k);
-                        c = k;
-                        (lc, gc, hc) = (lk, gk, hk);
-                        gs = f64::NEG_INFINITY;
-                        hl = f64::NEG_INFINITY;
-                    }
-                }
-                // The champion's own entry (when it started the scan) must
-                // not count in its bounds: recompute them if it was scanned.
-                if c == self.start && self.changes.len() == before && from <= c {
-                    gs = f64::NEG_INFINITY;
-                    hl = f64::NEG_INFINITY;
-                    for k in (from..n).filter(|&k| k != c) {
-                        if l[k] > lc {
-                            hl = hl.max(h[k]);
-                        } else {
-                            gs = gs.max(g[k]);
-                        }
-                    }
-                }
-            }
+            Knowledge::Length => self.replay_length(from),
             Knowledge::NoLength { .. } => {
-                for k in from..n {
-                    if k == c {
-                        continue;
-                    }
-                    let (gk, hk) = (self.g[k], self.h[k]);
-                    let take = if hk > gc {
-                        true
-                    } else if hc > gk {
-                        false
-                    } else {
-                        replaces(&entries[elig[c]], &entries[elig[k]], knowledge, seed)
-                    };
-                    if take {
-                        self.changes.push(k);
-                        c = k;
-                        (lc, gc, hc) = (self.l[k], gk, hk);
-                        gs = f64::NEG_INFINITY;
-                    } else {
-                        gs = gs.max(gk);
-                    }
-                }
+                self.replay_no_length(from, knowledge, entries, elig, seed)
             }
         }
-        // Bounds must cover every challenger after the champion's crowning
-        // (everyone if it started the scan). If it was crowned before
-        // `from`, add the positions in between.
+    }
+
+    /// AFS-L: jumps from one change of champion to the next. Keeps no
+    /// streak bounds: on the benchmark trace fewer than 1 % of the grants
+    /// could skip their replay, and keeping the bounds up to date cost more
+    /// than the replays they saved.
+    fn replay_length(&mut self, from: usize) -> usize {
+        let mut c = self.champion();
+        let mut k = from;
+        while let Some(t) = next_taker(
+            &self.l,
+            &self.g,
+            &self.h,
+            k,
+            (self.l[c], self.g[c], self.h[c]),
+        ) {
+            // The starting job does not challenge itself.
+            if t != c {
+                self.changes.push(t);
+                c = t;
+            }
+            k = t + 1;
+        }
+        c
+    }
+
+    /// AFS-P: the scan with its coin flips, setting `max_g` on the way.
+    fn replay_no_length(
+        &mut self,
+        from: usize,
+        knowledge: Knowledge,
+        entries: &[Entry],
+        elig: &[usize],
+        seed: u64,
+    ) -> usize {
+        let before = self.changes.len();
+        let mut c = self.champion();
+        let (mut gc, mut hc) = (self.g[c], self.h[c]);
+        let mut gs = f64::NEG_INFINITY;
+        for k in from..self.n {
+            if k == c {
+                continue;
+            }
+            let (gk, hk) = (self.g[k], self.h[k]);
+            let take = if hk > gc {
+                true
+            } else if hc > gk {
+                false
+            } else {
+                replaces(&entries[elig[c]], &entries[elig[k]], knowledge, seed)
+            };
+            if take {
+                self.changes.push(k);
+                c = k;
+                (gc, hc) = (gk, hk);
+                gs = f64::NEG_INFINITY;
+            } else {
+                gs = gs.max(gk);
+            }
+        }
+        // The bound must cover every challenger after the champion's
+        // crowning (everyone if it started the scan). If it was crowned
+        // before `from`, add the positions in between.
         if self.changes.len() == before && from > 0 {
             let first = self.changes.last().map_or(0, |p| p + 1);
-            for k in first..from {
-                if k == c {
-                    continue;
-                }
-                match knowledge {
-                    Knowledge::Length if self.l[k] > lc => hl = hl.max(self.h[k]),
-                    _ => gs = gs.max(self.g[k]),
-                }
+            for k in (first..from).filter(|&k| k != c) {
+                gs = gs.max(self.g[k]);
             }
         }
         // A starting job that regained the crown at its own position is not
-        // covered by bounds over the positions after it: force a replay.
-        let covered = !(c == self.start && regained(&self.changes, self.start));
-        self.bound = if covered {
-            (lc, gs, hl)
-        } else {
-            (f64::NEG_INFINITY, f64::INFINITY, f64::INFINITY)
-        };
+        // covered by a bound over the positions after it: force a replay.
+        let regained = c == self.start && self.changes.last() == Some(&self.start);
+        self.max_g = if regained { f64::INFINITY } else { gs };
         c
     }
 }
@@ -340,16 +440,17 @@ impl Scan {
 /// have their first grant. Returns the GPUs granted.
 ///
 /// The scan of TOPPRIORITY is replayed exactly over flat arrays of
-/// (length, g, h) in scan order, with two shortcuts that do not change its
+/// (length, g, h) in scan order, with shortcuts that do not change its
 /// result:
 /// - after a grant only the part of the scan from the winner's position on
 ///   is replayed (the prefix does not involve the winner unless it started
 ///   the scan);
-/// - while the same job keeps winning, the replay is skipped when bounds
-///   from the last replay prove that nobody can take the crown from it: a
-///   challenger y can only replace champion x if g_y ≥ h_x and, if y is
-///   longer, h_y > g_x; the winner's length, g and h only fall as it gains
-///   GPUs, so the bounds stay valid.
+/// - AFS-L jumps between changes of champion, testing several positions
+///   at once (`next_taker`);
+/// - AFS-P: while the same job keeps winning, the replay is skipped when a
+///   bound from the last replay proves that nobody can take the crown from
+///   it: a challenger y can only replace champion x if g_y ≥ h_x; the
+///   winner's h only falls as it gains GPUs, so the bound stays valid.
 ///
 /// The rule (3) relation is not transitive, so no priority queue gives the
 /// same answer: with many jobs of similar marginal gain the crown often
@@ -361,7 +462,7 @@ pub fn stage_two(
     mut left: u32,
     knowledge: Knowledge,
     seed: u64,
-    rate: &mut dyn FnMut(usize, u32) -> f64,
+    rate: &mut (impl FnMut(usize, u32) -> f64 + ?Sized),
 ) -> u32 {
     if left == 0 {
         return 0;
@@ -379,25 +480,10 @@ pub fn stage_two(
     let elig: Vec<usize> = (0..entries.len())
         .filter(|&i| entries[i].can_grow())
         .collect();
-    let n = elig.len();
-    if n == 0 {
+    if elig.is_empty() {
         return 0;
     }
-    let mut scan = Scan {
-        l: elig.iter().map(|&i| entries[i].len()).collect(),
-        g: elig
-            .iter()
-            .map(|&i| gain(entries[i].p, entries[i].p_next))
-            .collect(),
-        h: elig
-            .iter()
-            .map(|&i| saved(entries[i].p, entries[i].p_next))
-            .collect(),
-        alive: vec![true; n],
-        start: 0,
-        changes: Vec::new(),
-        bound: (0.0, 0.0, 0.0),
-    };
+    let mut scan = Scan::new(entries, &elig);
     let pick_start = |alive: &[bool], salt: u64| -> Option<usize> {
         let count = alive.iter().filter(|a| **a).count();
         if count == 0 {
@@ -431,44 +517,14 @@ pub fn stage_two(
         };
         left -= 1;
         granted += 1;
-        let grows = entries[i].can_grow();
         let was_start = w == scan.start;
-        if grows {
-            let e = &entries[i];
-            scan.l[w] = e.len();
-            scan.g[w] = gain(e.p, e.p_next);
-            scan.h[w] = saved(e.p, e.p_next);
-            // Streak: keep the crown without a replay if provably unbeaten.
-            let (lb, gs, hl) = scan.bound;
-            let unbeaten = match knowledge {
-                Knowledge::Length => scan.l[w] <= lb && gs < scan.h[w] && hl <= scan.g[w],
-                Knowledge::NoLength { .. } => gs < scan.h[w],
-            };
-            if unbeaten {
-                let keeps = was_start || {
-                    let x = scan
-                        .changes
-                        .len()
-                        .checked_sub(2)
-                        .map_or(scan.start, |c| scan.changes[c]);
-                    match knowledge {
-                        Knowledge::Length => takes(
-                            scan.l[x], scan.g[x], scan.h[x], scan.l[w], scan.g[w], scan.h[w],
-                        ),
-                        Knowledge::NoLength { .. } => {
-                            replaces(&entries[elig[x]], &entries[i], knowledge, seed)
-                        }
-                    }
-                };
-                if keeps {
-                    continue;
-                }
+        if entries[i].can_grow() {
+            scan.set(w, &entries[i]);
+            if keeps_crown(&scan, w, knowledge, entries, &elig, seed) {
+                continue;
             }
         } else {
-            // Saturated: never takes the crown again.
-            scan.alive[w] = false;
-            scan.g[w] = f64::NEG_INFINITY;
-            scan.h[w] = f64::NEG_INFINITY;
+            scan.retire(w);
             if was_start {
                 salt += 1;
                 match pick_start(&scan.alive, salt) {
@@ -491,6 +547,32 @@ pub fn stage_two(
         }
     }
     granted
+}
+
+/// AFS-P streak: does the winner `w`, just granted a GPU, provably keep
+/// the crown without a replay? Nobody after its crowning can take it
+/// (`max_g` below its new h) and it still beats the champion it took the
+/// crown from (if it did not start the scan).
+fn keeps_crown(
+    scan: &Scan,
+    w: usize,
+    knowledge: Knowledge,
+    entries: &[Entry],
+    elig: &[usize],
+    seed: u64,
+) -> bool {
+    if knowledge == Knowledge::Length || scan.max_g >= scan.h[w] {
+        return false;
+    }
+    if w == scan.start {
+        return true;
+    }
+    let x = scan
+        .changes
+        .len()
+        .checked_sub(2)
+        .map_or(scan.start, |c| scan.changes[c]);
+    replaces(&entries[elig[x]], &entries[elig[w]], knowledge, seed)
 }
 
 #[cfg(test)]
@@ -610,7 +692,7 @@ mod tests {
         }
     }
 
-    /// The fast tournament (Condorcet shortcut, streaks, suffix replays)
+    /// The fast tournament (suffix replays, AFS-L's chunked search, AFS-P's streaks)
     /// gives exactly the naive scan's shares, on random jobs with random
     /// curves (ties in length included), for both variants.
     #[test]
@@ -647,6 +729,32 @@ mod tests {
                 let ca: Vec<u32> = a.iter().map(|e| e.cnt).collect();
                 let cb: Vec<u32> = b.iter().map(|e| e.cnt).collect();
                 assert_eq!(ca, cb, "case {case} {knowledge:?}");
+            }
+        }
+    }
+
+    /// The chunked search (portable and, where the CPU has it, AVX2) finds
+    /// the same position as a plain loop over rule (3), with ties in
+    /// length, padding (−∞) and every starting position.
+    #[test]
+    fn next_taker_matches_a_plain_loop() {
+        let mut rng = crate::workload::sample::Sampler::new(5);
+        let pick = |rng: &mut crate::workload::sample::Sampler| match rng.below(6) {
+            0 => f64::NEG_INFINITY,
+            1 => 0.25,
+            _ => rng.range(0.0, 1.0),
+        };
+        for _ in 0..2000 {
+            let n = LANES * (1 + rng.below(6) as usize);
+            let l: Vec<f64> = (0..n).map(|_| (rng.below(8) as f64) * 10.0).collect();
+            let g: Vec<f64> = (0..n).map(|_| pick(&mut rng)).collect();
+            let h: Vec<f64> = g.iter().map(|&x| x / (1.0 + x.max(0.0))).collect();
+            let c = ((rng.below(8) as f64) * 10.0, pick(&mut rng), pick(&mut rng));
+            for from in 0..=n {
+                let plain = (from..n).find(|&k| if c.0 < l[k] { h[k] > c.1 } else { g[k] >= c.2 });
+                let portable = first_taker(&l, from, |at| chunk_takers(&l, &g, &h, at, c));
+                assert_eq!(portable, plain);
+                assert_eq!(next_taker(&l, &g, &h, from, c), plain);
             }
         }
     }
