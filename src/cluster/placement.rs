@@ -259,22 +259,22 @@ impl<'c> Packer<'c> {
         self.free_by_kind.iter().sum()
     }
 
-    /// The job's reservation, if it still holds one.
-    fn reservation_of(&self, job: u32) -> Option<&'c Placement> {
-        let i = self
-            .reservations
+    /// Index of the job's entry in `reservations` (held or released).
+    fn slot_of(&self, job: u32) -> Option<usize> {
+        self.reservations
             .binary_search_by_key(&job, |(j, _)| *j)
-            .ok()?;
-        self.reservations[i].1
+            .ok()
     }
 
     /// Drops a running job's reservation (it is not going to run, or has
     /// been placed); its reserved GPUs become ordinary free GPUs.
     pub fn release(&mut self, job: u32) {
-        let Ok(i) = self.reservations.binary_search_by_key(&job, |(j, _)| *j) else {
-            return;
-        };
-        if let Some(pl) = self.reservations[i].1.take() {
+        let slot = self.slot_of(job);
+        self.release_slot(slot);
+    }
+
+    fn release_slot(&mut self, slot: Option<usize>) {
+        if let Some(pl) = slot.and_then(|i| self.reservations[i].1.take()) {
             for s in &pl.shares {
                 self.reserved[s.node as usize] &= !s.mask;
             }
@@ -294,7 +294,9 @@ impl<'c> Packer<'c> {
         if count == 0 || self.free_of(kind) < count {
             return None;
         }
-        let own = self.reservation_of(job);
+        let slot = self.slot_of(job);
+        // The job's reservation, if it still holds one.
+        let own = slot.and_then(|i| self.reservations[i].1);
         // 1. Keep the current GPUs when the size and type are unchanged.
         if let Some(cur) = own {
             if cur.kind == kind
@@ -304,7 +306,7 @@ impl<'c> Packer<'c> {
                     .iter()
                     .all(|s| self.free[s.node as usize] & s.mask == s.mask)
             {
-                self.release(job);
+                self.release_slot(slot);
                 self.mark_claimed(cur);
                 return Some(cur.clone());
             }
@@ -324,7 +326,7 @@ impl<'c> Packer<'c> {
             .or_else(|| self.find(kind, count, &self.free, own));
         self.avail = avail;
         let placed = placed?;
-        self.release(job);
+        self.release_slot(slot);
         self.mark_claimed(&placed);
         Some(placed)
     }

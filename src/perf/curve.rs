@@ -56,6 +56,17 @@ impl SpeedupCurve {
         }
     }
 
+    /// `at(k as f64)` for a whole GPU count, without the interpolation
+    /// (allocation loops call it once per GPU handed out).
+    pub fn at_count(&self, k: u32) -> f64 {
+        match self {
+            _ if k == 0 => 0.0,
+            SpeedupCurve::Linear => k as f64,
+            SpeedupCurve::Table { s } if (k as usize) < s.len() => s[k as usize - 1],
+            SpeedupCurve::Table { s } => *s.last().unwrap_or(&1.0),
+        }
+    }
+
     /// The GPU count beyond which more GPUs do not help (None = unbounded).
     pub fn peak(&self) -> Option<u32> {
         match self {
@@ -102,6 +113,12 @@ mod tests {
     fn fractional_and_zero() {
         let c = SpeedupCurve::bsp(4, 0.0);
         assert_eq!(c.at(0.0), 0.0);
+        let empty = SpeedupCurve::Table { s: Vec::new() };
+        for curve in [&c, &SpeedupCurve::Linear, &empty] {
+            for k in 0..12 {
+                assert_eq!(curve.at_count(k), curve.at(k as f64));
+            }
+        }
         assert!((c.at(0.5) - 0.5).abs() < 1e-12);
         let mid = c.at(1.5);
         assert!(mid > 1.0 && mid < c.at(2.0));

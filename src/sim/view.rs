@@ -245,7 +245,7 @@ impl RateFn<'_> {
                 if gpus == 0 {
                     0.0
                 } else {
-                    speed * c.at(gpus as f64)
+                    speed * c.at_count(gpus)
                 }
             }
             RateFn::General(job) => view.est_rate(*job, gpus),
