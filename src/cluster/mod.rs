@@ -67,7 +67,7 @@ impl Cluster {
                     kind: g.kind,
                     gpus: g.gpus_per_node,
                     first_gpu: next_gpu,
-                    rack: if rack_size == 0 { 0 } else { id / rack_size },
+                    rack: id.checked_div(rack_size).unwrap_or(0),
                 });
                 next_gpu += g.gpus_per_node;
             }

@@ -10,6 +10,7 @@
 //!   seed004 §2.10 (each item takes the option with the largest LP value that
 //!   still fits; items the LP left fractional go last);
 //! - `Greedy`: options by weight per unit of resource, best first.
+//!
 //! A failing method falls back to the next one and says why.
 
 use super::model::{Cmp, Model, Sense, SolveOptions};
