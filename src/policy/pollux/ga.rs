@@ -8,6 +8,12 @@
 use super::vnodes::VNode;
 use crate::num;
 use crate::workload::sample::Sampler;
+use std::collections::HashSet;
+
+/// Mating batches per generation before giving up on finding new distinct
+/// offspring (pymoo retries up to 100 times; a converged population rarely
+/// needs more than a few).
+const MATING_ROUNDS: usize = 10;
 
 /// Everything the search needs about one round.
 pub struct Round<'a> {
@@ -27,6 +33,8 @@ pub struct Round<'a> {
     pub p: f64,
     /// Most virtual nodes one job may use.
     pub max_nodes: u32,
+    /// Discard individuals equal to a member (pymoo's eliminate_duplicates).
+    pub distinct: bool,
 }
 
 pub type Individual = Vec<u8>;
@@ -238,7 +246,19 @@ impl Round<'_> {
         child
     }
 
-    /// Runs the search from `seeds` (warm start) and returns the best individual.
+    /// Whether `x` may join the population (and, with `distinct`, marks it
+    /// present).
+    fn admit(&self, seen: &mut HashSet<Individual>, x: &Individual) -> bool {
+        !self.distinct || seen.insert(x.clone())
+    }
+
+    /// Runs the search from `seeds` (warm start) and returns the best
+    /// individual and the final population. With `distinct`, as in pymoo's
+    /// NSGA-II (the artifact's optimiser, `eliminate_duplicates=True`), the
+    /// population holds distinct individuals only: a seed, mutant or child equal to a
+    /// member (or to another child of the same generation) is discarded and
+    /// mating is retried, up to
+    /// `MATING_ROUNDS` batches per generation.
     pub fn search(
         &self,
         seeds: Vec<Individual>,
@@ -248,17 +268,25 @@ impl Round<'_> {
     ) -> (Individual, Vec<Individual>) {
         let size = self.jobs() * self.v();
         let mut pop: Vec<(f64, Individual)> = Vec::with_capacity(population * 2);
+        let mut seen: HashSet<Individual> = HashSet::with_capacity(population * 4);
         let current: Individual = self.current.concat();
+        seen.insert(current.clone());
         pop.push((self.fitness(&current), current.clone()));
         for mut s in seeds.into_iter().filter(|s| s.len() == size) {
             self.repair(&mut s, rng);
-            pop.push((self.fitness(&s), s));
+            if self.admit(&mut seen, &s) {
+                pop.push((self.fitness(&s), s));
+            }
         }
-        while pop.len() < population {
+        let mut attempts = 0;
+        while pop.len() < population && attempts < population * MATING_ROUNDS {
+            attempts += 1;
             let mut x = current.clone();
             self.mutate(&mut x, rng);
             self.repair(&mut x, rng);
-            pop.push((self.fitness(&x), x));
+            if self.admit(&mut seen, &x) {
+                pop.push((self.fitness(&x), x));
+            }
         }
         let tournament = |pop: &[(f64, Individual)], rng: &mut Sampler| {
             let a = rng.below(pop.len() as u64) as usize;
@@ -271,20 +299,73 @@ impl Round<'_> {
         };
         for _ in 0..generations {
             let mut kids = Vec::with_capacity(population);
-            for _ in 0..population {
+            let mut attempts = 0;
+            while kids.len() < population && attempts < population * MATING_ROUNDS {
+                attempts += 1;
                 let (a, b) = (tournament(&pop, rng), tournament(&pop, rng));
                 let mut child = self.crossover(&pop[a].1, &pop[b].1, rng);
                 self.mutate(&mut child, rng);
                 self.repair(&mut child, rng);
-                kids.push((self.fitness(&child), child));
+                if self.admit(&mut seen, &child) {
+                    kids.push((self.fitness(&child), child));
+                }
             }
             pop.extend(kids);
             // Elitist survival, stable on ties.
             pop.sort_by(|a, b| b.0.total_cmp(&a.0));
-            pop.truncate(population);
+            for (_, gone) in pop.drain(population.min(pop.len())..) {
+                seen.remove(&gone);
+            }
         }
         pop.sort_by(|a, b| b.0.total_cmp(&a.0));
         let best = pop[0].1.clone();
         (best, pop.into_iter().map(|(_, x)| x).collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cluster::parse_cluster;
+    use crate::policy::pollux::virtual_nodes;
+
+    fn round<'a>(
+        vnodes: &'a [VNode],
+        speedup: &'a dyn Fn(usize, u32, u32) -> f64,
+        distinct: bool,
+    ) -> Round<'a> {
+        let jobs = 6;
+        Round {
+            vnodes,
+            current: vec![vec![0; vnodes.len()]; jobs],
+            min_rep: vec![1; jobs],
+            max_rep: vec![8; jobs],
+            frozen: vec![false; jobs],
+            restart_mult: vec![0.9; jobs],
+            speedup,
+            p: -1.0,
+            max_nodes: 16,
+            distinct,
+        }
+    }
+
+    #[test]
+    fn distinct_populations_hold_no_copies_and_still_fit_capacity() {
+        let cluster = parse_cluster("t4:4x4").unwrap();
+        let vnodes = virtual_nodes(&cluster);
+        let speedup = |_: usize, n: u32, k: u32| k as f64 / (1.0 + 0.2 * (n as f64 - 1.0));
+        let count_distinct = |pop: &[Individual]| pop.iter().collect::<HashSet<_>>().len();
+        let r = round(&vnodes, &speedup, true);
+        let (best, pop) = r.search(Vec::new(), 50, 20, &mut Sampler::derive(7, "ga"));
+        assert_eq!(count_distinct(&pop), pop.len(), "no copies with distinct");
+        assert_eq!(pop.len(), 50);
+        for c in 0..vnodes.len() {
+            let used: u32 = (0..6).map(|j| best[j * vnodes.len() + c] as u32).sum();
+            assert!(used <= vnodes[c].gpus);
+        }
+        // Without it, the elitist survival fills up with copies of the best.
+        let r = round(&vnodes, &speedup, false);
+        let (_, pop) = r.search(Vec::new(), 50, 20, &mut Sampler::derive(7, "ga"));
+        assert!(count_distinct(&pop) < pop.len());
     }
 }

@@ -30,6 +30,7 @@ const PARAMS: &[ParamSpec] = &[
     ParamSpec::float("p", "-1", -10.0, 10.0, "Power of the fitness' power mean over job speedups (-1: harmonic mean; 0: geometric)"),
     ParamSpec::int("population", "100", 2, 10_000, "Genetic algorithm population"),
     ParamSpec::int("generations", "100", 0, 10_000, "Generations per round"),
+    ParamSpec::boolean("distinct", "true", "Keep only distinct individuals in the population, as pymoo's NSGA-II does (eliminate_duplicates); false lets copies of the best crowd it out"),
     ParamSpec::float("round_s", "60", 1.0, 3600.0, "Round length in seconds"),
     ParamSpec::float("restart_s", "30", 0.0, 3600.0, "Seconds per restart in the restart penalty max(age - restarts*S, 0)/(age + S)"),
     ParamSpec::int("max_replicas", "0", 0, 100_000, "Cap on replicas per job; 0 = 64, or the smallest GPU type's size on a heterogeneous cluster (16 on sia-hetero-64)"),
@@ -51,6 +52,7 @@ fn build(p: &Params, seed: u64) -> Result<Box<dyn Policy>> {
         p: p.f64("p"),
         population: p.i64("population") as usize,
         generations: p.i64("generations") as usize,
+        distinct: p.bool("distinct"),
         round_s: p.f64("round_s"),
         restart_s: p.f64("restart_s"),
         max_replicas: p.i64("max_replicas") as u32,
@@ -70,6 +72,7 @@ pub struct Pollux {
     p: f64,
     population: usize,
     generations: usize,
+    distinct: bool,
     round_s: f64,
     restart_s: f64,
     max_replicas: u32,
@@ -264,6 +267,7 @@ impl Policy for Pollux {
             speedup: &speedup,
             p: self.p,
             max_nodes: self.max_nodes,
+            distinct: self.distinct,
         };
         let seeds = self.seeds(&jobs);
         let mut rng = self.rng.clone();
