@@ -331,6 +331,16 @@ impl<'c> Packer<'c> {
         Some(placed)
     }
 
+    /// Claims `count` GPUs of `kind` under `PlacementRule::Any` whatever the
+    /// packer's rule: the fallback of a placer that splits a job across
+    /// nodes rather than evicting others (the Sia simulator's fast placer).
+    pub fn claim_split(&mut self, job: u32, kind: GpuKind, count: u32) -> Option<Placement> {
+        let rule = std::mem::replace(&mut self.rule, PlacementRule::Any);
+        let placed = self.claim(job, kind, count);
+        self.rule = rule;
+        placed
+    }
+
     /// Claims an explicit placement (e.g. a policy's own placer); `false` if
     /// any of its GPUs is already claimed.
     pub fn claim_exact(&mut self, job: u32, placement: &Placement) -> bool {

@@ -45,6 +45,7 @@ const PARAMS: &[ParamSpec] = &[
     ParamSpec::choice("solver", "auto", &["auto", "exact", "lp-shim", "lp-shim-plain", "greedy"], "auto: exact branch-and-bound when the round has at most exact_max_vars variables, else lp-shim (LP relaxation, the thesis shim, then an exact repair of the rounded items); lp-shim-plain is the thesis shim alone"),
     ParamSpec::int("exact_max_vars", "400", 0, 1_000_000, "Largest round solved exactly under solver=auto"),
     ParamSpec::int("node_limit", "2000", 1, 100_000_000, "Branch-and-bound node budget per round (deterministic; the LP + shim answers beyond it). On sia-newtrace, 2000 gave the same average JCT as 20000 in about a quarter of the run time (docs/SIA.md)"),
+    ParamSpec::choice("placer", "evict", &["evict", "split"], "When fragmentation blocks a configuration: evict jobs from the node closest to fitting and place them again (the thesis's rule), or split the job across nodes of its type without evicting (the artifact simulator's fast placer)"),
     ParamSpec::boolean("restart_factor", "true", "Discount configurations that force a restart by Pollux's restart factor (E13)"),
     ParamSpec::float("timeshare_tau", "0", 0.0, 86_400.0, "Time-share window tau in seconds (0 = off; the thesis tried 180 and 300)"),
     ParamSpec::choice("profiling", "thesis", &["thesis", "artifact", "oracle", "none"], "Goodput knowledge: thesis = 1-GPU profiles of every type before the first allocation (20 s charged) + bootstrap; artifact = the artifact's default (no profile before the first run); oracle = true models; none = no profiling, no projection"),
@@ -80,6 +81,10 @@ fn build(p: &Params, _seed: u64) -> Result<Box<dyn Policy>> {
         solver: p.text("solver").to_string(),
         exact_max_vars: p.i64("exact_max_vars") as usize,
         node_limit: p.i64("node_limit") as u64,
+        fragmentation: match p.text("placer") {
+            "split" => placer::Fragmentation::Split,
+            _ => placer::Fragmentation::Evict,
+        },
         use_restart_factor: p.bool("restart_factor"),
         tau: p.f64("timeshare_tau"),
         batch_cap_tj: p.text("batch_cap") == "tunedjobs",
@@ -109,6 +114,7 @@ pub struct Sia {
     solver: String,
     exact_max_vars: usize,
     node_limit: u64,
+    fragmentation: placer::Fragmentation,
     use_restart_factor: bool,
     tau: f64,
     batch_cap_tj: bool,
@@ -363,7 +369,7 @@ impl Policy for Sia {
                 })
             })
             .collect();
-        let placed = placer::place(view, &targets);
+        let placed = placer::place(view, &targets, self.fragmentation);
         if !placed.unplaced.is_empty() && out.fallback.is_none() {
             out.fallback = Some(format!(
                 "{} jobs could not be placed (fragmentation) after {} evictions",

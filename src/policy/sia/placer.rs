@@ -4,11 +4,24 @@
 //! in decreasing size, best fit. When fragmentation blocks a job, the jobs
 //! on the node closest to fitting are evicted (smallest first) and placed
 //! again at the end; a job that still does not fit waits for the next round.
+//! `Fragmentation::Split` is the artifact simulator's reading instead: it
+//! never evicts and spreads a blocked job over the free GPUs of its type
+//! (the ILP's per-type capacity guarantees they suffice); the engine then
+//! simulates the job on the nodes it spans.
 
 use super::configs::Config;
 use crate::cluster::{Packer, Placement, PlacementRule};
 use crate::perf::BatchChoice;
 use crate::sim::View;
+
+/// What the placer does when fragmentation blocks a job.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fragmentation {
+    /// Thesis rule (c): evict jobs from the node closest to fitting, retry.
+    Evict,
+    /// The artifact simulator's fast placer: split the job across nodes.
+    Split,
+}
 
 /// One job's target.
 pub struct Target {
@@ -27,7 +40,7 @@ pub struct Placed {
     pub unplaced: Vec<u32>,
 }
 
-pub fn place(view: &View, targets: &[Target]) -> Placed {
+pub fn place(view: &View, targets: &[Target], mode: Fragmentation) -> Placed {
     let mut packer = Packer::empty(view.cluster, PlacementRule::Packed);
     let mut out = Placed::default();
     let mut claimed: Vec<(usize, Placement)> = Vec::new();
@@ -53,6 +66,13 @@ pub fn place(view: &View, targets: &[Target]) -> Placed {
         let c = targets[t].config;
         if let Some(p) = packer.claim(targets[t].job, c.kind, c.gpus) {
             claimed.push((t, p));
+            continue;
+        }
+        if mode == Fragmentation::Split {
+            match packer.claim_split(targets[t].job, c.kind, c.gpus) {
+                Some(p) => claimed.push((t, p)),
+                None => out.unplaced.push(targets[t].job),
+            }
             continue;
         }
         // Fragmentation: free the node closest to fitting (or, for a
