@@ -3,7 +3,7 @@
 
 use crate::cluster::Cluster;
 use crate::error::Result;
-use crate::metrics::{evaluate, JobMetrics, Summary};
+use crate::metrics::{evaluate, JobMetrics, RestartMix, Summary};
 use crate::params::Params;
 use crate::perf::ModelZoo;
 use crate::policy;
@@ -19,6 +19,8 @@ pub struct PolicyRun {
     pub policy: String,
     pub params: Params,
     pub metrics: Summary,
+    /// `metrics.avg_restarts` by what changed: grow, shrink, moved, resumed.
+    pub restart_mix: RestartMix,
     pub jobs: Vec<JobMetrics>,
     /// Wall-clock seconds the simulation took (varies between runs).
     pub wall_s: f64,
@@ -95,6 +97,7 @@ pub fn finish_policy(
         policy: name.to_string(),
         params,
         metrics,
+        restart_mix: RestartMix::of(&jobs),
         jobs,
         wall_s,
         stop_reason: outcome.stop_reason.clone(),

@@ -206,6 +206,20 @@ fn check_run(
         let start = r.start.unwrap();
         prop_assert!(start >= spec.arrival);
         prop_assert!(r.finish.unwrap() > start);
+        prop_assert_eq!(
+            r.restart_kinds.total(),
+            r.restarts,
+            "{}: job {} restart kinds {:?}",
+            policy_name,
+            r.id,
+            r.restart_kinds
+        );
+        prop_assert!(
+            r.restart_kinds.resumed <= r.preemptions,
+            "{}: job {} resumed more often than it was preempted",
+            policy_name,
+            r.id
+        );
     }
     Ok(())
 }

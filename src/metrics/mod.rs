@@ -27,7 +27,7 @@ pub use series::{share_steps, time_series, ShareSteps, TimeSeries};
 use crate::cluster::Cluster;
 use crate::num;
 use crate::perf::{BatchChoice, ModelZoo, Share};
-use crate::sim::{JobResult, Outcome};
+use crate::sim::{JobResult, Outcome, RestartKinds};
 use crate::workload::{Adaptivity, JobSpec};
 use serde::Serialize;
 
@@ -44,6 +44,8 @@ pub struct JobMetrics {
     pub queue_s: Option<f64>,
     pub gpu_s: f64,
     pub restarts: u32,
+    /// The restarts by what changed.
+    pub restart_kinds: RestartKinds,
     pub preemptions: u32,
     /// Share changes that kept none of the job's GPUs.
     pub migrations: u32,
@@ -71,6 +73,35 @@ pub struct Summary {
     pub ftf_unfair_frac: f64,
 }
 
+/// Restarts per job by what changed (see `sim::RestartKinds`); the four
+/// sum to `Summary::avg_restarts`. Kept beside the summary rather than in
+/// it because the summary's fields are the page's scalar columns.
+#[derive(Debug, Clone, Copy, Default, Serialize, PartialEq)]
+pub struct RestartMix {
+    pub grow: f64,
+    pub shrink: f64,
+    pub moved: f64,
+    pub resumed: f64,
+}
+
+impl RestartMix {
+    pub fn of(jobs: &[JobMetrics]) -> RestartMix {
+        if jobs.is_empty() {
+            return RestartMix::default();
+        }
+        let n = jobs.len() as f64;
+        let sum = |f: fn(&RestartKinds) -> u32| {
+            jobs.iter().map(|j| f(&j.restart_kinds) as f64).sum::<f64>() / n
+        };
+        RestartMix {
+            grow: sum(|k| k.grow),
+            shrink: sum(|k| k.shrink),
+            moved: sum(|k| k.moved),
+            resumed: sum(|k| k.resumed),
+        }
+    }
+}
+
 /// Per-job metrics and the run summary of one outcome.
 pub fn evaluate(
     outcome: &Outcome,
@@ -95,6 +126,7 @@ pub fn evaluate(
                 queue_s: jct.map(|j| (j - r.run_s).max(0.0)),
                 gpu_s: r.gpu_s,
                 restarts: r.restarts,
+                restart_kinds: r.restart_kinds,
                 preemptions: r.preemptions,
                 migrations: r.migrations,
                 ftf_rho: jct

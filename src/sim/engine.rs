@@ -2,7 +2,7 @@
 
 use super::config::{EngineConfig, Reconfig};
 use super::events::{EventKind, EventQueue};
-use super::state::{JobState, Phase};
+use super::state::{JobState, Phase, RestartKinds};
 use super::timeline::{RoundStat, Timeline};
 use super::view::{Decision, View};
 use crate::cluster::{Cluster, GpuKind, Placement};
@@ -37,6 +37,8 @@ pub struct JobResult {
     pub gpu_s: f64,
     pub run_s: f64,
     pub restarts: u32,
+    /// The restarts by what changed (sums to `restarts`).
+    pub restart_kinds: RestartKinds,
     pub preemptions: u32,
     pub restart_s: f64,
     /// Share changes that kept none of the job's GPUs.
@@ -642,6 +644,7 @@ impl Simulation {
             let first = st.first_start.is_none();
             if !first {
                 st.restarts += 1;
+                st.restart_kinds.record(st.placement.as_ref(), &placement);
             }
             let delay = if first && !self.cfg.charge_first_start {
                 0.0
@@ -731,6 +734,7 @@ impl Simulation {
         let first = st.first_start.is_none();
         if !first {
             st.restarts += 1;
+            st.restart_kinds.record(st.placement.as_ref(), &placement);
         }
         st.first_start.get_or_insert(now);
         let pending = st.phase == Phase::Running && st.reconfig_until > now;
@@ -881,6 +885,7 @@ impl Simulation {
                 gpu_s: st.gpu_s_at(now),
                 run_s: st.run_s_at(now),
                 restarts: st.restarts,
+                restart_kinds: st.restart_kinds,
                 preemptions: st.preemptions,
                 restart_s: st.restart_s,
                 migrations: st.migrations,

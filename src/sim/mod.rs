@@ -17,6 +17,6 @@ mod view;
 pub use config::{EngineConfig, Reconfig, ENGINE_PARAMS};
 pub use engine::{JobResult, Outcome, Progress, Simulation};
 pub use insight::{ConfigCol, RoundInsight};
-pub use state::{JobState, Phase};
+pub use state::{JobState, Phase, RestartKinds};
 pub use timeline::{RoundStat, Segment, Timeline};
 pub use view::{Assignment, Decision, RateFn, View};

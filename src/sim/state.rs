@@ -50,6 +50,8 @@ pub struct JobState {
     pub finish: Option<f64>,
     /// Allocation changes after the first start (the Pollux/Sia definition).
     pub restarts: u32,
+    /// The same restarts by what changed.
+    pub restart_kinds: RestartKinds,
     /// Times the job lost all its GPUs before finishing.
     pub preemptions: u32,
     /// Seconds of restart delay paid so far.
@@ -100,6 +102,7 @@ impl JobState {
             first_start: None,
             finish: None,
             restarts: 0,
+            restart_kinds: RestartKinds::default(),
             preemptions: 0,
             restart_s: 0.0,
             version: 0,
@@ -184,5 +187,33 @@ impl JobState {
         } else {
             Some((from + (self.work - p).max(0.0) / self.rate, true))
         }
+    }
+}
+
+/// A job's restarts by what changed: more GPUs, fewer GPUs, as many GPUs
+/// elsewhere (another type or other nodes), or back on GPUs after holding
+/// none. Always sums to the job's restart count; the restart analyses of
+/// docs/SIA.md read these.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct RestartKinds {
+    pub grow: u32,
+    pub shrink: u32,
+    pub moved: u32,
+    pub resumed: u32,
+}
+
+impl RestartKinds {
+    /// Counts one restart from `old` (None: the job held no GPUs) to `new`.
+    pub fn record(&mut self, old: Option<&Placement>, new: &Placement) {
+        match old {
+            None => self.resumed += 1,
+            Some(o) if new.gpus() > o.gpus() => self.grow += 1,
+            Some(o) if new.gpus() < o.gpus() => self.shrink += 1,
+            Some(_) => self.moved += 1,
+        }
+    }
+
+    pub fn total(&self) -> u32 {
+        self.grow + self.shrink + self.moved + self.resumed
     }
 }

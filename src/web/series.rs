@@ -170,6 +170,7 @@ mod tests {
             gpu_s: 0.0,
             run_s: 0.0,
             restarts: 0,
+            restart_kinds: Default::default(),
             preemptions: 0,
             restart_s: 0.0,
             migrations: 0,
