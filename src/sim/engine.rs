@@ -643,8 +643,7 @@ impl Simulation {
         if moved {
             let first = st.first_start.is_none();
             if !first {
-                st.restarts += 1;
-                st.restart_kinds.record(st.placement.as_ref(), &placement);
+                st.count_restart(&placement);
             }
             let delay = if first && !self.cfg.charge_first_start {
                 0.0
@@ -733,8 +732,7 @@ impl Simulation {
         let st = &mut self.jobs[id as usize];
         let first = st.first_start.is_none();
         if !first {
-            st.restarts += 1;
-            st.restart_kinds.record(st.placement.as_ref(), &placement);
+            st.count_restart(&placement);
         }
         st.first_start.get_or_insert(now);
         let pending = st.phase == Phase::Running && st.reconfig_until > now;

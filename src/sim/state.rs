@@ -84,6 +84,13 @@ pub struct JobState {
 }
 
 impl JobState {
+    /// Counts one restart (from the current placement to `new`) in the
+    /// total and in its kind, so the two cannot drift apart.
+    pub fn count_restart(&mut self, new: &Placement) {
+        self.restarts += 1;
+        self.restart_kinds.record(self.placement.as_ref(), new);
+    }
+
     pub fn new(model: ModelId, work: f64) -> JobState {
         JobState {
             model,

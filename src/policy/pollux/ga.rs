@@ -255,10 +255,10 @@ impl Round<'_> {
     /// Runs the search from `seeds` (warm start) and returns the best
     /// individual and the final population. With `distinct`, as in pymoo's
     /// NSGA-II (the artifact's optimiser, `eliminate_duplicates=True`), the
-    /// population holds distinct individuals only: a seed, mutant or child equal to a
-    /// member (or to another child of the same generation) is discarded and
-    /// mating is retried, up to
-    /// `MATING_ROUNDS` batches per generation.
+    /// population holds distinct individuals only: a seed, mutant or child
+    /// equal to a member (or to another child of the same generation) is
+    /// discarded and mating is retried, up to `MATING_ROUNDS` batches per
+    /// generation.
     pub fn search(
         &self,
         seeds: Vec<Individual>,
@@ -313,8 +313,13 @@ impl Round<'_> {
             pop.extend(kids);
             // Elitist survival, stable on ties.
             pop.sort_by(|a, b| b.0.total_cmp(&a.0));
-            for (_, gone) in pop.drain(population.min(pop.len())..) {
-                seen.remove(&gone);
+            let survivors = population.min(pop.len());
+            if self.distinct {
+                for (_, gone) in pop.drain(survivors..) {
+                    seen.remove(&gone);
+                }
+            } else {
+                pop.truncate(survivors);
             }
         }
         pop.sort_by(|a, b| b.0.total_cmp(&a.0));
