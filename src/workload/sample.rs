@@ -93,6 +93,15 @@ impl Sampler {
     pub fn chance(&mut self, p: f64) -> bool {
         self.uniform() < p
     }
+
+    /// Fisher-Yates shuffle drawn with [`Sampler::below`], so that the order
+    /// is the same on every platform (`usize` differs between wasm and native).
+    pub fn shuffle<T>(&mut self, items: &mut [T]) {
+        for i in (1..items.len()).rev() {
+            let j = self.below(i as u64 + 1) as usize;
+            items.swap(i, j);
+        }
+    }
 }
 
 #[cfg(test)]

@@ -2,9 +2,11 @@
 //! elitist genetic algorithm over integer matrices X[job, virtual node] of
 //! replicas, maximising the power mean (p = -1) of per-job speedups over a
 //! fair share, with Pollux's crossover, mutation and repair operators.
-//! NSGA-II's second objective (utility) is ignored by the policy, so the
-//! survival step keeps the best individuals of parents and offspring.
+//! The survival step is either NSGA-II's over fitness and cluster utility
+//! (the artifact's pymoo optimiser; `nsga`) or plain elitism by fitness.
+//! Either way the policy takes the fittest individual.
 
+use super::nsga;
 use super::vnodes::VNode;
 use crate::num;
 use crate::workload::sample::Sampler;
@@ -35,6 +37,18 @@ pub struct Round<'a> {
     pub max_nodes: u32,
     /// Discard individuals equal to a member (pymoo's eliminate_duplicates).
     pub distinct: bool,
+    /// How each generation's survivors are chosen.
+    pub survival: Survival,
+}
+
+/// How a generation's survivors (and parents) are chosen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Survival {
+    /// NSGA-II over (fitness, cluster utility): rank and crowding survival,
+    /// dominance tournaments (pymoo, as the artifact runs it).
+    Nsga2,
+    /// The fittest individuals survive; tournaments by fitness.
+    Fitness,
 }
 
 pub type Individual = Vec<u8>;
@@ -75,6 +89,29 @@ impl Round<'_> {
         } else {
             num::pow(mean, 1.0 / self.p)
         }
+    }
+
+    /// Cluster utility: allocated GPUs over the GPUs of the (virtual) nodes
+    /// in use (1 when nothing is allocated), Pollux's second objective.
+    pub fn utility(&self, x: &Individual) -> f64 {
+        let (jn, v) = (self.jobs(), self.v());
+        let (mut used, mut offered) = (0u32, 0u32);
+        for c in 0..v {
+            let here: u32 = (0..jn).map(|j| x[j * v + c] as u32).sum();
+            if here > 0 {
+                used += here;
+                offered += self.vnodes[c].gpus;
+            }
+        }
+        if offered == 0 {
+            1.0
+        } else {
+            used as f64 / offered as f64
+        }
+    }
+
+    fn objectives(&self, x: &Individual) -> nsga::Objectives {
+        [self.fitness(x), self.utility(x)]
     }
 
     /// Enforces node capacity, per-job replica and node limits, at most one
@@ -267,15 +304,23 @@ impl Round<'_> {
         rng: &mut Sampler,
     ) -> (Individual, Vec<Individual>) {
         let size = self.jobs() * self.v();
-        let mut pop: Vec<(f64, Individual)> = Vec::with_capacity(population * 2);
+        let nsga2 = self.survival == Survival::Nsga2;
+        let score = |x: &Individual| -> nsga::Objectives {
+            if nsga2 {
+                self.objectives(x)
+            } else {
+                [self.fitness(x), 0.0]
+            }
+        };
+        let mut pop: Vec<(nsga::Objectives, Individual)> = Vec::with_capacity(population * 2);
         let mut seen: HashSet<Individual> = HashSet::with_capacity(population * 4);
         let current: Individual = self.current.concat();
         seen.insert(current.clone());
-        pop.push((self.fitness(&current), current.clone()));
+        pop.push((score(&current), current.clone()));
         for mut s in seeds.into_iter().filter(|s| s.len() == size) {
             self.repair(&mut s, rng);
             if self.admit(&mut seen, &s) {
-                pop.push((self.fitness(&s), s));
+                pop.push((score(&s), s));
             }
         }
         let mut attempts = 0;
@@ -285,47 +330,100 @@ impl Round<'_> {
             self.mutate(&mut x, rng);
             self.repair(&mut x, rng);
             if self.admit(&mut seen, &x) {
-                pop.push((self.fitness(&x), x));
+                pop.push((score(&x), x));
             }
         }
-        let tournament = |pop: &[(f64, Individual)], rng: &mut Sampler| {
-            let a = rng.below(pop.len() as u64) as usize;
-            let b = rng.below(pop.len() as u64) as usize;
-            if pop[a].0 >= pop[b].0 {
-                a
-            } else {
-                b
-            }
-        };
+        // Crowding distances of the current population (NSGA-II only).
+        let mut crowd: Vec<f64> = Vec::new();
+        if nsga2 {
+            let objs: Vec<_> = pop.iter().map(|p| p.0).collect();
+            let keep = pop.len();
+            let (order, distance) = nsga::survive(&objs, keep, rng);
+            crowd = order.iter().map(|&i| distance[i]).collect();
+            pop = reorder(pop, &order);
+        }
+        let mut objs: Vec<nsga::Objectives> = Vec::new();
         for _ in 0..generations {
+            objs.clear();
+            objs.extend(pop.iter().map(|p| p.0));
             let mut kids = Vec::with_capacity(population);
             let mut attempts = 0;
             while kids.len() < population && attempts < population * MATING_ROUNDS {
                 attempts += 1;
-                let (a, b) = (tournament(&pop, rng), tournament(&pop, rng));
+                let (a, b) = if nsga2 {
+                    (
+                        nsga::tournament(&objs, &crowd, rng),
+                        nsga::tournament(&objs, &crowd, rng),
+                    )
+                } else {
+                    (fitter_of_two(&objs, rng), fitter_of_two(&objs, rng))
+                };
                 let mut child = self.crossover(&pop[a].1, &pop[b].1, rng);
                 self.mutate(&mut child, rng);
                 self.repair(&mut child, rng);
                 if self.admit(&mut seen, &child) {
-                    kids.push((self.fitness(&child), child));
+                    kids.push((score(&child), child));
                 }
             }
             pop.extend(kids);
-            // Elitist survival, stable on ties.
-            pop.sort_by(|a, b| b.0.total_cmp(&a.0));
             let survivors = population.min(pop.len());
-            if self.distinct {
-                for (_, gone) in pop.drain(survivors..) {
-                    seen.remove(&gone);
+            if nsga2 {
+                objs.clear();
+                objs.extend(pop.iter().map(|p| p.0));
+                let (order, distance) = nsga::survive(&objs, survivors, rng);
+                crowd = order.iter().map(|&i| distance[i]).collect();
+                let mut kept = vec![false; pop.len()];
+                order.iter().for_each(|&i| kept[i] = true);
+                if self.distinct {
+                    for (i, (_, x)) in pop.iter().enumerate() {
+                        if !kept[i] {
+                            seen.remove(x);
+                        }
+                    }
                 }
+                pop = reorder(pop, &order);
             } else {
-                pop.truncate(survivors);
+                // Elitist survival, stable on ties.
+                pop.sort_by(|a, b| b.0[0].total_cmp(&a.0[0]));
+                if self.distinct {
+                    for (_, gone) in pop.drain(survivors..) {
+                        seen.remove(&gone);
+                    }
+                } else {
+                    pop.truncate(survivors);
+                }
             }
         }
-        pop.sort_by(|a, b| b.0.total_cmp(&a.0));
-        let best = pop[0].1.clone();
+        if !nsga2 {
+            pop.sort_by(|a, b| b.0[0].total_cmp(&a.0[0]));
+        }
+        // The fittest individual (the first on ties).
+        let mut best = 0;
+        for (i, p) in pop.iter().enumerate() {
+            if p.0[0] > pop[best].0[0] {
+                best = i;
+            }
+        }
+        let best = pop[best].1.clone();
         (best, pop.into_iter().map(|(_, x)| x).collect())
     }
+}
+
+/// The fitter (first objective) of two random members.
+fn fitter_of_two(objs: &[nsga::Objectives], rng: &mut Sampler) -> usize {
+    let a = rng.below(objs.len() as u64) as usize;
+    let b = rng.below(objs.len() as u64) as usize;
+    if objs[a][0] >= objs[b][0] {
+        a
+    } else {
+        b
+    }
+}
+
+/// The members of `pop` at `order`, in that order.
+fn reorder<T>(pop: Vec<T>, order: &[usize]) -> Vec<T> {
+    let mut slots: Vec<Option<T>> = pop.into_iter().map(Some).collect();
+    order.iter().filter_map(|&i| slots[i].take()).collect()
 }
 
 #[cfg(test)]
@@ -339,6 +437,15 @@ mod tests {
         speedup: &'a dyn Fn(usize, u32, u32) -> f64,
         distinct: bool,
     ) -> Round<'a> {
+        round_with(vnodes, speedup, distinct, Survival::Fitness)
+    }
+
+    fn round_with<'a>(
+        vnodes: &'a [VNode],
+        speedup: &'a dyn Fn(usize, u32, u32) -> f64,
+        distinct: bool,
+        survival: Survival,
+    ) -> Round<'a> {
         let jobs = 6;
         Round {
             vnodes,
@@ -351,6 +458,7 @@ mod tests {
             p: -1.0,
             max_nodes: 16,
             distinct,
+            survival,
         }
     }
 
@@ -372,5 +480,32 @@ mod tests {
         let r = round(&vnodes, &speedup, false);
         let (_, pop) = r.search(Vec::new(), 50, 20, &mut Sampler::derive(7, "ga"));
         assert!(count_distinct(&pop) < pop.len());
+    }
+
+    #[test]
+    fn nsga2_survival_never_loses_the_fittest_and_keeps_utility_spread() {
+        let cluster = parse_cluster("t4:4x4").unwrap();
+        let vnodes = virtual_nodes(&cluster);
+        let speedup = |_: usize, n: u32, k: u32| k as f64 / (1.0 + 0.2 * (n as f64 - 1.0));
+        let r = round_with(&vnodes, &speedup, true, Survival::Nsga2);
+        let mut rng = Sampler::derive(3, "ga");
+        let (best0, pop0) = r.search(Vec::new(), 40, 5, &mut rng);
+        // Warm-started from that population, the fittest can only improve.
+        let (best1, pop1) = r.search(pop0.clone(), 40, 30, &mut rng);
+        // Every seed competed in the second search: none beats its pick.
+        for x in pop0.iter().chain(std::iter::once(&best0)) {
+            assert!(
+                r.fitness(x) <= r.fitness(&best1),
+                "a seed was fitter than the pick"
+            );
+        }
+        assert_eq!(pop1.iter().collect::<HashSet<_>>().len(), pop1.len());
+        for c in 0..vnodes.len() {
+            let used: u32 = (0..6).map(|j| best1[j * vnodes.len() + c] as u32).sum();
+            assert!(used <= vnodes[c].gpus);
+        }
+        // The second objective keeps individuals of several utilities alive.
+        let utilities: HashSet<u64> = pop1.iter().map(|x| r.utility(x).to_bits()).collect();
+        assert!(utilities.len() > 1, "{utilities:?}");
     }
 }

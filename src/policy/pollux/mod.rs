@@ -9,6 +9,7 @@
 //! round beyond the most GPUs they have run on.
 
 mod ga;
+mod nsga;
 mod vnodes;
 
 pub use vnodes::{decode, virtual_nodes, VNode};
@@ -31,6 +32,7 @@ const PARAMS: &[ParamSpec] = &[
     ParamSpec::int("population", "100", 2, 10_000, "Genetic algorithm population"),
     ParamSpec::int("generations", "100", 0, 10_000, "Generations per round"),
     ParamSpec::boolean("distinct", "true", "Keep only distinct individuals in the population, as pymoo's NSGA-II does (eliminate_duplicates); false lets copies of the best crowd it out"),
+    ParamSpec::choice("survival", "fitness", &["nsga2", "fitness"], "Which individuals survive a generation: nsga2 = NSGA-II's rank and crowding over (fitness, cluster utility) with dominance tournaments, as the artifact's pymoo optimiser runs it; fitness = the fittest (elitist). The fittest individual is taken either way"),
     ParamSpec::float("round_s", "60", 1.0, 3600.0, "Round length in seconds"),
     ParamSpec::float("restart_s", "30", 0.0, 3600.0, "Seconds per restart in the restart penalty max(age - restarts*S, 0)/(age + S)"),
     ParamSpec::int("max_replicas", "0", 0, 100_000, "Cap on replicas per job; 0 = 64, or the smallest GPU type's size on a heterogeneous cluster (16 on sia-hetero-64)"),
@@ -53,6 +55,11 @@ fn build(p: &Params, seed: u64) -> Result<Box<dyn Policy>> {
         population: p.i64("population") as usize,
         generations: p.i64("generations") as usize,
         distinct: p.bool("distinct"),
+        survival: if p.text("survival") == "nsga2" {
+            ga::Survival::Nsga2
+        } else {
+            ga::Survival::Fitness
+        },
         round_s: p.f64("round_s"),
         restart_s: p.f64("restart_s"),
         max_replicas: p.i64("max_replicas") as u32,
@@ -73,6 +80,7 @@ pub struct Pollux {
     population: usize,
     generations: usize,
     distinct: bool,
+    survival: ga::Survival,
     round_s: f64,
     restart_s: f64,
     max_replicas: u32,
@@ -268,6 +276,7 @@ impl Policy for Pollux {
             p: self.p,
             max_nodes: self.max_nodes,
             distinct: self.distinct,
+            survival: self.survival,
         };
         let seeds = self.seeds(&jobs);
         let mut rng = self.rng.clone();
