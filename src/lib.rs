@@ -11,6 +11,7 @@
 
 pub mod cluster;
 pub mod error;
+pub mod isolated;
 pub mod metrics;
 pub mod num;
 pub mod params;

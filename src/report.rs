@@ -21,6 +21,9 @@ pub struct PolicyRun {
     pub metrics: Summary,
     /// `metrics.avg_restarts` by what changed: grow, shrink, moved, resumed.
     pub restart_mix: RestartMix,
+    /// Where the rhos' isolated times come from: `analytic` (rate curve) or
+    /// `simulated` (the job alone under the same policy; `isolated`).
+    pub ftf_reference: &'static str,
     pub jobs: Vec<JobMetrics>,
     /// Wall-clock seconds the simulation took (varies between runs).
     pub wall_s: f64,
@@ -98,6 +101,7 @@ pub fn finish_policy(
         params,
         metrics,
         restart_mix: RestartMix::of(&jobs),
+        ftf_reference: "analytic",
         jobs,
         wall_s,
         stop_reason: outcome.stop_reason.clone(),

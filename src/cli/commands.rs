@@ -61,6 +61,11 @@ pub struct RunArgs {
     /// the built-in models of the same name; repeatable (directories are merged).
     #[arg(long)]
     pub profiles: Vec<String>,
+    /// Finish-time fairness reference: analytic (the job's rate curve on its fair share) or
+    /// simulated (the job alone under the same policy on each GPU type, as the Sia artifact does;
+    /// slower).
+    #[arg(long, default_value = "analytic")]
+    pub ftf: String,
 }
 
 /// How the user asked for a trace to be read.
@@ -180,6 +185,8 @@ pub fn run(a: RunArgs) -> Result<()> {
     for p in &policies {
         crate::policy::info(p)?;
     }
+    let ftf = crate::isolated::FtfReference::parse(&a.ftf)
+        .ok_or_else(|| Error::config(format!("--ftf {}: expected analytic or simulated", a.ftf)))?;
     let overrides = split_overrides(&a.set)?;
     check_owners(&overrides, &policies)?;
     let mut zoo = ModelZoo::named(&a.zoo).ok_or_else(|| {
@@ -218,7 +225,13 @@ pub fn run(a: RunArgs) -> Result<()> {
             bar.set_message(format!("t = {:.1} h", pr.now / 3600.0));
             true
         };
-        let r = run_policy(&trace, &cluster, &zoo, p, &overrides, a.seed, &mut cb)?;
+        let mut r = run_policy(&trace, &cluster, &zoo, p, &overrides, a.seed, &mut cb)?;
+        if ftf == crate::isolated::FtfReference::Simulated {
+            bar.set_message("isolated runs for finish-time fairness");
+            crate::isolated::apply_simulated_ftf(
+                &mut r, &trace, &cluster, &zoo, &overrides, a.seed,
+            )?;
+        }
         bar.finish_and_clear();
         results.push(r);
     }

@@ -36,6 +36,11 @@ pub struct ReproduceArgs {
     /// with ncf replaced by cifar10 and TunedJobs re-drawn.
     #[arg(long)]
     pub pollux_dir: Option<String>,
+    /// sia: also compute Fig 3.7's finish-time fairness against simulated isolated runs (each
+    /// job alone under the same policy on each GPU type, as the artifact does); adds about
+    /// 15 minutes per Helios trace, mostly Pollux's.
+    #[arg(long)]
+    pub ftf_simulated: bool,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Parameter override OWNER.KEY=VALUE (a policy or `engine`); repeatable.
@@ -165,6 +170,7 @@ fn reproduce_sia(a: &ReproduceArgs) -> Result<()> {
         scale_hours: a.scale_hours,
         pollux_scale_max: a.pollux_scale_max,
         pollux_dir: a.pollux_dir.as_ref().map(std::path::PathBuf::from),
+        ftf_simulated: a.ftf_simulated,
         overrides: split_overrides(&a.set)?,
     };
     let report = sia::reproduce(&opts, &mut progress(a.quiet))?;

@@ -18,6 +18,7 @@
 use super::table;
 use crate::cluster::{parse_cluster, Cluster};
 use crate::error::{Error, Result};
+use crate::isolated::apply_simulated_ftf;
 use crate::metrics::RestartMix;
 use crate::perf::ModelZoo;
 use crate::report::{run_policy, Overrides, PolicyRun};
@@ -247,6 +248,8 @@ pub struct Options {
     pub pollux_scale_max: u32,
     /// Directory with the Pollux artifact's `workload-*.csv` files.
     pub pollux_dir: Option<PathBuf>,
+    /// Fig 3.7 also against simulated isolated runs (`isolated`; slow).
+    pub ftf_simulated: bool,
     pub overrides: Overrides,
 }
 
@@ -261,6 +264,7 @@ impl Default for Options {
             scale_hours: 4.0,
             pollux_scale_max: 256,
             pollux_dir: None,
+            ftf_simulated: false,
             overrides: Overrides::new(),
         }
     }
@@ -331,6 +335,9 @@ pub struct RunStats {
     pub ftf_unfair_frac: f64,
     /// Completed jobs with a rho (for pooling the unfair fraction).
     pub ftf_jobs: usize,
+    /// The same against simulated isolated runs (Fig 3.7 runs only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ftf_simulated: Option<FtfStats>,
     pub times: RoundTimes,
     pub wall_s: f64,
 }
@@ -386,8 +393,36 @@ fn stats(setting: &str, workload: &str, trace: &Trace, run: &PolicyRun) -> RunSt
         ftf_rho_max: m.ftf_rho_max,
         ftf_unfair_frac: m.ftf_unfair_frac,
         ftf_jobs: run.jobs.iter().filter(|j| j.ftf_rho.is_some()).count(),
+        ftf_simulated: None,
         times: RoundTimes::of(run),
         wall_s: run.wall_s,
+    }
+}
+
+/// Finish-time fairness of one run: worst rho, unfair fraction, and the
+/// jobs that have a rho (for pooling the fraction over traces).
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct FtfStats {
+    pub rho_max: f64,
+    pub unfair_frac: f64,
+    pub jobs: usize,
+}
+
+impl FtfStats {
+    fn of(run: &PolicyRun) -> FtfStats {
+        FtfStats {
+            rho_max: run.metrics.ftf_rho_max,
+            unfair_frac: run.metrics.ftf_unfair_frac,
+            jobs: run.jobs.iter().filter(|j| j.ftf_rho.is_some()).count(),
+        }
+    }
+
+    /// Worst rho and pooled unfair fraction over several runs.
+    fn pool(all: &[FtfStats]) -> (f64, f64) {
+        let worst = all.iter().map(|x| x.rho_max).fold(0.0, f64::max);
+        let n: usize = all.iter().map(|x| x.jobs).sum();
+        let unfair: f64 = all.iter().map(|x| x.unfair_frac * x.jobs as f64).sum();
+        (worst, unfair / n.max(1) as f64)
     }
 }
 
@@ -564,7 +599,17 @@ fn run_all(
                 continue;
             }
             let r = run_policy(trace, cluster, zoo, p, &ov, opts.seed, &mut |_| true)?;
-            let s = stats(setting, workload, trace, &r);
+            let mut s = stats(setting, workload, trace, &r);
+            if opts.ftf_simulated
+                && opts.sections.contains(&Section::Ftf)
+                && setting == "hetero"
+                && workload == "helios"
+            {
+                // Fig 3.7 as the artifact computes it: each job alone under the policy.
+                let mut iso = r.clone();
+                apply_simulated_ftf(&mut iso, trace, cluster, zoo, &ov, opts.seed)?;
+                s.ftf_simulated = Some(FtfStats::of(&iso));
+            }
             progress(&format!(
                 "{setting} {:<28} {:<10} avg JCT {:>6.2} h  restarts {:>5.2}  worst rho {:>6.2}  ({:.1} s)",
                 s.trace, s.policy, s.avg_jct_h, s.restarts, s.ftf_rho_max, s.wall_s
@@ -1019,29 +1064,42 @@ pub fn to_table(r: &SiaReport) -> String {
         .filter(|p| !r.cell("hetero", "helios", p).is_empty())
         .collect();
     if !helios.is_empty() {
-        s.push_str("Fig 3.7: finish-time fairness on Helios-like traces, heterogeneous (worst rho over all traces; unfair = rho > 1, pooled)\n");
+        s.push_str("Fig 3.7: finish-time fairness on Helios-like traces, heterogeneous (worst rho over all traces; unfair = rho > 1, pooled). Isolated time: analytic = the job's rate curve on its fair share; simulated = the job alone under the same policy on each GPU type (the artifact's ftf_simulator)\n");
         let mut rows = vec![vec![
             "policy".to_string(),
-            "worst rho".into(),
+            "worst rho analytic".into(),
+            "simulated".into(),
             "thesis".into(),
-            "unfair %".into(),
+            "unfair % analytic".into(),
+            "simulated".into(),
             "thesis".into(),
         ]];
         for p in helios {
             let cell = r.cell("hetero", "helios", p);
-            let worst = cell.iter().map(|x| x.ftf_rho_max).fold(0.0, f64::max);
-            let n: usize = cell.iter().map(|x| x.ftf_jobs).sum();
-            let unfair: f64 = cell
+            let analytic: Vec<FtfStats> = cell
                 .iter()
-                .map(|x| x.ftf_unfair_frac * x.ftf_jobs as f64)
-                .sum::<f64>()
-                / n.max(1) as f64;
+                .map(|x| FtfStats {
+                    rho_max: x.ftf_rho_max,
+                    unfair_frac: x.ftf_unfair_frac,
+                    jobs: x.ftf_jobs,
+                })
+                .collect();
+            let simulated: Vec<FtfStats> = cell.iter().filter_map(|x| x.ftf_simulated).collect();
+            let (worst, unfair) = FtfStats::pool(&analytic);
+            let (sim_worst, sim_unfair) = if simulated.len() == cell.len() {
+                let (w, u) = FtfStats::pool(&simulated);
+                (format!("{w:.2}"), format!("{:.1}", u * 100.0))
+            } else {
+                ("-".into(), "-".into())
+            };
             let th = PUBLISHED_FTF.iter().find(|x| x.0 == *p);
             rows.push(vec![
                 p.to_string(),
                 format!("{worst:.2}"),
+                sim_worst,
                 th.map_or("-".into(), |t| format!("{}", t.1)),
                 format!("{:.1}", unfair * 100.0),
+                sim_unfair,
                 th.map_or("-".into(), |t| format!("{:.1}", t.2 * 100.0)),
             ]);
         }
