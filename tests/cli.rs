@@ -64,6 +64,7 @@ fn run_prints_the_json_contract() {
         );
         assert_eq!(m["jobs"], 200);
         assert!(r["params"].is_object() && r["wall_s"].is_number());
+        assert_eq!(r["ftf_reference"], "analytic");
         let jobs = r["jobs"].as_array().unwrap();
         assert_eq!(jobs.len(), 200);
         for key in [
@@ -147,6 +148,7 @@ fn bad_arguments_exit_with_2() {
             "fifo",
         ],
         &["list", "nothing"],
+        &["run", "--trace", "afs-mini", "--ftf", "guess"],
     ] {
         let (code, _, err) = schedlab(args);
         assert_eq!(code, 2, "{args:?}: {err}");
