@@ -15,7 +15,7 @@
 
 use crate::cluster::{Cluster, GpuKind, NodeGroup};
 use crate::error::Result;
-use crate::metrics::JobMetrics;
+use crate::metrics::ftf_extremes;
 use crate::perf::ModelZoo;
 use crate::policy;
 use crate::report::{run_policy, Overrides, PolicyRun};
@@ -65,35 +65,14 @@ pub fn apply_simulated_ftf(
         let Some(spec) = trace.jobs.get(job.id as usize) else {
             continue;
         };
-        let n_avg = run
-            .outcome
-            .jobs
-            .get(job.id as usize)
-            .map_or(1.0, |r| r.n_avg);
-        let work = run.outcome.jobs.get(job.id as usize).map(|r| r.work);
-        job.ftf_rho = match (job.jct_s, work) {
-            (Some(jct), Some(work)) => iso.reference(spec, work, n_avg)?.map(|t| jct / t),
+        job.ftf_rho = match (job.jct_s, run.outcome.jobs.get(job.id as usize)) {
+            (Some(jct), Some(r)) => iso.reference(spec, r.work, r.n_avg)?.map(|t| jct / t),
             _ => None,
         };
     }
-    summarise(run);
+    (run.metrics.ftf_rho_max, run.metrics.ftf_unfair_frac) = ftf_extremes(&run.jobs);
     run.ftf_reference = FtfReference::Simulated.name();
     Ok(())
-}
-
-/// Recomputes the summary's worst rho and unfair fraction from the jobs.
-fn summarise(run: &mut PolicyRun) {
-    let rhos: Vec<f64> = run
-        .jobs
-        .iter()
-        .filter_map(|j: &JobMetrics| j.ftf_rho)
-        .collect();
-    run.metrics.ftf_rho_max = rhos.iter().copied().fold(0.0, f64::max);
-    run.metrics.ftf_unfair_frac = if rhos.is_empty() {
-        0.0
-    } else {
-        rhos.iter().filter(|r| **r > 1.0).count() as f64 / rhos.len() as f64
-    };
 }
 
 /// Isolated runs of one policy, memoised by job shape.

@@ -152,7 +152,7 @@ fn summarize(jobs: &[JobMetrics], outcome: &Outcome, cluster: &Cluster) -> Summa
         0.0
     };
     let gpu_s: f64 = outcome.jobs.iter().map(|j| j.gpu_s).sum();
-    let rhos: Vec<f64> = jobs.iter().filter_map(|j| j.ftf_rho).collect();
+    let (ftf_rho_max, ftf_unfair_frac) = ftf_extremes(jobs);
     Summary {
         jobs: jobs.len(),
         completed: jcts.len(),
@@ -173,13 +173,22 @@ fn summarize(jobs: &[JobMetrics], outcome: &Outcome, cluster: &Cluster) -> Summa
         } else {
             jobs.iter().map(|j| j.restarts as f64).sum::<f64>() / jobs.len() as f64
         },
-        ftf_rho_max: rhos.iter().copied().fold(0.0, f64::max),
-        ftf_unfair_frac: if rhos.is_empty() {
-            0.0
-        } else {
-            rhos.iter().filter(|r| **r > 1.0).count() as f64 / rhos.len() as f64
-        },
+        ftf_rho_max,
+        ftf_unfair_frac,
     }
+}
+
+/// Worst finish-time fairness rho and the fraction of jobs with rho > 1,
+/// over the jobs that have a rho (0 and 0 when none has).
+pub fn ftf_extremes(jobs: &[JobMetrics]) -> (f64, f64) {
+    let rhos: Vec<f64> = jobs.iter().filter_map(|j| j.ftf_rho).collect();
+    let worst = rhos.iter().copied().fold(0.0, f64::max);
+    let unfair = if rhos.is_empty() {
+        0.0
+    } else {
+        rhos.iter().filter(|r| **r > 1.0).count() as f64 / rhos.len() as f64
+    };
+    (worst, unfair)
 }
 
 /// Finish-time fairness of one completed job (None if no reference exists).

@@ -375,6 +375,7 @@ pub fn contention(run: &PolicyRun) -> (f64, f64) {
 fn stats(setting: &str, workload: &str, trace: &Trace, run: &PolicyRun) -> RunStats {
     let m = &run.metrics;
     let (c_avg, c_max) = contention(run);
+    let ftf = FtfStats::of(run);
     RunStats {
         setting: setting.to_string(),
         workload: workload.to_string(),
@@ -390,9 +391,9 @@ fn stats(setting: &str, workload: &str, trace: &Trace, run: &PolicyRun) -> RunSt
         contention_max: c_max,
         restarts: m.avg_restarts,
         restart_mix: run.restart_mix,
-        ftf_rho_max: m.ftf_rho_max,
-        ftf_unfair_frac: m.ftf_unfair_frac,
-        ftf_jobs: run.jobs.iter().filter(|j| j.ftf_rho.is_some()).count(),
+        ftf_rho_max: ftf.rho_max,
+        ftf_unfair_frac: ftf.unfair_frac,
+        ftf_jobs: ftf.jobs,
         ftf_simulated: None,
         times: RoundTimes::of(run),
         wall_s: run.wall_s,
