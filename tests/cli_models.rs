@@ -78,10 +78,27 @@ fn models_fit_errors_name_the_problem() {
 
 #[test]
 fn validate_pollux_prints_the_table() {
-    let (code, out, err) = schedlab(&["validate", "pollux", "--workloads", "1,4"]);
+    let (code, out, err) = schedlab(&[
+        "validate",
+        "pollux",
+        "--workloads",
+        "1,4",
+        "--policies",
+        "tiresias",
+    ]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("ratio") && out.contains("spearman"), "{out}");
-    assert!(out.lines().any(|l| l.starts_with("workload-4")), "{out}");
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("tiresias") && l.contains("workload-4")),
+        "{out}"
+    );
+    let (code, _, err) = schedlab(&["validate", "pollux", "--policies", "sia"]);
+    assert_eq!(
+        code, 2,
+        "a policy without published results is a usage error"
+    );
+    assert!(err.contains("'sia'"), "{err}");
 }
 
 #[test]

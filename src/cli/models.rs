@@ -80,7 +80,7 @@ fn fit(a: FitArgs) -> Result<()> {
 
 #[derive(Args)]
 pub struct ValidateArgs {
-    /// What to validate against: `pollux` (Tiresias vs the Pollux OSDI'21 simulator).
+    /// What to validate against: `pollux` (the Pollux OSDI'21 simulator's published JCTs).
     pub what: String,
     /// The Pollux artifact data directory (workloads/, results-jobload/).
     #[arg(long, default_value = "../shared/data/pollux")]
@@ -88,23 +88,22 @@ pub struct ValidateArgs {
     /// Workload numbers to run (comma-separated; default 1-8).
     #[arg(long)]
     pub workloads: Option<String>,
+    /// Policies to compare (comma-separated): tiresias, pollux.
+    #[arg(long, default_value = "tiresias,pollux")]
+    pub policies: String,
     /// Print JSON instead of the table.
     #[arg(long)]
     pub json: bool,
 }
 
 pub fn validate(a: ValidateArgs) -> Result<()> {
-    use crate::validate::{compare_pollux, pollux_table, published_jcts};
+    use crate::validate::{compare_pollux, pollux_sim_policy, pollux_table, published_jcts};
     if a.what != "pollux" {
         return Err(Error::config(format!(
             "validate {}: expected pollux",
             a.what
         )));
     }
-    let summary_path = format!("{}/results-jobload/tiresias-1.0/summary.json", a.data);
-    let text = super::read_text(&summary_path)?;
-    let summary: serde_json::Value = serde_json::from_str(&text)
-        .map_err(|e| Error::input(&summary_path, e.line(), "", format!("not JSON: {e}")))?;
     let list: Vec<u32> = match &a.workloads {
         Some(w) => w
             .split(',')
@@ -117,14 +116,25 @@ pub fn validate(a: ValidateArgs) -> Result<()> {
         None => (1..=8).collect(),
     };
     let mut rows = Vec::new();
-    for n in list {
-        let name = format!("workload-{n}");
-        let path = format!("{}/workloads/{name}.csv", a.data);
-        let trace = crate::workload::Trace::parse(&path, &super::read_text(&path)?, None)?;
-        let published = published_jcts(&summary, &name).ok_or_else(|| {
-            Error::input(&summary_path, 0, "jcts", format!("no results for {name}"))
+    for policy in a.policies.split(',').map(str::trim) {
+        let (_, dir) = pollux_sim_policy(policy).ok_or_else(|| {
+            Error::config(format!(
+                "--policies: '{policy}' has no published Pollux-simulator results (tiresias, pollux)"
+            ))
         })?;
-        rows.push(compare_pollux(&name, &trace, &published)?);
+        let summary_path = format!("{}/results-jobload/{dir}/summary.json", a.data);
+        let text = super::read_text(&summary_path)?;
+        let summary: serde_json::Value = serde_json::from_str(&text)
+            .map_err(|e| Error::input(&summary_path, e.line(), "", format!("not JSON: {e}")))?;
+        for &n in &list {
+            let name = format!("workload-{n}");
+            let path = format!("{}/workloads/{name}.csv", a.data);
+            let trace = crate::workload::Trace::parse(&path, &super::read_text(&path)?, None)?;
+            let published = published_jcts(&summary, &name).ok_or_else(|| {
+                Error::input(&summary_path, 0, "jcts", format!("no results for {name}"))
+            })?;
+            rows.push(compare_pollux(policy, &name, &trace, &published)?);
+        }
     }
     let out = if a.json {
         serde_json::to_string_pretty(&rows).map_err(|e| Error::Internal(e.to_string()))? + "\n"
