@@ -39,22 +39,33 @@ pub const POLLUX_POLLUX: &[(&str, &str)] = &[
     ("generations", "100"),
 ];
 
-/// The policies `validate pollux` can compare: (our policy name, its
-/// parameters, the published results directory under `results-jobload/`).
-pub const POLLUX_SIM_POLICIES: &[(&str, &[(&str, &str)], &str)] = &[
-    ("tiresias", POLLUX_TIRESIAS, "tiresias-1.0"),
-    ("pollux", POLLUX_POLLUX, "pollux-1.0"),
+/// A policy the Pollux simulator published results for.
+pub struct PolluxSimPolicy {
+    /// Our policy name.
+    pub name: &'static str,
+    /// Its parameters as that simulator ran it.
+    pub params: &'static [(&'static str, &'static str)],
+    /// The published results directory under `results-jobload/`.
+    pub results_dir: &'static str,
+}
+
+/// The policies `validate pollux` can compare.
+pub const POLLUX_SIM_POLICIES: &[PolluxSimPolicy] = &[
+    PolluxSimPolicy {
+        name: "tiresias",
+        params: POLLUX_TIRESIAS,
+        results_dir: "tiresias-1.0",
+    },
+    PolluxSimPolicy {
+        name: "pollux",
+        params: POLLUX_POLLUX,
+        results_dir: "pollux-1.0",
+    },
 ];
 
-/// The published-results directory and parameters for `policy`, if the
-/// Pollux simulator published results for it.
-pub fn pollux_sim_policy(
-    policy: &str,
-) -> Option<(&'static [(&'static str, &'static str)], &'static str)> {
-    POLLUX_SIM_POLICIES
-        .iter()
-        .find(|(name, _, _)| *name == policy)
-        .map(|(_, params, dir)| (*params, *dir))
+/// How the Pollux simulator ran `policy`, if it published results for it.
+pub fn pollux_sim_policy(policy: &str) -> Option<&'static PolluxSimPolicy> {
+    POLLUX_SIM_POLICIES.iter().find(|p| p.name == policy)
 }
 
 /// Engine parameters of the Pollux simulator.
@@ -139,15 +150,16 @@ pub fn compare_pollux(
     trace: &Trace,
     published: &BTreeMap<String, f64>,
 ) -> Result<PolluxRow> {
-    let (params, _) = pollux_sim_policy(policy).ok_or_else(|| {
+    let sim_policy = pollux_sim_policy(policy).ok_or_else(|| {
         Error::config(format!(
             "validate pollux: no published Pollux-simulator results for policy '{policy}' (have: {})",
-            POLLUX_SIM_POLICIES.iter().map(|p| p.0).collect::<Vec<_>>().join(", ")
+            POLLUX_SIM_POLICIES.iter().map(|p| p.name).collect::<Vec<_>>().join(", ")
         ))
     })?;
     let cluster = parse_cluster("homog-64")?;
     let zoo = ModelZoo::pollux_osdi21();
-    let pol: Vec<(String, String)> = params
+    let pol: Vec<(String, String)> = sim_policy
+        .params
         .iter()
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .collect();

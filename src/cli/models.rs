@@ -117,12 +117,15 @@ pub fn validate(a: ValidateArgs) -> Result<()> {
     };
     let mut rows = Vec::new();
     for policy in a.policies.split(',').map(str::trim) {
-        let (_, dir) = pollux_sim_policy(policy).ok_or_else(|| {
+        let sim_policy = pollux_sim_policy(policy).ok_or_else(|| {
             Error::config(format!(
                 "--policies: '{policy}' has no published Pollux-simulator results (tiresias, pollux)"
             ))
         })?;
-        let summary_path = format!("{}/results-jobload/{dir}/summary.json", a.data);
+        let summary_path = format!(
+            "{}/results-jobload/{}/summary.json",
+            a.data, sim_policy.results_dir
+        );
         let text = super::read_text(&summary_path)?;
         let summary: serde_json::Value = serde_json::from_str(&text)
             .map_err(|e| Error::input(&summary_path, e.line(), "", format!("not JSON: {e}")))?;
