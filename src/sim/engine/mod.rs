@@ -1,0 +1,465 @@
+//! The simulation loop: the event queue, arrivals and completions, and
+//! when the policy is called. How a decision changes job state lives in
+//! `changes`, what a run reports in `outcome`, and the checks of a trace
+//! against the cluster and zoo in `resolve`.
+
+mod changes;
+mod outcome;
+mod resolve;
+
+use resolve::resolve_jobs;
+
+pub use outcome::{JobResult, Outcome, Progress};
+
+use super::config::EngineConfig;
+use super::events::{EventKind, EventQueue};
+use super::state::{JobState, Phase};
+use super::timeline::{RoundStat, Timeline};
+use super::view::{Decision, View};
+use crate::cluster::Cluster;
+use crate::error::{Error, Result};
+use crate::perf::ModelZoo;
+use crate::policy::{Policy, Trigger};
+use crate::workload::{JobSpec, Trace};
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+/// A runnable (and forkable) simulation.
+#[derive(Clone)]
+pub struct Simulation {
+    cfg: EngineConfig,
+    cluster: Arc<Cluster>,
+    zoo: Arc<ModelZoo>,
+    specs: Arc<Vec<JobSpec>>,
+    policy: Box<dyn Policy>,
+    trigger: Trigger,
+    jobs: Vec<JobState>,
+    now: f64,
+    next_arrival: usize,
+    queue: EventQueue,
+    active: BTreeSet<u32>,
+    waiting: BTreeSet<u32>,
+    running: BTreeSet<u32>,
+    /// GPUs in use per node (bit masks), to check decisions.
+    used: Vec<u64>,
+    busy_gpus: u32,
+    completed: usize,
+    arrived_since: Vec<u32>,
+    completed_since: Vec<u32>,
+    timer_token: u64,
+    timer_at: Option<f64>,
+    next_tick: Option<f64>,
+    /// Integral of the number of active jobs over time.
+    contention: f64,
+    contention_t: f64,
+    idle_calls: u32,
+    events: u64,
+    timeline: Timeline,
+    rounds: Vec<RoundStat>,
+    /// Insight cells stored so far (bounded by `insight::MAX_CELLS_PER_RUN`).
+    insight_cells: usize,
+    stop_reason: Option<String>,
+    /// Adjustments made to the input (clamped requests), reported with the outcome.
+    notes: Vec<String>,
+}
+
+/// Calls with nothing running and nothing arriving before a round-based
+/// run is declared stuck.
+const STUCK_CALLS: u32 = 10_000;
+
+impl Simulation {
+    /// Checks the trace against the cluster and zoo, resolves each job's
+    /// model and work, and sets up the run.
+    pub fn new(
+        trace: &Trace,
+        cluster: &Cluster,
+        zoo: &ModelZoo,
+        policy: Box<dyn Policy>,
+        cfg: EngineConfig,
+    ) -> Result<Simulation> {
+        Self::with_shared(
+            trace,
+            Arc::new(cluster.clone()),
+            Arc::new(zoo.clone()),
+            policy,
+            cfg,
+        )
+    }
+
+    /// As `new`, sharing an already reference-counted cluster and zoo.
+    pub fn with_shared(
+        trace: &Trace,
+        cluster: Arc<Cluster>,
+        zoo: Arc<ModelZoo>,
+        policy: Box<dyn Policy>,
+        cfg: EngineConfig,
+    ) -> Result<Simulation> {
+        let mut specs = trace.jobs.clone();
+        let mut notes = Vec::new();
+        let jobs = resolve_jobs(trace, &mut specs, &cluster, &zoo, &mut notes)?;
+        let trigger = policy.trigger();
+        let first = trace.jobs.first().map_or(0.0, |j| j.arrival);
+        let next_tick = trigger.round_s.map(|r| (first / r).ceil() * r);
+        Ok(Simulation {
+            used: vec![0; cluster.nodes.len()],
+            cfg,
+            policy,
+            trigger,
+            jobs,
+            now: first,
+            next_arrival: 0,
+            queue: EventQueue::default(),
+            active: BTreeSet::new(),
+            waiting: BTreeSet::new(),
+            running: BTreeSet::new(),
+            busy_gpus: 0,
+            completed: 0,
+            arrived_since: Vec::new(),
+            completed_since: Vec::new(),
+            timer_token: 0,
+            timer_at: None,
+            next_tick,
+            contention: 0.0,
+            contention_t: first,
+            idle_calls: 0,
+            events: 0,
+            timeline: Timeline::default(),
+            rounds: Vec::new(),
+            insight_cells: 0,
+            stop_reason: None,
+            specs: Arc::new(specs),
+            notes,
+            cluster,
+            zoo,
+        })
+    }
+
+    pub fn now(&self) -> f64 {
+        self.now
+    }
+
+    pub fn jobs(&self) -> &[JobState] {
+        &self.jobs
+    }
+
+    pub fn specs(&self) -> &[JobSpec] {
+        &self.specs
+    }
+
+    pub fn cluster(&self) -> &Cluster {
+        &self.cluster
+    }
+
+    pub fn zoo(&self) -> &ModelZoo {
+        &self.zoo
+    }
+
+    pub fn policy_name(&self) -> &str {
+        self.policy.name()
+    }
+
+    pub fn is_finished(&self) -> bool {
+        self.stop_reason.is_some()
+    }
+
+    /// Keeps policies' per-round diagnostics (`RoundStat::insight`) while
+    /// the timeline is recorded, within `insight::MAX_CELLS_PER_RUN`.
+    pub fn set_record_insight(&mut self, on: bool) {
+        self.cfg.record_insight = on;
+    }
+
+    fn want_insight(&self) -> bool {
+        self.cfg.record_insight
+            && self.cfg.record_timeline
+            && self.insight_cells < super::insight::MAX_CELLS_PER_RUN
+    }
+
+    /// A copy of this simulation that will see no further arrivals
+    /// (and records no timeline): PCS's "what if nothing else came" forecast.
+    pub fn fork_without_arrivals(&self) -> Simulation {
+        let mut f = self.clone();
+        f.next_arrival = f.specs.len();
+        f.cfg.record_timeline = false;
+        f.timeline = Timeline::default();
+        f.rounds = Vec::new();
+        f
+    }
+
+    /// Runs to the end. `progress` is called now and then; returning false
+    /// cancels the run.
+    pub fn run(&mut self, progress: &mut dyn FnMut(&Progress) -> bool) -> Result<Outcome> {
+        let mut n = 0u32;
+        while self.step()? {
+            n += 1;
+            if n % 512 == 0 && !progress(&self.progress()) {
+                return Err(Error::Cancelled);
+            }
+        }
+        progress(&self.progress());
+        Ok(self.outcome())
+    }
+
+    /// Runs until simulated time reaches `t` or the run ends.
+    pub fn run_until(&mut self, t: f64) -> Result<()> {
+        while !self.is_finished() && self.next_event_time().is_some_and(|n| n <= t) {
+            self.step()?;
+        }
+        Ok(())
+    }
+
+    pub fn progress(&self) -> Progress {
+        Progress {
+            now: self.now,
+            completed: self.completed,
+            total: self.jobs.len(),
+            events: self.events,
+        }
+    }
+
+    fn next_event_time(&self) -> Option<f64> {
+        let mut t = f64::INFINITY;
+        if let Some(j) = self.specs.get(self.next_arrival) {
+            t = t.min(j.arrival);
+        }
+        if let Some(q) = self.queue.peek_time() {
+            t = t.min(q);
+        }
+        if let Some(tick) = self.next_tick {
+            if !self.active.is_empty() {
+                t = t.min(tick);
+            }
+        }
+        t.is_finite().then_some(t)
+    }
+
+    /// Processes the next instant with events. Returns false when the run is over.
+    pub fn step(&mut self) -> Result<bool> {
+        if self.stop_reason.is_some() {
+            return Ok(false);
+        }
+        if self.completed == self.jobs.len() {
+            self.stop("all jobs completed");
+            return Ok(false);
+        }
+        let Some(t) = self.next_event_time() else {
+            self.stop("no further events: the policy left waiting jobs unscheduled");
+            return Ok(false);
+        };
+        if t > self.cfg.max_time {
+            self.stop("max_days reached");
+            return Ok(false);
+        }
+        self.set_time(t);
+        self.events += 1;
+
+        // Completions and rate changes first (a freed GPU is free for arrivals at the same time).
+        let mut woke = false;
+        while let Some((_, ev)) = self.queue.pop_due(t) {
+            match ev {
+                EventKind::Complete { job, version } => {
+                    if self.jobs[job as usize].version == version {
+                        self.complete(job);
+                    }
+                }
+                EventKind::RateChange { job, version } => {
+                    if self.jobs[job as usize].version == version {
+                        self.refresh_rate(job, true);
+                    }
+                }
+                EventKind::Timer { token } => {
+                    if token == self.timer_token {
+                        self.timer_at = None;
+                        woke = true;
+                    }
+                }
+                EventKind::Reconfig { job, token } => {
+                    let st = &self.jobs[job as usize];
+                    if st.reconfig_token == token && st.phase == Phase::Running {
+                        self.reconfig_ready(job);
+                    }
+                }
+                EventKind::Measured { job, token, gpus } => {
+                    let st = &mut self.jobs[job as usize];
+                    if st.measure_token == token && st.phase == Phase::Running {
+                        st.measured_gpus = st.measured_gpus.max(gpus.min(st.gpus()));
+                        woke = true;
+                    }
+                }
+            }
+        }
+        while let Some(spec) = self.specs.get(self.next_arrival) {
+            if spec.arrival > t {
+                break;
+            }
+            let id = spec.id;
+            self.next_arrival += 1;
+            self.arrive(id);
+        }
+        let tick = self.next_tick.is_some_and(|k| k <= t);
+        if let (true, Some(r)) = (tick, self.trigger.round_s) {
+            // Next tick: the next multiple of the round; skip idle stretches.
+            let mut next = self.next_tick.unwrap_or(t) + r;
+            if self.active.is_empty() {
+                if let Some(a) = self.specs.get(self.next_arrival) {
+                    next = next.max((a.arrival / r).ceil() * r);
+                }
+            }
+            self.next_tick = Some(next);
+        }
+        let churn = !self.arrived_since.is_empty() || !self.completed_since.is_empty();
+        let call = (tick || (self.trigger.on_events && churn) || woke) && !self.active.is_empty();
+        if call {
+            self.call_policy(tick)?;
+        }
+        if self.completed == self.jobs.len() {
+            self.stop("all jobs completed");
+            return Ok(false);
+        }
+        Ok(true)
+    }
+
+    fn stop(&mut self, why: &str) {
+        if self.stop_reason.is_none() {
+            let now = self.now;
+            for id in self.running.clone() {
+                let st = &mut self.jobs[id as usize];
+                st.advance(now);
+                if let Some(seg) = st.open_segment.take() {
+                    self.timeline.close(seg, now, st.done_fraction());
+                }
+            }
+            self.stop_reason = Some(why.to_string());
+        }
+    }
+
+    fn set_time(&mut self, t: f64) {
+        if t > self.contention_t {
+            self.contention += self.active.len() as f64 * (t - self.contention_t);
+            self.contention_t = t;
+        }
+        if t > self.now {
+            self.now = t;
+        }
+    }
+
+    fn arrive(&mut self, id: u32) {
+        let now = self.now;
+        let st = &mut self.jobs[id as usize];
+        st.phase = Phase::Waiting;
+        st.t_mark = now;
+        st.contention_mark = self.contention;
+        self.active.insert(id);
+        self.waiting.insert(id);
+        self.arrived_since.push(id);
+    }
+
+    fn complete(&mut self, id: u32) {
+        let now = self.now;
+        self.release(id);
+        let arrival = self.specs[id as usize].arrival;
+        let st = &mut self.jobs[id as usize];
+        st.advance(now);
+        st.progress = st.work;
+        st.phase = Phase::Done;
+        st.eff = None;
+        st.finish = Some(now);
+        st.version += 1;
+        let span = now - arrival;
+        st.n_avg = if span > 0.0 {
+            (self.contention - st.contention_mark) / span
+        } else {
+            1.0
+        };
+        if let Some(seg) = st.open_segment.take() {
+            self.timeline.close(seg, now, 1.0);
+        }
+        let placement = st.placement.take();
+        if placement.is_some() {
+            self.running.remove(&id);
+        }
+        self.active.remove(&id);
+        self.waiting.remove(&id);
+        self.completed += 1;
+        self.completed_since.push(id);
+    }
+
+    /// Frees the GPUs of a job in the usage map (its state is untouched).
+    fn release(&mut self, id: u32) {
+        if let Some(p) = &self.jobs[id as usize].placement {
+            for s in &p.shares {
+                self.used[s.node as usize] &= !s.mask;
+            }
+            self.busy_gpus -= p.gpus();
+        }
+    }
+
+    fn call_policy(&mut self, tick: bool) -> Result<()> {
+        let started = web_time::Instant::now();
+        let mut decision = Decision::default();
+        let want_insight = self.want_insight();
+        {
+            let view = View {
+                now: self.now,
+                cluster: &self.cluster,
+                zoo: &self.zoo,
+                specs: &self.specs,
+                jobs: &self.jobs,
+                active: &self.active,
+                waiting: &self.waiting,
+                running: &self.running,
+                rule: self.cfg.placement,
+                arrived: &self.arrived_since,
+                completed: &self.completed_since,
+                round_tick: tick,
+                measure: self.cfg.measure,
+                insight: want_insight,
+            };
+            self.policy.schedule(&view, &mut decision);
+        }
+        let policy_s = started.elapsed().as_secs_f64();
+        self.arrived_since.clear();
+        self.completed_since.clear();
+        let changes = decision.changes.len() as u32;
+        self.apply(&decision)?;
+        if let Some(w) = decision.wake_at {
+            if w > self.now && self.timer_at.is_none_or(|t| t != w) {
+                self.timer_token += 1;
+                self.timer_at = Some(w);
+                self.queue.push(
+                    w,
+                    EventKind::Timer {
+                        token: self.timer_token,
+                    },
+                );
+            }
+        }
+        // Round-based policies tick forever: stop one that never places anything.
+        let idle = self.running.is_empty()
+            && self.next_arrival >= self.specs.len()
+            && self.timer_at.is_none();
+        if self.trigger.round_s.is_some() && idle {
+            self.idle_calls += 1;
+            if self.idle_calls >= STUCK_CALLS {
+                self.stop("the policy left waiting jobs unscheduled for 10,000 rounds");
+            }
+        } else {
+            self.idle_calls = 0;
+        }
+        if self.cfg.record_timeline {
+            let insight = decision.insight.take().filter(|_| want_insight);
+            self.insight_cells += insight.as_ref().map_or(0, |i| i.cells());
+            self.rounds.push(RoundStat {
+                t: self.now,
+                busy_gpus: self.busy_gpus,
+                running: self.running.len() as u32,
+                waiting: self.waiting.len() as u32,
+                changes,
+                policy_s,
+                solver_s: decision.solver_s,
+                fallback: decision.fallback.clone(),
+                insight,
+            });
+        }
+        Ok(())
+    }
+}

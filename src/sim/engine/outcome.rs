@@ -1,0 +1,118 @@
+//! What a run reports: progress for callers and the per-job results.
+
+use super::Simulation;
+use crate::sim::state::RestartKinds;
+use crate::sim::timeline::{RoundStat, Timeline};
+use serde::Serialize;
+
+/// Progress report for callers (progress bars, the page's worker).
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct Progress {
+    pub now: f64,
+    pub completed: usize,
+    pub total: usize,
+    pub events: u64,
+}
+
+/// One job's result.
+#[derive(Debug, Clone, Serialize)]
+pub struct JobResult {
+    pub id: u32,
+    pub name: String,
+    pub model: String,
+    pub tenant: String,
+    pub gpus_requested: u32,
+    pub arrival: f64,
+    pub start: Option<f64>,
+    pub finish: Option<f64>,
+    pub gpu_s: f64,
+    pub run_s: f64,
+    pub restarts: u32,
+    /// The restarts by what changed (sums to `restarts`).
+    pub restart_kinds: RestartKinds,
+    pub preemptions: u32,
+    pub restart_s: f64,
+    /// Share changes that kept none of the job's GPUs.
+    pub migrations: u32,
+    /// In-flight reconfigurations cancelled by a newer order (CoDDL mode).
+    pub cancelled: u32,
+    /// Total work (model units).
+    pub work: f64,
+    /// Mean number of active jobs while this job was active.
+    pub n_avg: f64,
+    pub due: Option<f64>,
+}
+
+/// Everything a run produced.
+#[derive(Debug, Clone, Serialize)]
+pub struct Outcome {
+    pub jobs: Vec<JobResult>,
+    pub timeline: Timeline,
+    pub rounds: Vec<RoundStat>,
+    pub end_time: f64,
+    pub events: u64,
+    /// The run stopped with jobs unfinished (policy starved them or max_days hit).
+    pub incomplete: usize,
+    pub stop_reason: String,
+    /// Adjustments the engine made to the input (e.g. clamped requests).
+    pub notes: Vec<String>,
+    /// Goodput models ran slowed by the Sia simulator's calibration
+    /// (`engine.calibration=sia`); metrics scale their references alike.
+    pub sia_calibration: bool,
+}
+
+impl Simulation {
+    /// The results so far (complete once `run` has returned).
+    pub fn outcome(&self) -> Outcome {
+        let now = self.now;
+        let jobs = self
+            .specs
+            .iter()
+            .zip(&self.jobs)
+            .map(|(spec, st)| JobResult {
+                id: spec.id,
+                name: spec.name.clone(),
+                model: self.zoo.get(st.model).name.clone(),
+                tenant: spec.tenant.clone(),
+                gpus_requested: spec.gpus,
+                arrival: spec.arrival,
+                start: st.first_start,
+                finish: st.finish,
+                gpu_s: st.gpu_s_at(now),
+                run_s: st.run_s_at(now),
+                restarts: st.restarts,
+                restart_kinds: st.restart_kinds,
+                preemptions: st.preemptions,
+                restart_s: st.restart_s,
+                migrations: st.migrations,
+                cancelled: st.cancelled,
+                work: st.work,
+                n_avg: st.n_avg,
+                due: spec.due,
+            })
+            .collect();
+        let mut timeline = self.timeline.clone();
+        for s in &mut timeline.segments {
+            if s.end.is_nan() {
+                s.end = now;
+                let st = &self.jobs[s.job as usize];
+                s.progress_end = if st.work > 0.0 {
+                    (st.progress_at(now) / st.work).clamp(0.0, 1.0)
+                } else {
+                    0.0
+                };
+            }
+        }
+        Outcome {
+            jobs,
+            timeline,
+            rounds: self.rounds.clone(),
+            end_time: now,
+            events: self.events,
+            incomplete: self.jobs.len() - self.completed,
+            stop_reason: self.stop_reason.clone().unwrap_or_else(|| "running".into()),
+            notes: self.notes.clone(),
+            sia_calibration: self.cfg.sia_calibration,
+        }
+    }
+}

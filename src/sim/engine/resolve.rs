@@ -1,0 +1,124 @@
+//! Checks a trace against the cluster and the model zoo before a run.
+
+use crate::cluster::{Cluster, GpuKind};
+use crate::error::{Error, Result};
+use crate::perf::{BatchChoice, ModelZoo, RateQuery};
+use crate::sim::state::JobState;
+use crate::workload::{Adaptivity, JobSpec, Trace};
+
+/// Resolves each job's model and total work, refusing jobs the cluster
+/// can never run.
+///
+/// An elastic job whose request exceeds every GPU type (possible on a
+/// heterogeneous cluster) has its request clamped to the largest type, with
+/// a note; a rigid or type-pinned one is refused, as is any request larger
+/// than the whole cluster.
+pub(super) fn resolve_jobs(
+    trace: &Trace,
+    specs: &mut [JobSpec],
+    cluster: &Cluster,
+    zoo: &ModelZoo,
+    notes: &mut Vec<String>,
+) -> Result<Vec<JobState>> {
+    let file = trace.name.as_str();
+    let mut out = Vec::with_capacity(specs.len());
+    for spec in specs.iter_mut() {
+        let line = spec.source_line as usize;
+        let who = if line == 0 {
+            format!("job '{}': ", spec.name)
+        } else {
+            String::new()
+        };
+        let err = |field: &str, msg: String| Error::input(file, line, field, format!("{who}{msg}"));
+        let model = zoo.lookup(&spec.model).ok_or_else(|| {
+            err(
+                "model",
+                format!(
+                    "unknown model '{}' (known: {})",
+                    spec.model,
+                    zoo.names().join(", ")
+                ),
+            )
+        })?;
+        let kind = match &spec.gpu_type {
+            Some(t) => {
+                let k = GpuKind::by_name(t)
+                    .ok_or_else(|| err("gpu_type", format!("unknown GPU type '{t}'")))?;
+                if !cluster.kinds.contains(&k) {
+                    return Err(err(
+                        "gpu_type",
+                        format!("cluster '{}' has no {t} GPUs", cluster.name),
+                    ));
+                }
+                k
+            }
+            None => cluster.kinds[0],
+        };
+        let limit = if spec.gpu_type.is_some() {
+            cluster.gpus_of(kind)
+        } else {
+            cluster.max_gpus_one_type()
+        };
+        let elastic = spec.adaptivity != Adaptivity::Rigid && spec.gpu_type.is_none();
+        if spec.gpus > limit && elastic && spec.gpus <= cluster.total_gpus {
+            notes.push(format!(
+                "job '{}' requests {} GPUs but no GPU type of '{}' has that many: its request is clamped to {limit}",
+                spec.name, spec.gpus, cluster.name
+            ));
+            spec.gpus = limit;
+        }
+        if spec.gpus > limit {
+            return Err(err(
+                "gpus",
+                format!(
+                    "job '{}' requests {} GPUs but cluster '{}' has at most {limit} of one type",
+                    spec.name, spec.gpus, cluster.name
+                ),
+            ));
+        }
+        let info = zoo.get(model);
+        let work = match (spec.work, spec.duration) {
+            (Some(w), _) => w,
+            (None, Some(d)) => {
+                let batch = if spec.batch_size > 0 {
+                    spec.batch_size
+                } else {
+                    info.default_batch
+                };
+                let per_node = cluster.max_node_gpus(kind).max(1);
+                let q = RateQuery {
+                    kind,
+                    gpus: spec.gpus,
+                    nodes: spec.gpus.div_ceil(per_node),
+                    batch: BatchChoice::Fixed(batch),
+                    progress: 0.0,
+                };
+                let r = zoo.rate(model, &q).per_s;
+                let work = zoo.work_for_duration(model, &q, d);
+                if r <= 0.0 || !r.is_finite() || work.is_nan() || work <= 0.0 {
+                    return Err(err(
+                        "model",
+                        format!(
+                            "model '{}' makes no progress on {} {} GPUs",
+                            info.name,
+                            spec.gpus,
+                            kind.name()
+                        ),
+                    ));
+                }
+                work
+            }
+            (None, None) => info.default_work.ok_or_else(|| {
+                err(
+                    "duration",
+                    format!(
+                        "no work or duration given and model '{}' has no default length",
+                        info.name
+                    ),
+                )
+            })?,
+        };
+        out.push(JobState::new(model, work));
+    }
+    Ok(out)
+}
