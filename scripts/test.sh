@@ -20,9 +20,9 @@ step "wasm (Node) gives the same results as native, to the bit"
 node tests/wasm-node/compare.mjs target/release/schedlab afs-mini afs-64 fifo,srtf,srsf,tiresias,maxmin
 # Pollux goodput models (epoch-dependent efficiency, batch optimisation) too.
 node tests/wasm-node/compare.mjs target/release/schedlab ../shared/data/pollux/workloads/workload-3.csv homog-64 tiresias,maxmin
-# Every paper's policies: AFS and Optimus; Sia's ILP (LP solver) and Gavel's LP on the
+# Every paper's policies: AFS and its elastic baselines; Sia's ILP (LP solver) and Gavel's LP on the
 # heterogeneous cluster; Pollux's genetic search (seeded RNG); Shockwave and Themis+TJ.
-node tests/wasm-node/compare.mjs target/release/schedlab afs-mini afs-64 afs-l,afs-p,optimus
+node tests/wasm-node/compare.mjs target/release/schedlab afs-mini afs-64 afs-l,afs-p,afs-s,optimus,themis,srtf-e,srsf-e
 node tests/wasm-node/compare.mjs target/release/schedlab sia-philly sia-hetero-64 sia,gavel,pollux
 node tests/wasm-node/compare.mjs target/release/schedlab sia-philly-homog homog-64 shockwave,gavel-ftf
 
