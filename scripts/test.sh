@@ -25,6 +25,9 @@ node tests/wasm-node/compare.mjs target/release/schedlab ../shared/data/pollux/w
 node tests/wasm-node/compare.mjs target/release/schedlab afs-mini afs-64 afs-l,afs-p,afs-s,optimus,themis,srtf-e,srsf-e
 node tests/wasm-node/compare.mjs target/release/schedlab sia-philly sia-hetero-64 sia,gavel,pollux
 node tests/wasm-node/compare.mjs target/release/schedlab sia-philly-homog homog-64 shockwave,gavel-ftf
+# Engine variants: the Sia simulator's calibration, CoDDL's reconfiguration model.
+node tests/wasm-node/compare.mjs target/release/schedlab sia-helios sia-hetero-64 sia 7 engine.calibration=sia sia.profiling=artifact
+node tests/wasm-node/compare.mjs target/release/schedlab afs-mini afs-64 afs-l,maxmin 3 engine.reconfig=coddl
 
 step "the page's wasm API in Node"
 node --test tests/wasm-node/

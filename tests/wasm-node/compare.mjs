@@ -3,7 +3,7 @@
 // wall-clock time must match to the bit (serde_json prints the shortest
 // round-trip form of each f64, so equal text means equal bits).
 //
-// usage: node tests/wasm-node/compare.mjs <schedlab-binary> <trace> <cluster> <policies> [seed]
+// usage: node tests/wasm-node/compare.mjs <schedlab-binary> <trace> <cluster> <policies> [seed] [OWNER.KEY=VALUE ...]
 // <trace> is a bundled trace name or a trace file (passed to the wasm side as text).
 import { existsSync, readFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
@@ -12,14 +12,14 @@ import path from 'node:path';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const pkg = path.join(here, '..', '..', 'www', 'pkg');
-const [bin, trace, cluster, policies, seed = '1'] = process.argv.slice(2);
+const [bin, trace, cluster, policies, seed = '1', ...sets] = process.argv.slice(2);
 const { initSync, run_report_json } = await import(path.join(pkg, 'schedlab.js'));
 initSync({ module: readFileSync(path.join(pkg, 'schedlab_bg.wasm')) });
 
 const stripWall = (text) => text.replace(/"wall_s": [0-9.e+-]+/g, '"wall_s": 0');
 const text = existsSync(trace) ? readFileSync(trace, 'utf8') : '';
-const wasm = stripWall(run_report_json(trace, text, cluster, policies, [], BigInt(seed)));
-const native = stripWall(execFileSync(bin, ['run', '--trace', trace, '--cluster', cluster, '--policy', policies, '--seed', seed, '--format', 'json'], { encoding: 'utf8' }));
+const wasm = stripWall(run_report_json(trace, text, cluster, policies, sets, BigInt(seed)));
+const native = stripWall(execFileSync(bin, ['run', '--trace', trace, '--cluster', cluster, '--policy', policies, '--seed', seed, '--format', 'json', ...sets.flatMap((s) => ['--set', s])], { encoding: 'utf8' }));
 
 if (wasm !== native) {
   const a = wasm.split('\n'), b = native.split('\n');
