@@ -3,7 +3,7 @@
 use super::insight::RoundInsight;
 use super::state::{JobState, Phase};
 use crate::cluster::{Cluster, GpuKind, Packer, Placement, PlacementRule};
-use crate::perf::{BatchChoice, ModelZoo, RateQuery};
+use crate::perf::{BatchChoice, ModelInfo, ModelZoo, RateQuery};
 use crate::workload::{Adaptivity, JobSpec};
 use std::collections::BTreeSet;
 
@@ -92,28 +92,12 @@ impl<'a> View<'a> {
 
     /// The batch choice a job makes on its own (from its adaptivity).
     pub fn natural_batch(&self, job: u32) -> BatchChoice {
-        let spec = self.spec(job);
-        let m = self.zoo.get(self.jobs[job as usize].model);
-        match spec.adaptivity {
-            Adaptivity::Adaptive => BatchChoice::Optimize {
-                max: if spec.max_batch_size > 0 {
-                    spec.max_batch_size
-                } else {
-                    m.max_batch
-                },
-            },
-            _ => BatchChoice::Fixed(self.rigid_batch(job)),
-        }
+        natural_batch(self.spec(job), self.zoo.get(self.jobs[job as usize].model))
     }
 
     /// The trace's (rigid) batch size, or the model default.
     pub fn rigid_batch(&self, job: u32) -> u32 {
-        let spec = self.spec(job);
-        if spec.batch_size > 0 {
-            spec.batch_size
-        } else {
-            self.zoo.get(self.jobs[job as usize].model).default_batch
-        }
+        rigid_batch(self.spec(job), self.zoo.get(self.jobs[job as usize].model))
     }
 
     /// Largest useful GPU count (job limit, else model peak, else the cluster).
@@ -306,5 +290,30 @@ impl Decision {
                 self.preempt(job);
             }
         }
+    }
+}
+
+/// The batch choice a job makes when no policy picks one: adaptive jobs
+/// optimise up to their (or their model's) largest batch, the others run
+/// their trace batch.
+pub fn natural_batch(spec: &JobSpec, model: &ModelInfo) -> BatchChoice {
+    match spec.adaptivity {
+        Adaptivity::Adaptive => BatchChoice::Optimize {
+            max: if spec.max_batch_size > 0 {
+                spec.max_batch_size
+            } else {
+                model.max_batch
+            },
+        },
+        _ => BatchChoice::Fixed(rigid_batch(spec, model)),
+    }
+}
+
+/// The trace's (rigid) batch size, or the model default.
+pub fn rigid_batch(spec: &JobSpec, model: &ModelInfo) -> u32 {
+    if spec.batch_size > 0 {
+        spec.batch_size
+    } else {
+        model.default_batch
     }
 }

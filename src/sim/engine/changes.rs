@@ -9,8 +9,7 @@ use crate::perf::{BatchChoice, Behaviour, RateQuery};
 use crate::sim::config::Reconfig;
 use crate::sim::events::EventKind;
 use crate::sim::state::Phase;
-use crate::sim::view::Decision;
-use crate::workload::Adaptivity;
+use crate::sim::view::{natural_batch, Decision};
 use std::collections::BTreeSet;
 
 impl Simulation {
@@ -96,25 +95,12 @@ impl Simulation {
     }
 
     pub(super) fn batch_choice(&self, id: u32, requested: Option<BatchChoice>) -> BatchChoice {
-        if let Some(b) = requested {
-            return b;
-        }
-        let spec = &self.specs[id as usize];
-        let m = self.zoo.get(self.jobs[id as usize].model);
-        match spec.adaptivity {
-            Adaptivity::Adaptive => BatchChoice::Optimize {
-                max: if spec.max_batch_size > 0 {
-                    spec.max_batch_size
-                } else {
-                    m.max_batch
-                },
-            },
-            _ => BatchChoice::Fixed(if spec.batch_size > 0 {
-                spec.batch_size
-            } else {
-                m.default_batch
-            }),
-        }
+        requested.unwrap_or_else(|| {
+            natural_batch(
+                &self.specs[id as usize],
+                self.zoo.get(self.jobs[id as usize].model),
+            )
+        })
     }
 
     pub(super) fn start_or_change(
