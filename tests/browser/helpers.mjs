@@ -69,3 +69,15 @@ export function record(key, value) {
 export function artifact(name) {
   return path.join(ARTIFACTS, name);
 }
+
+/// Ids of the selected policies' parameter controls that are not wholly inside the inputs
+/// panel (clipped by it), so a user could not see or edit them. Empty when all fit.
+export const clippedParamControls = (page) => page.evaluate(() => {
+  const form = document.querySelector('#form').getBoundingClientRect();
+  return [...document.querySelectorAll('#form .policy.on .param input, #form .policy.on .param select')]
+    .filter((e) => {
+      const r = e.getBoundingClientRect();
+      return r.width < 10 || r.left < form.left - 1 || r.right > form.right + 1;
+    })
+    .map((e) => e.id);
+});

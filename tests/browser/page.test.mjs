@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import path from 'node:path';
-import { launch, openPage, stats, waitDone, cli, record, artifact, BASE, root } from './helpers.mjs';
+import { launch, openPage, stats, waitDone, cli, record, artifact, BASE, root, clippedParamControls } from './helpers.mjs';
 
 let browser;
 before(async () => { browser = await launch(); });
@@ -81,6 +81,7 @@ test('the default comparison runs, animates within 2 s and shows the CLI metrics
   assert.equal(st.cluster, st.expected.cluster);
   assert.deepEqual(st.policies, st.expected.policies);
   assert.ok(st.playing, 'the default comparison animates on first open');
+  assert.deepEqual(await clippedParamControls(page), [], 'parameter controls clipped by the inputs panel');
   const report = cliReport(st.trace, st.cluster, st.policies, st.seed, st.sets);
   const n = await assertTableMatchesCli(page, report);
   assert.ok(n >= st.policies.length * 10, `compared ${n} cells`);

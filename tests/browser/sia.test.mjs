@@ -3,7 +3,7 @@
 // Run by scripts/test-browser.sh.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, openPage, waitDone, artifact, BASE } from './helpers.mjs';
+import { launch, openPage, waitDone, artifact, BASE, clippedParamControls } from './helpers.mjs';
 
 let browser;
 before(async () => { browser = await launch(); });
@@ -42,6 +42,7 @@ test('sia shows its goodput matrix for the round at the clock, and moves between
   await waitDone(page, 90_000);
   await nextFrame(page);
   assert.equal(await page.evaluate(() => window.schedlab.anim.playing), false);
+  assert.deepEqual(await clippedParamControls(page), [], "Sia's parameter controls clipped by the inputs panel");
   assert.equal(await page.evaluate(() => document.querySelector('#insight-section').hidden), false, 'the matrix panel is shown');
   assert.equal(await page.textContent('#insight-policy'), 'sia');
   // The round shown is the last one at or before the clock.
