@@ -343,6 +343,37 @@ fn max_gpu_variants_request_the_peak() {
     }
 }
 
+/// The blocking index is exactly 0 when the only pending jobs have just
+/// arrived: the running sums it is computed from cancel, and what rounding
+/// leaves of them (about 1e-17 on a Sia run) is not reported as waiting.
+/// Any real value is far above 1e-12 (that would take 1e12 s of work left).
+#[test]
+fn blocking_index_has_no_rounding_residue() {
+    let trace = schedlab::workload::load_named("sia-philly")
+        .unwrap()
+        .unwrap();
+    let cluster = parse_cluster("sia-hetero-64").unwrap();
+    let zoo = ModelZoo::builtin();
+    let (_, _, out) = run_with(&trace, &cluster, &zoo, "sia", &[]);
+    let ts = schedlab::metrics::time_series(&out, &trace.jobs, &cluster, &zoo);
+    let tiny: Vec<f64> = ts
+        .bi
+        .iter()
+        .copied()
+        .filter(|b| *b != 0.0 && b.abs() < 1e-12)
+        .collect();
+    assert!(
+        tiny.is_empty(),
+        "{} residues, e.g. {:?}",
+        tiny.len(),
+        &tiny[..tiny.len().min(5)]
+    );
+    assert!(
+        ts.bi.iter().any(|b| *b > 0.0),
+        "some job waits on sia-philly"
+    );
+}
+
 /// QL, CE and BI (spec §5) on a hand-computed SRTF schedule on one GPU:
 /// J0 (100 s) at 0, J1 (50 s) at 10 preempts it, J2 (200 s) arrives at 30;
 /// J1 ends at 60, J0 at 150, J2 at 350.

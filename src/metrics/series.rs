@@ -281,8 +281,12 @@ pub fn time_series(
         if running == 0 {
             ce = 0.0;
         }
-        let bi = if queue > 0 {
-            ((s_acc + t * s_inv - s_since) / queue as f64).max(0.0)
+        // The running sums cancel when every pending job has just started
+        // waiting; what is left of them then is rounding, not waiting.
+        let waited = s_acc + t * s_inv - s_since;
+        let rounding = 1e-9 * (s_acc.abs() + (t * s_inv).abs() + s_since.abs());
+        let bi = if queue > 0 && waited > rounding {
+            waited / queue as f64
         } else {
             0.0
         };

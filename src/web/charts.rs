@@ -212,15 +212,22 @@ fn draw_lines<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, spec: &ChartSpe
     let log = spec.y_log;
     let y_fmt = move |v: &f64| {
         if log {
-            short(crate::num::pow(10.0, *v))
+            power_of_ten_label(*v)
         } else {
             short(*v)
         }
     };
+    // A log axis gets one tick per decade (at most ten), so its labels are
+    // whole powers of ten and never crowd each other.
+    let y_ticks = if log {
+        ((top - bottom).round() as usize + 1).min(10)
+    } else {
+        10
+    };
     let mut chart = ChartBuilder::on(area)
         .margin((8.0 * s) as i32)
         .x_label_area_size((34.0 * s) as i32)
-        .y_label_area_size((44.0 * s) as i32)
+        .y_label_area_size(((if log { 54.0 } else { 44.0 }) * s) as i32)
         .build_cartesian_2d(x0..x1, bottom..top)
         .map_err(err)?;
     chart
@@ -230,6 +237,7 @@ fn draw_lines<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, spec: &ChartSpe
         .label_style(("sans-serif", 11.0 * s))
         .axis_desc_style(("sans-serif", 12.0 * s))
         .x_label_formatter(&|v| short(*v))
+        .y_labels(y_ticks)
         .y_label_formatter(&y_fmt)
         .light_line_style(RGBColor(238, 238, 238))
         .draw()
@@ -249,6 +257,20 @@ fn draw_lines<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, spec: &ChartSpe
             .map_err(err)?;
     }
     Ok(())
+}
+
+/// The label of log10 value `v` on a log axis: the power of ten written out
+/// between 0.001 and 10,000, else as `1e-7`; nothing between decades.
+fn power_of_ten_label(v: f64) -> String {
+    let e = v.round();
+    if (v - e).abs() > 1e-6 {
+        return String::new();
+    }
+    if (-3.0..=4.0).contains(&e) {
+        short(crate::num::pow(10.0, e))
+    } else {
+        format!("1e{}", e as i64)
+    }
 }
 
 fn draw_bars<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, spec: &ChartSpec, s: f64) -> Res {
@@ -428,6 +450,18 @@ mod tests {
         for label in ["0.01", "1", "100"] {
             assert!(texts.contains(&label), "no tick {label}: {texts:?}");
         }
+        // Eight decades: labelled 1e-8 ... 1 in short forms, none between decades.
+        sp.series[0].y = vec![0.0, 2e-8, 1e-3, 0.9];
+        let out = svg(&sp);
+        let texts: Vec<&str> = out.lines().filter(|l| !l.starts_with('<')).collect();
+        assert!(
+            texts.contains(&"1e-8") && texts.contains(&"0.001") && texts.contains(&"1"),
+            "{texts:?}"
+        );
+        assert!(
+            texts.iter().all(|t| t.len() <= 6),
+            "long tick labels: {texts:?}"
+        );
         sp.series[0].y = vec![0.0; 4];
         assert!(svg(&sp).contains("no data"));
     }
