@@ -243,6 +243,11 @@ test('phone layout', { timeout: 60_000 }, async () => {
   await nextFrame(page);
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   assert.ok(overflow <= 0, `page is ${overflow} px wider than the phone`);
+  // Opened, the inputs panel shows every selected policy's parameter controls whole.
+  await page.evaluate(() => { document.querySelector('#form').closest('details').open = true; });
+  assert.deepEqual(await clippedParamControls(page), [], 'parameter controls clipped on a phone');
+  await page.screenshot({ path: artifact('phone-inputs.png') });
+  await page.evaluate(() => { document.querySelector('#form').closest('details').open = false; });
   await page.screenshot({ path: artifact('phone-top.png') });
   await page.screenshot({ path: artifact('phone-full.png'), fullPage: true });
   await page.close();
