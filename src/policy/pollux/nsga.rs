@@ -80,18 +80,18 @@ pub fn crowding(objs: &[Objectives], front: &[usize]) -> Vec<f64> {
 
 /// Ranks `objs` and returns the indices of the `keep` survivors (whole
 /// fronts first; the last front that does not fit by crowding distance,
-/// largest first, ties in random order) and every individual's crowding
-/// distance within its front (for the next tournaments).
+/// largest first, ties in random order) and each survivor's crowding
+/// distance within its front (for the next tournaments; 0 for the others).
 pub fn survive(objs: &[Objectives], keep: usize, rng: &mut Sampler) -> (Vec<usize>, Vec<f64>) {
     let mut crowd = vec![0.0; objs.len()];
     let mut chosen = Vec::with_capacity(keep);
     for front in fronts(objs) {
+        if chosen.len() >= keep {
+            break;
+        }
         let d = crowding(objs, &front);
         for (k, &i) in front.iter().enumerate() {
             crowd[i] = d[k];
-        }
-        if chosen.len() >= keep {
-            continue;
         }
         if chosen.len() + front.len() <= keep {
             chosen.extend_from_slice(&front);

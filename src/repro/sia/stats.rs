@@ -136,6 +136,17 @@ pub(super) fn run_stats(setting: &str, workload: &str, trace: &Trace, run: &Poli
     }
 }
 
+impl RunStats {
+    /// The run's finish-time fairness against the analytic reference.
+    pub fn ftf(&self) -> FtfStats {
+        FtfStats {
+            rho_max: self.ftf_rho_max,
+            unfair_frac: self.ftf_unfair_frac,
+            jobs: self.ftf_jobs,
+        }
+    }
+}
+
 /// Finish-time fairness of one run: worst rho, unfair fraction, and the
 /// jobs that have a rho (for pooling the fraction over traces).
 #[derive(Debug, Clone, Copy, Serialize)]

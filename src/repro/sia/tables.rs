@@ -208,14 +208,7 @@ pub fn to_table(r: &SiaReport) -> String {
         ]];
         for p in helios {
             let cell = r.cell("hetero", "helios", p);
-            let analytic: Vec<FtfStats> = cell
-                .iter()
-                .map(|x| FtfStats {
-                    rho_max: x.ftf_rho_max,
-                    unfair_frac: x.ftf_unfair_frac,
-                    jobs: x.ftf_jobs,
-                })
-                .collect();
+            let analytic: Vec<FtfStats> = cell.iter().map(|x| x.ftf()).collect();
             let simulated: Vec<FtfStats> = cell.iter().filter_map(|x| x.ftf_simulated).collect();
             let (worst, unfair) = FtfStats::pool(&analytic);
             let (sim_worst, sim_unfair) = if simulated.len() == cell.len() {
