@@ -1,10 +1,11 @@
 //! `schedlab reproduce TARGET`: a paper's experiment on our traces, printed
 //! beside the published numbers (targets in `crate::repro::TARGETS`).
 
-use super::write_out;
+use super::{read_text, write_out};
 use crate::error::{Error, Result};
 use crate::params::split_overrides;
 use crate::repro::{self, afs, sia};
+use crate::workload::Trace;
 use clap::Args;
 
 #[derive(Args)]
@@ -41,6 +42,15 @@ pub struct ReproduceArgs {
     /// 15 minutes per Helios trace, mostly Pollux's.
     #[arg(long)]
     pub ftf_simulated: bool,
+    /// afs: cut the 11 traces from this Philly job list (the Pollux authors'
+    /// `philly.csv`: timestamp,duration,num_gpus,gpu_time,cluster), one per
+    /// Table 3 virtual cluster, instead of the synthetic stand-ins.
+    #[arg(long, value_name = "FILE")]
+    pub philly: Option<String>,
+    /// afs: the AFS authors' measured speedup tables (schedsim `models.csv`)
+    /// instead of the synthetic BSP curves.
+    #[arg(long, value_name = "FILE")]
+    pub afs_models: Option<String>,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Parameter override OWNER.KEY=VALUE (a policy or `engine`); repeatable.
@@ -81,13 +91,29 @@ pub fn reproduce(a: ReproduceArgs) -> Result<()> {
                     })
                     .collect::<Result<Vec<u32>>>()?,
             };
-            let max_jobs = a.jobs.unwrap_or(1000);
+            // The Philly VCs run whole unless --jobs cuts them.
+            let max_jobs = a
+                .jobs
+                .unwrap_or(if a.philly.is_some() { usize::MAX } else { 1000 });
             if max_jobs == 0 {
                 return Err(Error::config("--jobs must be at least 1"));
             }
             let overrides = split_overrides(&a.set)?;
+            let philly = match &a.philly {
+                Some(path) => Some(afs::PhillyJobs {
+                    file: path.clone(),
+                    trace: Trace::parse(path, &read_text(path)?, None)?,
+                }),
+                None => None,
+            };
+            let afs_tables = match &a.afs_models {
+                Some(path) => Some((path.clone(), read_text(path)?)),
+                None => None,
+            };
             let opts = afs::Options {
                 max_jobs,
+                philly,
+                afs_tables,
                 traces,
                 seed: a.seed,
                 overrides,

@@ -17,6 +17,7 @@
 //! - [`optim`]: the bounded minimiser used by the fit;
 //! - [`power`]: idle and busy watts per GPU type.
 
+mod afs_tables;
 pub mod apps;
 mod builtin_fits;
 mod curve;
@@ -28,6 +29,7 @@ pub mod power;
 pub mod profiles;
 mod zoo;
 
+pub use afs_tables::parse_afs_tables;
 pub use curve::SpeedupCurve;
 pub use gavel::{gavel_model_name, gavel_models, gavel_models_from_json};
 pub use power::GpuPower;

@@ -10,18 +10,22 @@
 //! delay), perfect throughput knowledge, the synthetic BSP curves of spec
 //! §2.7 (the paper's measured curves are unpublished).
 //!
-//! The traces come from the generator named by [`AFS_TRACE_GENERATOR`] with
-//! the per-trace parameters of [`trace_params`]; switching to the
-//! Philly-like generator is a change of those two items.
+//! The traces are either the Philly virtual clusters themselves, cut from a
+//! Philly job list the user gives (the Pollux authors' `philly.csv`, VC id =
+//! tenant; spec §4.3's job rules applied at import), or synthetic stand-ins
+//! from the generator named by [`AFS_TRACE_GENERATOR`] with the per-trace
+//! parameters of [`trace_params`]. The models' curves are the zoo's synthetic
+//! BSP curves unless the AFS authors' measured tables are loaded
+//! ([`crate::perf::ModelZoo::add_afs_tables`]).
 
 use super::table;
 use crate::cluster::{parse_cluster, Cluster};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::metrics::{blowup, reduction, time_series, Summary};
 use crate::perf::ModelZoo;
 use crate::report::{run_policy, Overrides};
 use crate::workload::gen::generate;
-use crate::workload::Trace;
+use crate::workload::{JobSpec, Trace};
 use serde::Serialize;
 use std::sync::Arc;
 
@@ -184,6 +188,8 @@ pub struct TraceRow {
     pub id: u32,
     pub vc: String,
     pub jobs: usize,
+    /// Jobs of this VC in the paper's Table 3.
+    pub table3_jobs: usize,
     pub heavy: bool,
     pub params: Vec<(String, String)>,
     pub runs: Vec<RunRow>,
@@ -224,17 +230,32 @@ impl TraceRow {
 /// The whole reproduction.
 #[derive(Debug, Clone, Serialize)]
 pub struct AfsReport {
+    /// Where the traces came from (a generator, or `philly-csv FILE`).
     pub generator: String,
+    /// The models' speedup curves (synthetic BSP, or the measured tables' file).
+    pub models: String,
     pub cluster: String,
     pub seed: u64,
     pub max_jobs: usize,
     pub traces: Vec<TraceRow>,
 }
 
+/// A Philly job list already parsed (every VC; tenant = VC id).
+pub struct PhillyJobs {
+    pub file: String,
+    pub trace: Trace,
+}
+
 /// Options of a reproduction run.
 pub struct Options {
-    /// Jobs per trace: min(the Philly trace's count, this).
+    /// Jobs per trace: min(the Philly trace's count, this); with a Philly job
+    /// list, the VC's first jobs by submission.
     pub max_jobs: usize,
+    /// The Philly VCs to cut the traces from (None: synthetic stand-ins).
+    pub philly: Option<PhillyJobs>,
+    /// The AFS authors' measured speedup tables as (file, text) (None: the
+    /// zoo's synthetic BSP curves).
+    pub afs_tables: Option<(String, String)>,
     /// Trace ids to run (empty: all 11).
     pub traces: Vec<u32>,
     pub seed: u64,
@@ -258,10 +279,51 @@ pub fn build_trace(id: u32, max_jobs: usize, seed: u64) -> Result<Trace> {
     Ok(t)
 }
 
+/// Cuts trace `id` out of a Philly job list: the jobs of its VC (Table 3),
+/// the first `max_jobs` by submission, shifted so the first arrives at 0.
+pub fn philly_trace(philly: &PhillyJobs, id: u32, max_jobs: usize) -> Result<Trace> {
+    let vc = TABLE3
+        .iter()
+        .find(|t| t.0 == id)
+        .map(|t| t.1)
+        .ok_or_else(|| Error::config(format!("AFS trace id {id}: expected 1..11")))?;
+    let mut jobs: Vec<JobSpec> = philly
+        .trace
+        .jobs
+        .iter()
+        .filter(|j| j.tenant == vc)
+        .take(max_jobs)
+        .cloned()
+        .collect();
+    if jobs.is_empty() {
+        return Err(Error::input(
+            &philly.file,
+            0,
+            "cluster",
+            format!("no job of virtual cluster {vc} (AFS trace {id}) in the file"),
+        ));
+    }
+    let first = jobs[0].arrival;
+    for j in &mut jobs {
+        j.arrival -= first;
+    }
+    let mut t = Trace::from_jobs(&format!("afs-philly-{id}-{vc}"), jobs)?;
+    t.format = philly.trace.format.clone();
+    Ok(t)
+}
+
 /// Runs the reproduction; `progress` gets one line per finished run.
 pub fn reproduce(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<AfsReport> {
     let cluster: Arc<Cluster> = Arc::new(parse_cluster("afs-64")?);
-    let zoo = Arc::new(ModelZoo::builtin());
+    let mut zoo = ModelZoo::builtin();
+    let models = match &opts.afs_tables {
+        Some((file, text)) => {
+            zoo.add_afs_tables(file, text)?;
+            format!("measured tables from {file}")
+        }
+        None => "synthetic BSP curves (spec seed003 §2.7)".to_string(),
+    };
+    let zoo = Arc::new(zoo);
     let ids: Vec<u32> = if opts.traces.is_empty() {
         TABLE3.iter().map(|t| t.0).collect()
     } else {
@@ -270,7 +332,10 @@ pub fn reproduce(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<AfsRe
     let mut traces = Vec::new();
     for id in ids {
         let vc = TABLE3.iter().find(|t| t.0 == id).map_or("?", |t| t.1);
-        let trace = build_trace(id, opts.max_jobs, opts.seed)?;
+        let trace = match &opts.philly {
+            Some(p) => philly_trace(p, id, opts.max_jobs)?,
+            None => build_trace(id, opts.max_jobs, opts.seed)?,
+        };
         let mut runs = Vec::new();
         for v in VARIANTS {
             let mut ov = opts.overrides.clone();
@@ -317,13 +382,22 @@ pub fn reproduce(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<AfsRe
             id,
             vc: vc.to_string(),
             jobs: trace.jobs.len(),
+            table3_jobs: TABLE3.iter().find(|t| t.0 == id).map_or(0, |t| t.2),
             heavy: HEAVY.contains(&id),
-            params: trace_params(id),
+            params: if opts.philly.is_some() {
+                Vec::new()
+            } else {
+                trace_params(id)
+            },
             runs,
         });
     }
     Ok(AfsReport {
-        generator: AFS_TRACE_GENERATOR.to_string(),
+        generator: match &opts.philly {
+            Some(p) => format!("{} {}", p.trace.format, p.file),
+            None => AFS_TRACE_GENERATOR.to_string(),
+        },
+        models,
         cluster: cluster.name.clone(),
         seed: opts.seed,
         max_jobs: opts.max_jobs,
@@ -453,12 +527,22 @@ pub fn checks(r: &AfsReport) -> Vec<Check> {
     out
 }
 
+/// "at most N" or "all" for the table's heading.
+fn jobs_cap(max_jobs: usize) -> String {
+    if max_jobs == usize::MAX {
+        "all".into()
+    } else {
+        format!("at most {max_jobs}")
+    }
+}
+
 /// The report as text tables.
 pub fn to_table(r: &AfsReport) -> String {
-    let mut s = format!(
-        "AFS (NSDI'21) §5.2 reproduction: traces from '{}' (at most {} jobs each), cluster {}, seed {}\n\
-         Paper setting: count-based placement, free share changes, synthetic BSP curves (spec seed003 §2.7).\n\n",
-        r.generator, r.max_jobs, r.cluster, r.seed
+    let mut s =
+        format!(
+        "AFS (NSDI'21) §5.2 reproduction: traces from '{}' ({} jobs each), cluster {}, seed {}\n\
+         Paper setting: count-based placement, free share changes; models: {}.\n\n",
+        r.generator, jobs_cap(r.max_jobs), r.cluster, r.seed, r.models
     );
     let labels: Vec<&str> = VARIANTS.iter().map(|v| v.label).collect();
     for (title, pick) in [
@@ -468,7 +552,7 @@ pub fn to_table(r: &AfsReport) -> String {
         s.push_str(title);
         s.push('\n');
         let mut rows = vec![{
-            let mut h = vec!["trace".to_string(), "jobs".to_string()];
+            let mut h = vec!["trace".to_string(), "jobs".to_string(), "Tab.3".to_string()];
             h.extend(labels.iter().map(|l| l.to_string()));
             h
         }];
@@ -476,6 +560,7 @@ pub fn to_table(r: &AfsReport) -> String {
             let mut row = vec![
                 format!("{}{}", t.id, if t.heavy { "*" } else { "" }),
                 t.jobs.to_string(),
+                t.table3_jobs.to_string(),
             ];
             for l in &labels {
                 row.push(t.run(l).map_or("-".into(), |x| {

@@ -10,6 +10,7 @@ mod helios;
 mod native;
 mod pai;
 mod philly;
+mod philly_csv;
 mod pollux;
 mod tiresias;
 
@@ -41,6 +42,8 @@ pub enum Format {
     Alibaba,
     /// Gavel trace TSV (`scheduler/traces/*.trace`).
     Gavel,
+    /// The Pollux authors' Philly job list (`timestamp,duration,num_gpus,gpu_time,cluster`).
+    PhillyCsv,
     /// Tiresias simulator CSV (`job_id,num_gpu,submit_time,iterations,model_name,duration,interval`).
     Tiresias,
 }
@@ -66,6 +69,11 @@ impl Format {
             Format::Philly,
             "philly",
             "Microsoft Philly cluster_job_log JSON (status, vc, jobid, submitted_time, attempts[])",
+        ),
+        (
+            Format::PhillyCsv,
+            "philly-csv",
+            "Pollux artifact's Philly job list CSV: timestamp,duration,num_gpus,gpu_time,cluster (cluster = virtual-cluster id)",
         ),
         (
             Format::Helios,
@@ -135,6 +143,8 @@ impl Format {
             Some(Format::Duration)
         } else if cols.has_all(&["job_id", "num_gpu", "submit_time", "duration"]) {
             Some(Format::Tiresias)
+        } else if cols.has_all(&["timestamp", "duration", "num_gpus", "cluster"]) {
+            Some(Format::PhillyCsv)
         } else if cols.has_all(&["job_id", "gpu_num", "submit_time", "duration"]) {
             Some(Format::Helios)
         } else if cols.has_all(&["job_name", "task_name", "inst_num", "plan_gpu"]) {
@@ -247,6 +257,7 @@ pub fn import(file: &str, text: &str, opts: &ImportOptions) -> Result<Imported> 
                 Format::Pollux => pollux::read(csv, &mut out)?,
                 Format::Duration => duration::read(csv, &mut out)?,
                 Format::Helios => helios::read(csv, &mut out)?,
+                Format::PhillyCsv => philly_csv::read(csv, &mut out)?,
                 Format::Alibaba => alibaba::read(csv, &mut out)?,
                 Format::Tiresias => tiresias::read(csv, &mut out)?,
                 Format::Philly | Format::Gavel | Format::Pai => unreachable_format(format)?,
