@@ -29,6 +29,9 @@ node tests/wasm-node/compare.mjs target/release/schedlab sia-philly-homog homog-
 node tests/wasm-node/compare.mjs target/release/schedlab sia-helios sia-hetero-64 sia 7 engine.calibration=sia sia.profiling=artifact
 node tests/wasm-node/compare.mjs target/release/schedlab afs-mini afs-64 afs-l,maxmin 3 engine.reconfig=coddl
 
+step "sweeps as a Slurm job array (single-node Slurm started here; skips if it cannot start)"
+bash scripts/test-slurm.sh target/release/schedlab
+
 step "the page's wasm API in Node"
 node --test tests/wasm-node/
 

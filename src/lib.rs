@@ -21,6 +21,8 @@ pub mod report;
 pub mod repro;
 pub mod sim;
 pub mod solve;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod sweep;
 pub mod validate;
 pub mod web;
 pub mod workload;

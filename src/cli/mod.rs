@@ -5,6 +5,7 @@ mod bench;
 mod commands;
 mod models;
 mod reproduce;
+mod sweep;
 mod tune;
 
 use crate::error::Error;
@@ -44,6 +45,9 @@ pub enum Command {
     Models(models::ModelsCommand),
     /// Fidelity checks against external simulators: `pollux`.
     Validate(models::ValidateArgs),
+    /// Sweeps of many runs: plan, run (locally, in shards, on Slurm or Kubernetes), status, merge.
+    #[command(subcommand)]
+    Sweep(sweep::SweepCommand),
     /// Write the TunedJobs version of a workload (GPU count and batch per job) for the rigid baselines.
     TuneJobs(tune::TuneArgs),
 }
@@ -57,6 +61,7 @@ pub fn main() -> i32 {
         Command::Gen(a) => commands::gen(a),
         Command::Bench(a) => bench::bench(a),
         Command::Reproduce(a) => reproduce::reproduce(a),
+        Command::Sweep(c) => sweep::sweep(c),
         Command::Models(c) => models::models(c),
         Command::Validate(a) => models::validate(a),
         Command::TuneJobs(a) => tune::tune(a),

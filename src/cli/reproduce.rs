@@ -51,6 +51,13 @@ pub struct ReproduceArgs {
     /// instead of the synthetic BSP curves.
     #[arg(long, value_name = "FILE")]
     pub afs_models: Option<String>,
+    /// afs: write the reproduction's runs as a sweep into DIR instead of
+    /// running them (`schedlab sweep run DIR`, on Slurm: `sweep slurm DIR`).
+    #[arg(long, value_name = "DIR", conflicts_with = "from")]
+    pub sweep: Option<String>,
+    /// afs: print the report from the results of a sweep written by `--sweep DIR`.
+    #[arg(long, value_name = "DIR")]
+    pub from: Option<String>,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Parameter override OWNER.KEY=VALUE (a policy or `engine`); repeatable.
@@ -74,7 +81,23 @@ pub fn reproduce(a: ReproduceArgs) -> Result<()> {
             a.format
         )));
     }
+    if a.target != "afs" && (a.sweep.is_some() || a.from.is_some()) {
+        return Err(Error::config(format!(
+            "reproduce {}: --sweep and --from are available for afs only so far",
+            a.target
+        )));
+    }
     match a.target.as_str() {
+        "afs" if a.from.is_some() => {
+            let dir = a.from.as_deref().unwrap_or_default();
+            let report = crate::sweep::reproduce::afs_report_from(std::path::Path::new(dir))?;
+            let text = if a.format == "json" {
+                report_json(&report, &afs::checks(&report))?
+            } else {
+                afs::to_table(&report)
+            };
+            write_out(a.out.as_deref(), &text)
+        }
         "afs" => {
             let traces = match &a.traces {
                 None => Vec::new(),
@@ -118,6 +141,16 @@ pub fn reproduce(a: ReproduceArgs) -> Result<()> {
                 seed: a.seed,
                 overrides,
             };
+            if let Some(dir) = &a.sweep {
+                let m = crate::sweep::reproduce::afs_manifest(&opts)?;
+                m.write(std::path::Path::new(dir))?;
+                eprintln!(
+                    "{} runs written to {dir}/manifest.json; run them with `schedlab sweep run {dir}` \
+                     (or on Slurm: `schedlab sweep slurm {dir}`), then `schedlab reproduce afs --from {dir}`",
+                    m.runs.len()
+                );
+                return Ok(());
+            }
             let report = afs::reproduce(&opts, &mut progress(a.quiet))?;
             let text = if a.format == "json" {
                 report_json(&report, &afs::checks(&report))?

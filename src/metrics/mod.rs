@@ -54,7 +54,7 @@ pub struct JobMetrics {
 }
 
 /// A run's summary (the CLI's `metrics` object).
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize, PartialEq)]
 pub struct Summary {
     pub jobs: usize,
     pub completed: usize,

@@ -25,7 +25,7 @@ use crate::metrics::{blowup, reduction, time_series, Summary};
 use crate::perf::ModelZoo;
 use crate::report::{run_policy, Overrides};
 use crate::workload::gen::generate;
-use crate::workload::{JobSpec, Trace};
+use crate::workload::Trace;
 use serde::Serialize;
 use std::sync::Arc;
 
@@ -263,6 +263,11 @@ pub struct Options {
     pub overrides: Overrides,
 }
 
+/// The generator seed of synthetic trace `id` under run seed `seed`.
+pub fn trace_seed(seed: u64, id: u32) -> u64 {
+    seed.wrapping_mul(100).wrapping_add(id as u64)
+}
+
 /// Builds trace `id` with at most `max_jobs` jobs.
 pub fn build_trace(id: u32, max_jobs: usize, seed: u64) -> Result<Trace> {
     let jobs = TABLE3
@@ -272,7 +277,7 @@ pub fn build_trace(id: u32, max_jobs: usize, seed: u64) -> Result<Trace> {
     let mut t = generate(
         AFS_TRACE_GENERATOR,
         Some(jobs),
-        seed.wrapping_mul(100).wrapping_add(id as u64),
+        trace_seed(seed, id),
         &trace_params(id),
     )?;
     t.name = format!("afs-trace-{id}");
@@ -287,67 +292,110 @@ pub fn philly_trace(philly: &PhillyJobs, id: u32, max_jobs: usize) -> Result<Tra
         .find(|t| t.0 == id)
         .map(|t| t.1)
         .ok_or_else(|| Error::config(format!("AFS trace id {id}: expected 1..11")))?;
-    let mut jobs: Vec<JobSpec> = philly
+    philly
         .trace
-        .jobs
-        .iter()
-        .filter(|j| j.tenant == vc)
-        .take(max_jobs)
-        .cloned()
-        .collect();
-    if jobs.is_empty() {
-        return Err(Error::input(
-            &philly.file,
-            0,
-            "cluster",
-            format!("no job of virtual cluster {vc} (AFS trace {id}) in the file"),
-        ));
+        .subset(&format!("afs-philly-{id}-{vc}"), Some(vc), max_jobs)
+        .map_err(|_| {
+            Error::input(
+                &philly.file,
+                0,
+                "cluster",
+                format!("no job of virtual cluster {vc} (AFS trace {id}) in the file"),
+            )
+        })
+}
+
+/// The trace ids a run covers (all 11 when none are named).
+pub fn trace_ids(opts: &Options) -> Vec<u32> {
+    if opts.traces.is_empty() {
+        TABLE3.iter().map(|t| t.0).collect()
+    } else {
+        opts.traces.clone()
     }
-    let first = jobs[0].arrival;
-    for j in &mut jobs {
-        j.arrival -= first;
+}
+
+/// The overrides of variant `v`: the user's, count-based placement unless
+/// the user chose one, and the variant's own settings.
+pub fn variant_overrides(opts: &Options, v: &Variant) -> Overrides {
+    let mut ov = opts.overrides.clone();
+    let engine = ov.entry("engine".to_string()).or_default();
+    if !engine.iter().any(|(k, _)| k == "placement") {
+        engine.push(("placement".into(), "any".into()));
     }
-    let mut t = Trace::from_jobs(&format!("afs-philly-{id}-{vc}"), jobs)?;
-    t.format = philly.trace.format.clone();
-    Ok(t)
+    let pol = ov.entry(v.policy.to_string()).or_default();
+    for (k, val) in v.set {
+        pol.retain(|(x, _)| x != k);
+        pol.push((k.to_string(), val.to_string()));
+    }
+    ov
+}
+
+/// How the models' curves are described in the report.
+pub fn models_label(opts: &Options) -> String {
+    match &opts.afs_tables {
+        Some((file, _)) => format!("measured tables from {file}"),
+        None => "synthetic BSP curves (spec seed003 §2.7)".to_string(),
+    }
+}
+
+/// Where the traces come from, as the report says it.
+pub fn generator_label(opts: &Options) -> String {
+    match &opts.philly {
+        Some(p) => format!("{} {}", p.trace.format, p.file),
+        None => AFS_TRACE_GENERATOR.to_string(),
+    }
+}
+
+/// The row of trace `id` around its runs.
+pub fn trace_row(opts: &Options, id: u32, jobs: usize, runs: Vec<RunRow>) -> TraceRow {
+    TraceRow {
+        id,
+        vc: TABLE3
+            .iter()
+            .find(|t| t.0 == id)
+            .map_or("?", |t| t.1)
+            .to_string(),
+        jobs,
+        table3_jobs: TABLE3.iter().find(|t| t.0 == id).map_or(0, |t| t.2),
+        heavy: HEAVY.contains(&id),
+        params: if opts.philly.is_some() {
+            Vec::new()
+        } else {
+            trace_params(id)
+        },
+        runs,
+    }
+}
+
+/// The whole report around its trace rows.
+pub fn report(opts: &Options, traces: Vec<TraceRow>) -> AfsReport {
+    AfsReport {
+        generator: generator_label(opts),
+        models: models_label(opts),
+        cluster: "afs-64".into(),
+        seed: opts.seed,
+        max_jobs: opts.max_jobs,
+        traces,
+    }
 }
 
 /// Runs the reproduction; `progress` gets one line per finished run.
 pub fn reproduce(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<AfsReport> {
     let cluster: Arc<Cluster> = Arc::new(parse_cluster("afs-64")?);
     let mut zoo = ModelZoo::builtin();
-    let models = match &opts.afs_tables {
-        Some((file, text)) => {
-            zoo.add_afs_tables(file, text)?;
-            format!("measured tables from {file}")
-        }
-        None => "synthetic BSP curves (spec seed003 §2.7)".to_string(),
-    };
+    if let Some((file, text)) = &opts.afs_tables {
+        zoo.add_afs_tables(file, text)?;
+    }
     let zoo = Arc::new(zoo);
-    let ids: Vec<u32> = if opts.traces.is_empty() {
-        TABLE3.iter().map(|t| t.0).collect()
-    } else {
-        opts.traces.clone()
-    };
     let mut traces = Vec::new();
-    for id in ids {
-        let vc = TABLE3.iter().find(|t| t.0 == id).map_or("?", |t| t.1);
+    for id in trace_ids(opts) {
         let trace = match &opts.philly {
             Some(p) => philly_trace(p, id, opts.max_jobs)?,
             None => build_trace(id, opts.max_jobs, opts.seed)?,
         };
         let mut runs = Vec::new();
         for v in VARIANTS {
-            let mut ov = opts.overrides.clone();
-            let engine = ov.entry("engine".to_string()).or_default();
-            if !engine.iter().any(|(k, _)| k == "placement") {
-                engine.push(("placement".into(), "any".into()));
-            }
-            let pol = ov.entry(v.policy.to_string()).or_default();
-            for (k, val) in v.set {
-                pol.retain(|(x, _)| x != k);
-                pol.push((k.to_string(), val.to_string()));
-            }
+            let ov = variant_overrides(opts, v);
             let r = run_policy(
                 &trace,
                 &cluster,
@@ -378,31 +426,9 @@ pub fn reproduce(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<AfsRe
             ));
             runs.push(row);
         }
-        traces.push(TraceRow {
-            id,
-            vc: vc.to_string(),
-            jobs: trace.jobs.len(),
-            table3_jobs: TABLE3.iter().find(|t| t.0 == id).map_or(0, |t| t.2),
-            heavy: HEAVY.contains(&id),
-            params: if opts.philly.is_some() {
-                Vec::new()
-            } else {
-                trace_params(id)
-            },
-            runs,
-        });
+        traces.push(trace_row(opts, id, trace.jobs.len(), runs));
     }
-    Ok(AfsReport {
-        generator: match &opts.philly {
-            Some(p) => format!("{} {}", p.trace.format, p.file),
-            None => AFS_TRACE_GENERATOR.to_string(),
-        },
-        models,
-        cluster: cluster.name.clone(),
-        seed: opts.seed,
-        max_jobs: opts.max_jobs,
-        traces,
-    })
+    Ok(report(opts, traces))
 }
 
 /// A qualitative check over the traces: how many satisfy it.

@@ -149,6 +149,33 @@ impl Trace {
         Ok(())
     }
 
+    /// The jobs of one tenant (all when None), the first `max_jobs` by
+    /// arrival, shifted so the first arrives at 0: one virtual cluster of a
+    /// production trace (AFS's Philly VCs, sweeps' `tenants`).
+    pub fn subset(&self, name: &str, tenant: Option<&str>, max_jobs: usize) -> Result<Trace> {
+        let mut jobs: Vec<JobSpec> = self
+            .jobs
+            .iter()
+            .filter(|j| tenant.is_none_or(|t| j.tenant == t))
+            .take(max_jobs)
+            .cloned()
+            .collect();
+        let Some(first) = jobs.first().map(|j| j.arrival) else {
+            return Err(Error::input(
+                &self.name,
+                0,
+                "tenant",
+                format!("no job of tenant '{}' in the trace", tenant.unwrap_or("")),
+            ));
+        };
+        for j in &mut jobs {
+            j.arrival -= first;
+        }
+        let mut t = Trace::from_jobs(name, jobs)?;
+        t.format = self.format.clone();
+        Ok(t)
+    }
+
     /// Total GPU-seconds requested (for offered-load reports).
     pub fn span(&self) -> f64 {
         let first = self.jobs.first().map_or(0.0, |j| j.arrival);
