@@ -79,7 +79,8 @@ pub fn prepare_policy(
     seed: u64,
 ) -> Result<(Simulation, Params)> {
     let none = Vec::new();
-    let engine = EngineConfig::from_overrides(overrides.get("engine").unwrap_or(&none))?;
+    let mut engine = EngineConfig::from_overrides(overrides.get("engine").unwrap_or(&none))?;
+    engine.seed = seed;
     let (pol, params) = policy::build(name, overrides.get(name).unwrap_or(&none), seed)?;
     let sim = Simulation::with_shared(trace, cluster.clone(), zoo.clone(), pol, engine)?;
     Ok((sim, params))
@@ -143,11 +144,21 @@ pub fn to_table(r: &RunReport) -> String {
         "util".into(),
         "restarts/job".into(),
         "max FTF".into(),
+        "kWh".into(),
         "wall s".into(),
     ]];
+    // Due-date columns only when some job has a due date.
+    let due = r
+        .results
+        .iter()
+        .any(|p| p.jobs.iter().any(|j| j.tardiness_s.is_some()));
+    if due {
+        rows[0].insert(12, "due missed".into());
+        rows[0].insert(12, "tardy h".into());
+    }
     for p in &r.results {
         let m = &p.metrics;
-        rows.push(vec![
+        let mut row = vec![
             p.policy.clone(),
             format!("{}/{}", m.completed, m.jobs),
             hours(m.avg_jct_s),
@@ -160,8 +171,14 @@ pub fn to_table(r: &RunReport) -> String {
             format!("{:.3}", m.utilization),
             format!("{:.2}", m.avg_restarts),
             format!("{:.2}", m.ftf_rho_max),
+            format!("{:.1}", m.energy_kwh),
             format!("{:.3}", p.wall_s),
-        ]);
+        ];
+        if due {
+            row.insert(12, format!("{:.3}", m.due_missed_frac));
+            row.insert(12, hours(m.avg_tardiness_s));
+        }
+        rows.push(row);
     }
     let mut out = format!(
         "trace {}  cluster {}  seed {}\n",

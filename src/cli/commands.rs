@@ -5,7 +5,7 @@ use crate::cluster::{builtin_clusters, parse_cluster, Cluster};
 use crate::error::{Error, Result};
 use crate::params::split_overrides;
 use crate::perf::{gavel_models_from_json, ModelZoo};
-use crate::policy::registry;
+use crate::policy::{registry, Knowledge};
 use crate::report::{check_owners, run_policy, to_csv, to_table, RunReport};
 use crate::sim::ENGINE_PARAMS;
 use crate::workload::gen::{generate, generators, provenance_comment};
@@ -300,6 +300,9 @@ pub fn list(what: &str, json: bool) -> Result<()> {
             let mut t = String::new();
             for p in registry() {
                 t.push_str(&format!("{:<10} {} ({})\n    {}\n", p.name, p.title, p.source, p.description));
+                if p.knowledge == Knowledge::Oracle {
+                    t.push_str(&format!("    {}: it is told each job's true length\n", p.knowledge.note()));
+                }
                 for s in p.params {
                     t.push_str(&format!("    --set {}.{}={}  {}  [{}]\n", p.name, s.name, s.default, s.help, kind_text(&s.kind)));
                 }

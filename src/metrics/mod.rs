@@ -14,6 +14,12 @@
 //!   is the mean number of active jobs during its life; on a heterogeneous
 //!   cluster the isolated times per type are weighted by the type's share
 //!   of GPUs. A rigid job's share is its request time-sliced by v/request.
+//! - Energy = the busy power of every GPU a job held (restart delays
+//!   included) plus the idle power of every other GPU, over the makespan
+//!   (`perf::power`: busy = board power, idle = approximate P8 draw).
+//! - Tardiness = max(0, finish - due) of a job with a due date (an
+//!   unfinished one counts from the end of the run); a due date is missed
+//!   when the job finished after it or not at all.
 //! - Over time (`series`): queue length QL, cluster efficiency CE, blocking
 //!   index BI (AFS §5) and the per-job share timeline; between runs
 //!   (`compare`): reduction rates, JCT blowup, per-length bins.
@@ -51,6 +57,11 @@ pub struct JobMetrics {
     pub migrations: u32,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ftf_rho: Option<f64>,
+    /// Busy energy of the GPUs it held, kWh.
+    pub energy_kwh: f64,
+    /// Seconds past its due date (None without one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tardiness_s: Option<f64>,
 }
 
 /// A run's summary (the CLI's `metrics` object).
@@ -71,6 +82,13 @@ pub struct Summary {
     pub ftf_rho_max: f64,
     /// Fraction of completed jobs with rho > 1.
     pub ftf_unfair_frac: f64,
+    /// Cluster energy over the makespan, kWh: busy power of held GPUs,
+    /// idle power of the others.
+    pub energy_kwh: f64,
+    /// Mean tardiness of the jobs with a due date (0 without any).
+    pub avg_tardiness_s: f64,
+    /// Fraction of the jobs with a due date that missed it (0 without any).
+    pub due_missed_frac: f64,
 }
 
 /// Restarts per job by what changed (see `sim::RestartKinds`); the four
@@ -131,6 +149,10 @@ pub fn evaluate(
                 migrations: r.migrations,
                 ftf_rho: jct
                     .and_then(|j| ftf_rho(j, r, spec, cluster, zoo, outcome.sia_calibration)),
+                energy_kwh: r.energy_j / J_PER_KWH,
+                tardiness_s: r
+                    .due
+                    .map(|due| (r.finish.unwrap_or(outcome.end_time) - due).max(0.0)),
             }
         })
         .collect();
@@ -153,6 +175,22 @@ fn summarize(jobs: &[JobMetrics], outcome: &Outcome, cluster: &Cluster) -> Summa
     };
     let gpu_s: f64 = outcome.jobs.iter().map(|j| j.gpu_s).sum();
     let (ftf_rho_max, ftf_unfair_frac) = ftf_extremes(jobs);
+    // Over the makespan; a run that stopped early is charged up to its end.
+    let energy_span = if outcome.incomplete > 0 && first.is_finite() {
+        (outcome.end_time - first).max(makespan)
+    } else {
+        makespan
+    };
+    let energy = cluster_energy_j(outcome, cluster, energy_span);
+    let due: Vec<(f64, bool)> = jobs
+        .iter()
+        .zip(&outcome.jobs)
+        .filter_map(|(m, r)| {
+            let t = m.tardiness_s?;
+            let missed = r.finish.is_none() || t > 0.0;
+            Some((t, missed))
+        })
+        .collect();
     Summary {
         jobs: jobs.len(),
         completed: jcts.len(),
@@ -175,7 +213,29 @@ fn summarize(jobs: &[JobMetrics], outcome: &Outcome, cluster: &Cluster) -> Summa
         },
         ftf_rho_max,
         ftf_unfair_frac,
+        energy_kwh: energy / J_PER_KWH,
+        avg_tardiness_s: num::mean(&due.iter().map(|d| d.0).collect::<Vec<f64>>()),
+        due_missed_frac: if due.is_empty() {
+            0.0
+        } else {
+            due.iter().filter(|d| d.1).count() as f64 / due.len() as f64
+        },
     }
+}
+
+const J_PER_KWH: f64 = 3.6e6;
+
+/// Joules the cluster drew over `span` seconds: every GPU at idle power,
+/// plus, for the GPUs jobs held, the difference to busy power.
+pub fn cluster_energy_j(outcome: &Outcome, cluster: &Cluster, span: f64) -> f64 {
+    let idle_w: f64 = cluster
+        .kinds
+        .iter()
+        .map(|&k| crate::perf::power::gpu_power(k).idle_w * cluster.gpus_of(k) as f64)
+        .sum();
+    let busy: f64 = outcome.jobs.iter().map(|j| j.energy_j).sum();
+    let held_idle: f64 = outcome.jobs.iter().map(|j| j.held_idle_j).sum();
+    idle_w * span + busy - held_idle
 }
 
 /// Worst finish-time fairness rho and the fraction of jobs with rho > 1,

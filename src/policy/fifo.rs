@@ -25,6 +25,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     description:
         "Starts jobs in arrival order with exactly their requested GPUs and never preempts.",
     params: PARAMS,
+    knowledge: crate::policy::Knowledge::Declared,
     build,
 };
 

@@ -22,6 +22,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     source: "AFS (NSDI'21) baseline Max-Min; spec seed003 §3.4",
     description: "Elastic water-filling: equal GPU shares up to each job's useful maximum, first GPU in arrival order.",
     params: PARAMS,
+    knowledge: crate::policy::Knowledge::Declared,
     build,
 };
 

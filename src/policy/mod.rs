@@ -62,6 +62,12 @@ impl Trigger {
 pub trait Policy: Send {
     fn name(&self) -> &str;
     fn trigger(&self) -> Trigger;
+    /// What the policy may know of job lengths: by default what its
+    /// registry entry declares (policies outside the registry: declared
+    /// lengths only). The engine opens `View::oracle` only to `Oracle`.
+    fn knowledge(&self) -> Knowledge {
+        info(self.name()).map_or(Knowledge::Declared, |i| i.knowledge)
+    }
     fn schedule(&mut self, view: &View<'_>, out: &mut Decision);
     fn clone_box(&self) -> Box<dyn Policy>;
 }
@@ -69,6 +75,28 @@ pub trait Policy: Send {
 impl Clone for Box<dyn Policy> {
     fn clone(&self) -> Self {
         self.clone_box()
+    }
+}
+
+/// What a policy knows of job lengths.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Knowledge {
+    /// What a real scheduler is told: each arrived job's declared work and
+    /// its progress (`View::declared_work`, `View::declared_remaining_work`).
+    Declared,
+    /// The true lengths too (`View::oracle`), as the "length-aware" policies'
+    /// papers assume; the CLI and the page say "uses oracle job lengths".
+    Oracle,
+}
+
+impl Knowledge {
+    /// The note `list policies` and the page show (empty for `Declared`).
+    pub fn note(self) -> &'static str {
+        match self {
+            Knowledge::Declared => "",
+            Knowledge::Oracle => "uses oracle job lengths",
+        }
     }
 }
 
@@ -81,6 +109,8 @@ pub struct PolicyInfo {
     pub source: &'static str,
     pub description: &'static str,
     pub params: &'static [ParamSpec],
+    /// Whether it reads true job lengths (the engine enforces it).
+    pub knowledge: Knowledge,
     #[serde(skip)]
     pub build: fn(&Params, u64) -> Result<Box<dyn Policy>>,
 }

@@ -23,6 +23,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     source: "Optimus (EuroSys'18) greedy marginal-gain allocation, GPU-only; AFS (NSDI'21) baseline, spec seed003 §3.5",
     description: "One GPU per job (arrival order), then each GPU to the job whose remaining time drops most; elastic, given true lengths.",
     params: PARAMS,
+    knowledge: crate::policy::Knowledge::Oracle,
     build,
 };
 
@@ -64,7 +65,7 @@ fn shares(view: &View, jobs: &[u32], total: u32) -> Vec<Share> {
         }
     }
     let saved = |j: u32, r: u32| {
-        let rem = view.remaining_work(j);
+        let rem = view.known_remaining_work(j);
         let (a, b) = (view.est_rate(j, r), view.est_rate(j, r + 1));
         if a > 0.0 && b > a {
             rem * (1.0 / a - 1.0 / b)

@@ -22,6 +22,7 @@ pub const SRTF_INFO: PolicyInfo = PolicyInfo {
     source: "AFS (NSDI'21) §5.1 baseline; spec seed003 §3.1",
     description: "Shortest remaining time first at the requested GPU count; preemptive, gang-scheduled, skips jobs that do not fit.",
     params: PARAMS,
+    knowledge: crate::policy::Knowledge::Oracle,
     build: build_srtf,
 };
 
@@ -31,6 +32,7 @@ pub const SRSF_INFO: PolicyInfo = PolicyInfo {
     source: "AFS (NSDI'21) §5.1 baseline; Tiresias' length-aware SRSF; spec seed003 §3.2",
     description: "Shortest remaining service (remaining time x requested GPUs) first; preemptive, gang-scheduled.",
     params: PARAMS,
+    knowledge: crate::policy::Knowledge::Oracle,
     build: build_srsf,
 };
 
@@ -77,7 +79,7 @@ impl Policy for Srtf {
             .iter()
             .map(|&j| {
                 let req = gang_request(view, j, self.peak);
-                let t = view.remaining_time(j, req);
+                let t = view.known_remaining_time(j, req);
                 (if self.by_service { t * req as f64 } else { t }, j)
             })
             .collect();

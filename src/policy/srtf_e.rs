@@ -32,6 +32,7 @@ pub const SRTF_E_INFO: PolicyInfo = PolicyInfo {
     source: "AFS (NSDI'21) §5.5 altruistic SRTF; spec seed003 §3.7",
     description: "SRTF, then the leftover GPUs go to the scheduled elastic jobs (up to their peak GPU count).",
     params: PARAMS,
+    knowledge: crate::policy::Knowledge::Oracle,
     build: build_srtf,
 };
 
@@ -41,6 +42,7 @@ pub const SRSF_E_INFO: PolicyInfo = PolicyInfo {
     source: "AFS (NSDI'21) §5.5 altruistic SRSF; spec seed003 §3.7",
     description: "SRSF, then the leftover GPUs go to the scheduled elastic jobs (up to their peak GPU count).",
     params: PARAMS,
+    knowledge: crate::policy::Knowledge::Oracle,
     build: build_srsf,
 };
 
@@ -103,7 +105,7 @@ impl Policy for SrtfE {
             .iter()
             .map(|&j| {
                 let req = view.spec(j).gpus;
-                let t = view.remaining_time(j, req);
+                let t = view.known_remaining_time(j, req);
                 (if self.by_service { t * req as f64 } else { t }, j)
             })
             .collect();

@@ -51,6 +51,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     source: "Themis (NSDI'20) finish-time fairness with leases; AFS (NSDI'21) baseline, spec seed003 §3.6",
     description: "Offers free and lease-expired GPUs to the most unfairly treated jobs (largest rho = T_shared / T_ideal); leftovers to random others; 10-minute leases.",
     params: PARAMS,
+    knowledge: crate::policy::Knowledge::Declared,
     build,
 };
 
@@ -95,9 +96,8 @@ impl Themis {
             return f64::INFINITY;
         }
         let spec = view.spec(job);
-        let st = view.state(job);
         let elapsed = view.now - spec.arrival;
-        let t_shared = elapsed + view.remaining_work(job) / p;
+        let t_shared = elapsed + view.known_remaining_work(job) / p;
         let span = elapsed.max(0.0);
         let n_avg = if span > 0.0 {
             ((self.contention - self.mark[job as usize]) / span).max(1.0)
@@ -106,7 +106,7 @@ impl Themis {
         };
         let m = share_cap(view, job) as f64;
         let p1 = view.est_rate(job, 1);
-        let t_ideal = st.work * n_avg / (p1 * m);
+        let t_ideal = view.declared_work(job) * n_avg / (p1 * m);
         num::ln(t_shared / t_ideal)
     }
 }

@@ -41,6 +41,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     source: "Tiresias (NSDI'19) discretized 2D-LAS; AFS (NSDI'21) baseline Tiresias-L, spec seed003 §3.3",
     description: "Multi-level queues on attained GPU service; length-unaware, preemptive, gang-scheduled.",
     params: PARAMS,
+    knowledge: crate::policy::Knowledge::Declared,
     build,
 };
 

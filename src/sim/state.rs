@@ -24,8 +24,13 @@ pub enum Phase {
 #[derive(Debug, Clone)]
 pub struct JobState {
     pub model: ModelId,
-    /// Total work (model units).
-    pub work: f64,
+    /// Total work (model units): the truth, which only the engine and
+    /// declared oracles (`View::oracle`) see.
+    pub(in crate::sim) work: f64,
+    /// The work the job was submitted with (what a real scheduler is told:
+    /// epochs x iterations, or the trace's run time at its request). Equal
+    /// to `work` unless the engine hides lengths (`engine.length_noise`).
+    pub declared_work: f64,
     pub phase: Phase,
     pub placement: Option<Placement>,
     /// Global batch the job currently runs at.
@@ -41,6 +46,14 @@ pub struct JobState {
     pub gpu_s: f64,
     /// Seconds spent holding GPUs as of `t_mark`.
     pub run_s: f64,
+    /// Joules drawn by the GPUs the job held, at busy power, as of `t_mark`.
+    pub energy_j: f64,
+    /// Joules the same GPUs would have drawn idle, as of `t_mark` (the
+    /// cluster's idle energy is its idle draw minus this, see `metrics`).
+    pub held_idle_j: f64,
+    /// Busy and idle watts of the GPUs held now (set with the placement).
+    busy_w: f64,
+    idle_w: f64,
     pub t_mark: f64,
     /// No progress before this time (checkpoint-restore after a change).
     pub busy_until: f64,
@@ -95,6 +108,7 @@ impl JobState {
         JobState {
             model,
             work,
+            declared_work: work,
             phase: Phase::Future,
             placement: None,
             batch: 0,
@@ -103,6 +117,10 @@ impl JobState {
             progress: 0.0,
             gpu_s: 0.0,
             run_s: 0.0,
+            energy_j: 0.0,
+            held_idle_j: 0.0,
+            busy_w: 0.0,
+            idle_w: 0.0,
             t_mark: 0.0,
             busy_until: 0.0,
             rate_until: f64::INFINITY,
@@ -123,6 +141,37 @@ impl JobState {
             migrations: 0,
             measured_gpus: 0,
             measure_token: 0,
+        }
+    }
+
+    /// Sets (or clears) the job's GPUs and the power they draw. Call
+    /// `advance` first, so that the time before is charged at the old power.
+    pub fn set_placement(&mut self, placement: Option<Placement>) -> Option<Placement> {
+        let (busy, idle) = placement.as_ref().map_or((0.0, 0.0), |p| {
+            let w = crate::perf::power::gpu_power(p.kind);
+            (w.busy_w * p.gpus() as f64, w.idle_w * p.gpus() as f64)
+        });
+        self.busy_w = busy;
+        self.idle_w = idle;
+        std::mem::replace(&mut self.placement, placement)
+    }
+
+    /// Busy-power energy (J) of the job's GPUs by time `now`.
+    pub fn energy_at(&self, now: f64) -> f64 {
+        self.energy_j + self.busy_w * self.held_for(now)
+    }
+
+    /// Idle-power energy (J) of the job's GPUs by time `now`.
+    pub fn held_idle_at(&self, now: f64) -> f64 {
+        self.held_idle_j + self.idle_w * self.held_for(now)
+    }
+
+    /// Seconds since `t_mark` during which the job held its GPUs.
+    fn held_for(&self, now: f64) -> f64 {
+        if self.phase == Phase::Running {
+            (now - self.t_mark).max(0.0)
+        } else {
+            0.0
         }
     }
 
@@ -178,6 +227,8 @@ impl JobState {
         self.progress = self.progress_at(now);
         self.gpu_s = self.gpu_s_at(now);
         self.run_s = self.run_s_at(now);
+        self.energy_j = self.energy_at(now);
+        self.held_idle_j = self.held_idle_at(now);
         self.t_mark = now;
     }
 

@@ -30,6 +30,41 @@ pub struct View<'a> {
     pub measure: bool,
     /// The engine records a per-round diagnostic (`Decision::insight`); see [`View::want_insight`].
     pub insight: bool,
+    /// The policy declared oracle knowledge of job lengths (its registry
+    /// entry's [`crate::policy::Knowledge`]); only then does [`View::oracle`] answer.
+    pub(in crate::sim) oracle: bool,
+}
+
+/// True job lengths, for policies that declare oracle knowledge (SRTF,
+/// Optimus, AFS-L and the other "length-aware" policies of their papers).
+/// Everyone else sees what a real scheduler is told: declared work and the
+/// progress so far ([`View::declared_remaining_work`]).
+#[derive(Clone, Copy)]
+pub struct Oracle<'v, 'a> {
+    view: &'v View<'a>,
+}
+
+impl Oracle<'_, '_> {
+    /// True total work of the job.
+    pub fn work(&self, job: u32) -> f64 {
+        self.view.jobs[job as usize].work
+    }
+
+    /// True work still to do.
+    pub fn remaining_work(&self, job: u32) -> f64 {
+        let s = &self.view.jobs[job as usize];
+        (s.work - s.progress_at(self.view.now)).max(0.0)
+    }
+
+    /// True remaining time at `gpus` GPUs (infinite at zero GPUs).
+    pub fn remaining_time(&self, job: u32, gpus: u32) -> f64 {
+        let r = self.view.rate(job, gpus);
+        if r > 0.0 {
+            self.remaining_work(job) / r
+        } else {
+            f64::INFINITY
+        }
+    }
 }
 
 impl<'a> View<'a> {
@@ -57,16 +92,42 @@ impl<'a> View<'a> {
         self.jobs[job as usize].gpus()
     }
 
-    /// Total work still to do.
-    pub fn remaining_work(&self, job: u32) -> f64 {
-        let s = &self.jobs[job as usize];
-        (s.work - s.progress_at(self.now)).max(0.0)
+    /// True job lengths, if the policy declared oracle knowledge; None
+    /// otherwise (the guard that keeps the truth from other policies).
+    pub fn oracle(&self) -> Option<Oracle<'_, 'a>> {
+        self.oracle.then_some(Oracle { view: self })
     }
 
-    /// Fraction of the job's work done.
-    pub fn done_fraction(&self, job: u32) -> f64 {
+    /// Remaining work as this policy may know it: the truth for declared
+    /// oracles, declared work minus progress for everyone else.
+    pub fn known_remaining_work(&self, job: u32) -> f64 {
+        match self.oracle() {
+            Some(o) => o.remaining_work(job),
+            None => self.declared_remaining_work(job),
+        }
+    }
+
+    /// [`View::known_remaining_work`] at `gpus` GPUs of the job's default
+    /// type (infinite at zero GPUs).
+    pub fn known_remaining_time(&self, job: u32, gpus: u32) -> f64 {
+        let r = self.rate(job, gpus);
+        if r > 0.0 {
+            self.known_remaining_work(job) / r
+        } else {
+            f64::INFINITY
+        }
+    }
+
+    /// The work the job was submitted with.
+    pub fn declared_work(&self, job: u32) -> f64 {
+        self.jobs[job as usize].declared_work
+    }
+
+    /// Declared work minus the progress so far (0 once a job has run past
+    /// its declared length, which happens when lengths are hidden).
+    pub fn declared_remaining_work(&self, job: u32) -> f64 {
         let s = &self.jobs[job as usize];
-        s.progress_at(self.now) / s.work
+        (s.declared_work - s.progress_at(self.now)).max(0.0)
     }
 
     /// GPU-seconds the job has held (Tiresias' attained service).
@@ -174,16 +235,6 @@ impl<'a> View<'a> {
             cap.min(fair)
         } else {
             cap
-        }
-    }
-
-    /// Remaining time at `gpus` GPUs (infinite at zero GPUs).
-    pub fn remaining_time(&self, job: u32, gpus: u32) -> f64 {
-        let r = self.rate(job, gpus);
-        if r > 0.0 {
-            self.remaining_work(job) / r
-        } else {
-            f64::INFINITY
         }
     }
 

@@ -62,7 +62,7 @@ pub enum Stored {
     Missing,
     /// Unreadable, truncated, wrong id or checksum: to be run again.
     Corrupt(String),
-    Done(RunResult),
+    Done(Box<RunResult>),
 }
 
 pub fn result_path(dir: &Path, id: &str) -> PathBuf {
@@ -91,7 +91,7 @@ pub fn read_result(dir: &Path, id: &str) -> Stored {
     if result.id != id {
         return Stored::Corrupt(format!("holds run {} instead", result.id));
     }
-    Stored::Done(result)
+    Stored::Done(Box::new(result))
 }
 
 /// Writes the result of a run atomically.
@@ -154,7 +154,7 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
         assert_eq!(read_result(&dir, "a"), Stored::Missing);
         write_result(&dir, &sample("a")).unwrap();
-        assert_eq!(read_result(&dir, "a"), Stored::Done(sample("a")));
+        assert_eq!(read_result(&dir, "a"), Stored::Done(Box::new(sample("a"))));
         // Truncated (a crash in the middle of a non-atomic copy).
         let p = result_path(&dir, "a");
         let text = std::fs::read_to_string(&p).unwrap();

@@ -193,6 +193,33 @@ pub const METRICS: &[MetricInfo] = &[
         better: "lower",
         help: "Fraction of finished jobs with rho > 1",
     },
+    MetricInfo {
+        key: "energy_kwh",
+        label: "energy",
+        unit: "kWh",
+        scale: 1.0,
+        digits: 1,
+        better: "lower",
+        help: "Cluster energy over the makespan: busy power of held GPUs, idle power of the others (approximate idle figures, docs/METRICS.md)",
+    },
+    MetricInfo {
+        key: "avg_tardiness_s",
+        label: "tardiness",
+        unit: "h",
+        scale: H,
+        digits: 2,
+        better: "lower",
+        help: "Mean time past the due date, over the jobs that have one (0 when none has)",
+    },
+    MetricInfo {
+        key: "due_missed_frac",
+        label: "due missed",
+        unit: "",
+        scale: 1.0,
+        digits: 3,
+        better: "lower",
+        help: "Fraction of the jobs with a due date that finished after it or not at all",
+    },
 ];
 
 /// The catalog, built from the registries.
@@ -330,6 +357,9 @@ mod tests {
             avg_restarts: 0.0,
             ftf_rho_max: 0.0,
             ftf_unfair_frac: 0.0,
+            energy_kwh: 0.0,
+            avg_tardiness_s: 0.0,
+            due_missed_frac: 0.0,
         };
         let v = serde_json::to_value(&s).unwrap();
         for m in METRICS {

@@ -178,6 +178,8 @@ mod tests {
             work: 1.0,
             n_avg: 1.0,
             due: None,
+            energy_j: 0.0,
+            held_idle_j: 0.0,
         }
     }
 

@@ -154,6 +154,21 @@ test('the GPU map is drawn and scrubbing changes it; keyboard steps through even
   await page.close();
 });
 
+test('policies that use oracle job lengths are marked in the picker', { timeout: 60_000 }, async () => {
+  const page = await openPage(browser);
+  await waitDone(page);
+  const tagged = await page.$$eval('#policies .policy', (items) => items
+    .filter((i) => i.querySelector('.oracle'))
+    .map((i) => i.querySelector('input').value));
+  const fromCli = JSON.parse(cli(['list', 'policies', '--json'])).filter((p) => p.knowledge === 'oracle').map((p) => p.name);
+  assert.deepEqual(tagged, fromCli);
+  assert.ok(tagged.includes('srtf') && !tagged.includes('fifo'), tagged.join(','));
+  const tip = await page.$eval('label[for="pol-srtf"] .oracle', (e) => e.title);
+  assert.match(tip, /uses oracle job lengths/);
+  await page.screenshot({ path: artifact('oracle-tags.png') });
+  await page.context().close();
+});
+
 test('a malformed upload shows the line and field, and keeps the inputs and results', { timeout: 60_000 }, async () => {
   const page = await openPage(browser);
   await waitDone(page);

@@ -114,7 +114,10 @@ export class Controls {
       for (const s of p.params) params.append(paramControl(s, `${p.name}.${s.name}`, change));
       const item = el('div', { class: 'policy' },
         el('label', { class: 'pol', for: `pol-${p.name}`, title: `${p.description}\n${p.source}` },
-          box, el('span', { class: 'chip' }), el('b', { text: p.name }), el('span', { class: 'ptitle', text: ` ${p.title}` })),
+          box, el('span', { class: 'chip' }), el('b', { text: p.name }), el('span', { class: 'ptitle', text: ` ${p.title}` }),
+          p.knowledge === 'oracle'
+            ? el('span', { class: 'oracle', text: 'oracle', title: 'uses oracle job lengths: the policy is told each job\'s true length' })
+            : null),
         p.params.length ? params : null);
       item.dataset.index = i;
       list.append(item);

@@ -31,6 +31,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     source: "AFS (NSDI'21) §3.3 Algorithm 1; spec seed003 §2.3",
     description: "Apathetic Future Share with known job lengths: one GPU to each job shortest-first, then each further GPU to the winner of rule (3), capped at the job's peak GPU count.",
     params: PARAMS,
+    knowledge: crate::policy::Knowledge::Oracle,
     build,
 };
 

@@ -61,6 +61,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     source: "AFS (NSDI'21) §3.4; spec seed003 §2.4",
     description: "Apathetic Future Share without job lengths: rule (3) tried both ways per pair (random when neither wins); processor sharing with a 2 h quantum when jobs outnumber GPUs.",
     params: PARAMS,
+    knowledge: crate::policy::Knowledge::Declared,
     build,
 };
 

@@ -18,6 +18,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     source: "AFS (NSDI'21) Appendix D; spec seed003 §2.5",
     description: "AFS-P knowing only each job's peak GPU count: max-min shares capped at the peak, processor sharing with a 2 h quantum when jobs outnumber GPUs.",
     params: PARAMS,
+    knowledge: crate::policy::Knowledge::Declared,
     build,
 };
 

@@ -34,7 +34,7 @@ pub(crate) fn entries(
     jobs.iter()
         .map(|&j| {
             let rem = if with_length {
-                view.remaining_work(j)
+                view.known_remaining_work(j)
             } else {
                 0.0
             };

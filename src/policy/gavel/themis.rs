@@ -48,6 +48,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     source: "Themis (NSDI'20) as Sia's baseline: Gavel's FTF policy; thesis §3.5.2; spec seed004 §3.6",
     description: "Rigid jobs: minimise the worst finish-time-fairness ratio rho over time fractions per GPU type (bisection on rho, LP checks), realised by Gavel's round priorities (360 s).",
     params: PARAMS,
+    knowledge: crate::policy::Knowledge::Declared,
     build,
 };
 
@@ -81,9 +82,9 @@ pub fn ftf_jobs(view: &View, m: &Matrix, round_s: f64) -> Vec<FtfJob> {
                 round_s - spec.arrival.rem_euclid(round_s) + view.zoo.get(st.model).restart_s;
             FtfJob {
                 since_start: (view.now - spec.arrival).max(0.0),
-                remaining: view.remaining_work(j),
+                remaining: view.known_remaining_work(j),
                 isolated: if iso > 0.0 {
-                    overhead + st.work / iso
+                    overhead + view.declared_work(j) / iso
                 } else {
                     f64::INFINITY
                 },

@@ -46,6 +46,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     source: "Pollux (OSDI'21), heterogeneity-unaware as in the Sia thesis §3.4.3; spec seed004 §3.3",
     description: "Goodput-adaptive genetic search over replicas per (virtual) node; fitness is the harmonic mean of speedups over a fair share.",
     params: PARAMS,
+    knowledge: crate::policy::Knowledge::Declared,
     build,
 };
 

@@ -53,6 +53,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     source: "Shockwave (NSDI'23) as Sia's baseline: thesis §3.5.2; spec seed004 §3.5",
     description: "Rigid jobs, plan-ahead: every 360 s a program over the next F rounds maximises log progress minus a makespan penalty under finish-time fairness; heterogeneity-unaware (virtual 4-GPU nodes, majority-type repair).",
     params: PARAMS,
+    knowledge: crate::policy::Knowledge::Declared,
     build,
 };
 
@@ -177,11 +178,10 @@ impl Policy for Shockwave {
         let mut rem_s = Vec::with_capacity(runnable.len());
         for &r in &runnable {
             let j = m.jobs[r];
-            let st = view.state(j);
             let spec = view.spec(j);
             let share = (n_gpus as f64 / (n_jobs * m.gpus[r] as f64)).min(1.0);
-            let total_s = st.work * unit_s[r];
-            let remaining_s = view.remaining_work(j) * unit_s[r];
+            let total_s = view.declared_work(j) * unit_s[r];
+            let remaining_s = view.known_remaining_work(j) * unit_s[r];
             let estimate = total_s / share;
             let h = &mut self.fair[j as usize];
             *h = if h.is_nan() {
@@ -196,7 +196,8 @@ impl Policy for Shockwave {
             plan_jobs.push(PlanJob {
                 gpus: m.gpus[r],
                 remaining: remaining_s / delta,
-                done: (st.work - view.remaining_work(j)) / st.work.max(1e-12),
+                done: (view.declared_work(j) - view.known_remaining_work(j))
+                    / view.declared_work(j).max(1e-12),
                 total: total_s / delta,
                 weight: 1.0,
                 ftf_cap: Some(cap_s / delta),

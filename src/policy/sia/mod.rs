@@ -58,6 +58,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     source: "Sia (SOSP'23) / CMU thesis ch. 3; spec seed004 §2",
     description: "Heterogeneity-aware goodput-optimised rounds: one configuration (type, nodes, GPUs) per job from an ILP over normalised goodputs.",
     params: PARAMS,
+    knowledge: crate::policy::Knowledge::Declared,
     build,
 };
 

@@ -77,7 +77,7 @@ impl Simulation {
             return;
         }
         st.advance(now);
-        st.placement = None;
+        st.set_placement(None);
         st.eff = None;
         st.reconfig_until = f64::NEG_INFINITY;
         st.reconfig_token += 1;
@@ -155,7 +155,7 @@ impl Simulation {
             self.running.insert(id);
         }
         st.phase = Phase::Running;
-        st.placement = Some(placement);
+        st.set_placement(Some(placement));
         if let Some(seg) = st.open_segment.take() {
             self.timeline.close(seg, now, st.done_fraction());
         }
@@ -268,7 +268,7 @@ impl Simulation {
         }
         let st = &mut self.jobs[id as usize];
         st.phase = Phase::Running;
-        st.placement = Some(placement);
+        st.set_placement(Some(placement));
         if let Some(seg) = st.open_segment.take() {
             self.timeline.close(seg, now, st.done_fraction());
         }

@@ -61,6 +61,22 @@ pub struct Simulation {
     stop_reason: Option<String>,
     /// Adjustments made to the input (clamped requests), reported with the outcome.
     notes: Vec<String>,
+    /// The policy declared oracle knowledge of job lengths (`View::oracle`).
+    oracle: bool,
+}
+
+/// Draws each job's true work around its declared work (`engine.length_noise`):
+/// a mean-one log-normal factor per job, from a stream keyed by the run's
+/// seed and the job's id, so a job's length does not depend on the others.
+fn hide_lengths(jobs: &mut [JobState], sigma: f64, seed: u64) {
+    if sigma <= 0.0 {
+        return;
+    }
+    for (id, st) in jobs.iter_mut().enumerate() {
+        let mut rng = crate::workload::sample::Sampler::derive(seed, &format!("length-{id}"));
+        let factor = crate::num::exp(sigma * rng.normal() - sigma * sigma / 2.0);
+        st.work = st.declared_work * factor;
+    }
 }
 
 /// Calls with nothing running and nothing arriving before a round-based
@@ -96,8 +112,10 @@ impl Simulation {
     ) -> Result<Simulation> {
         let mut specs = trace.jobs.clone();
         let mut notes = Vec::new();
-        let jobs = resolve_jobs(trace, &mut specs, &cluster, &zoo, &mut notes)?;
+        let mut jobs = resolve_jobs(trace, &mut specs, &cluster, &zoo, &mut notes)?;
+        hide_lengths(&mut jobs, cfg.length_noise, cfg.seed);
         let trigger = policy.trigger();
+        let oracle = policy.knowledge() == crate::policy::Knowledge::Oracle;
         let first = trace.jobs.first().map_or(0.0, |j| j.arrival);
         let next_tick = trigger.round_s.map(|r| (first / r).ceil() * r);
         Ok(Simulation {
@@ -129,6 +147,7 @@ impl Simulation {
             stop_reason: None,
             specs: Arc::new(specs),
             notes,
+            oracle,
             cluster,
             zoo,
         })
@@ -373,7 +392,7 @@ impl Simulation {
         if let Some(seg) = st.open_segment.take() {
             self.timeline.close(seg, now, 1.0);
         }
-        let placement = st.placement.take();
+        let placement = st.set_placement(None);
         if placement.is_some() {
             self.running.remove(&id);
         }
@@ -413,6 +432,7 @@ impl Simulation {
                 round_tick: tick,
                 measure: self.cfg.measure,
                 insight: want_insight,
+                oracle: self.oracle,
             };
             self.policy.schedule(&view, &mut decision);
         }

@@ -41,6 +41,10 @@ pub struct JobResult {
     /// Mean number of active jobs while this job was active.
     pub n_avg: f64,
     pub due: Option<f64>,
+    /// Joules its GPUs drew at busy power while it held them (restarts included).
+    pub energy_j: f64,
+    /// Joules the same GPUs would have drawn idle over that time.
+    pub held_idle_j: f64,
 }
 
 /// Everything a run produced.
@@ -89,6 +93,8 @@ impl Simulation {
                 work: st.work,
                 n_avg: st.n_avg,
                 due: spec.due,
+                energy_j: st.energy_at(now),
+                held_idle_j: st.held_idle_at(now),
             })
             .collect();
         let mut timeline = self.timeline.clone();
