@@ -27,6 +27,25 @@ impl Simulation {
             if !seen.insert(*job) {
                 return bad(format!("decision names job {job} twice"));
             }
+        }
+        // Non-preemptible jobs keep their GPUs once they run: the engine,
+        // not each policy, enforces it (checked before anything changes).
+        for (job, a) in &d.changes {
+            let st = &self.jobs[*job as usize];
+            let spec = &self.specs[*job as usize];
+            if !spec.preemptible {
+                if let Some(cur) = &st.placement {
+                    if a.as_ref().is_none_or(|a| &a.placement != cur) {
+                        return bad(format!(
+                            "job {job} ('{}') is not preemptible: it keeps its GPUs until it finishes, but the decision {}",
+                            spec.name,
+                            if a.is_none() { "preempts it" } else { "moves or resizes it" }
+                        ));
+                    }
+                }
+            }
+        }
+        for (job, _) in &d.changes {
             self.release(*job);
         }
         // Pass 2: claim new placements.
