@@ -34,6 +34,10 @@ pub struct RunArgs {
     /// Gavel simulation_throughputs.json: adds or replaces the gavel/* models.
     #[arg(long = "gavel-throughputs")]
     pub gavel_throughputs: Option<String>,
+    /// Table models (goodput per GPU type and count, with scale units and a
+    /// restart penalty; JSON, see docs/MODELS.md) that trace jobs can name.
+    #[arg(long, value_name = "FILE")]
+    pub table_models: Option<String>,
     /// A built-in cluster name or TYPE:NODESxGPUS[,...]; defaults to a bundled trace's recommended cluster.
     #[arg(long)]
     pub cluster: Option<String>,
@@ -198,6 +202,11 @@ pub fn run(a: RunArgs) -> Result<()> {
     if !a.profiles.is_empty() {
         let set = super::models::read_profiles(&a.profiles)?;
         zoo.add_profiles(&set, &a.profiles.join(", "))?;
+    }
+    if let Some(path) = &a.table_models {
+        for m in crate::perf::table_models_from_json(path, &read_text(path)?)? {
+            zoo.insert(m);
+        }
     }
     if let Some(path) = &a.gavel_throughputs {
         for m in gavel_models_from_json(path, &read_text(path)?)? {

@@ -27,12 +27,14 @@ pub mod goodput;
 pub mod optim;
 pub mod power;
 pub mod profiles;
+pub mod table;
 mod zoo;
 
 pub use afs_tables::parse_afs_tables;
 pub use curve::SpeedupCurve;
 pub use gavel::{gavel_model_name, gavel_models, gavel_models_from_json};
 pub use power::GpuPower;
+pub use table::{table_models_from_json, GoodputTable};
 pub use zoo::{Behaviour, ModelId, ModelInfo, ModelZoo, Share};
 
 use crate::cluster::GpuKind;

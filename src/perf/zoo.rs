@@ -31,6 +31,9 @@ pub enum Behaviour {
     /// Pollux goodput: throughput model per GPU type x statistical
     /// efficiency that changes with progress; work is in M0-iterations.
     Goodput(Box<GoodputModel>),
+    /// Goodput tabulated per (GPU type, GPU count) with a scale unit per
+    /// type (COpter's batch-inference and synthetic jobs; `perf::table`).
+    Table(Box<super::table::GoodputTable>),
 }
 
 /// One model.
@@ -247,6 +250,11 @@ impl ModelZoo {
                     until_progress: f64::INFINITY,
                 }
             }
+            Behaviour::Table(t) => Rate {
+                per_s: t.rate(q.kind, q.gpus),
+                batch,
+                until_progress: f64::INFINITY,
+            },
         }
     }
 
@@ -271,7 +279,7 @@ impl ModelZoo {
     pub fn next_boundary(&self, id: ModelId, progress: f64) -> f64 {
         match &self.get(id).behaviour {
             Behaviour::Goodput(g) => g.efficiency.next_boundary(progress),
-            Behaviour::Curve { .. } => f64::INFINITY,
+            Behaviour::Curve { .. } | Behaviour::Table(_) => f64::INFINITY,
         }
     }
 
@@ -281,6 +289,7 @@ impl ModelZoo {
         match &self.get(id).behaviour {
             Behaviour::Goodput(g) => g.supports(kind),
             Behaviour::Curve { .. } => true,
+            Behaviour::Table(t) => t.supports(kind),
         }
     }
 
@@ -299,7 +308,7 @@ impl ModelZoo {
                     .map_or(1.0, |(_, v)| *v);
                 speed * curve.at(s.share)
             }
-            Behaviour::Goodput(_) => {
+            Behaviour::Goodput(_) | Behaviour::Table(_) => {
                 let per_node = s.per_node.max(1);
                 let at = |g: u32| {
                     self.rate(

@@ -118,6 +118,37 @@ pub(super) fn resolve_jobs(
                 )
             })?,
         };
+        // A job that no GPU type it may use can advance would wait forever.
+        let kinds: Vec<GpuKind> = if spec.gpu_type.is_some() {
+            vec![kind]
+        } else {
+            cluster.kinds.clone()
+        };
+        let progresses = kinds.iter().any(|&k| {
+            let per_node = cluster.max_node_gpus(k).max(1);
+            let gpus = spec.gpus.min(cluster.gpus_of(k)).max(1);
+            let q = RateQuery {
+                kind: k,
+                gpus,
+                nodes: gpus.div_ceil(per_node),
+                batch: BatchChoice::Fixed(if spec.batch_size > 0 {
+                    spec.batch_size
+                } else {
+                    info.default_batch
+                }),
+                progress: 0.0,
+            };
+            zoo.rate(model, &q).per_s > 0.0
+        });
+        if !progresses {
+            return Err(err(
+                "model",
+                format!(
+                    "model '{}' makes no progress on {} GPUs of any type it may use on cluster '{}'",
+                    info.name, spec.gpus, cluster.name
+                ),
+            ));
+        }
         out.push(JobState::new(model, work));
     }
     Ok(out)
