@@ -174,30 +174,50 @@ impl Params {
         Ok(Params { values })
     }
 
+    /// The value of a declared float (or integer) parameter. Reading a name
+    /// that is not declared, or of another type, is a bug in the caller
+    /// (not bad user input: `resolve` already refused those), and panics
+    /// with the name instead of reading as 0.
     pub fn f64(&self, name: &str) -> f64 {
         match self.values.get(name) {
             Some(ParamValue::Float(v)) => *v,
             Some(ParamValue::Int(v)) => *v as f64,
-            _ => 0.0,
+            other => self.misread(name, "a number", other),
         }
     }
 
+    /// The value of a declared integer parameter (floats truncate).
     pub fn i64(&self, name: &str) -> i64 {
         match self.values.get(name) {
             Some(ParamValue::Int(v)) => *v,
             Some(ParamValue::Float(v)) => *v as i64,
-            _ => 0,
+            other => self.misread(name, "a number", other),
         }
     }
 
+    /// The value of a declared boolean parameter.
     pub fn bool(&self, name: &str) -> bool {
-        matches!(self.values.get(name), Some(ParamValue::Bool(true)))
+        match self.values.get(name) {
+            Some(ParamValue::Bool(v)) => *v,
+            other => self.misread(name, "a boolean", other),
+        }
     }
 
+    /// The value of a declared choice or text parameter.
     pub fn text(&self, name: &str) -> &str {
         match self.values.get(name) {
             Some(ParamValue::Text(v)) => v,
-            _ => "",
+            other => self.misread(name, "a text", other),
+        }
+    }
+
+    fn misread(&self, name: &str, want: &str, got: Option<&ParamValue>) -> ! {
+        match got {
+            None => panic!(
+                "parameter '{name}' is not declared (declared: {})",
+                self.values.keys().cloned().collect::<Vec<_>>().join(", ")
+            ),
+            Some(v) => panic!("parameter '{name}' is {v}, not {want}"),
         }
     }
 
@@ -235,6 +255,20 @@ mod tests {
         ParamSpec::boolean("on", "false", "a switch"),
         ParamSpec::choice("mode", "a", &["a", "b"], "a mode"),
     ];
+
+    #[test]
+    #[should_panic(expected = "parameter 'rat' is not declared")]
+    fn reading_an_undeclared_name_is_an_error_not_zero() {
+        let p = Params::resolve("x", SPECS, &[]).unwrap();
+        let _ = p.f64("rat");
+    }
+
+    #[test]
+    #[should_panic(expected = "not a boolean")]
+    fn reading_a_parameter_as_another_type_is_an_error() {
+        let p = Params::resolve("x", SPECS, &[]).unwrap();
+        let _ = p.bool("mode");
+    }
 
     #[test]
     fn defaults_and_overrides() {

@@ -133,7 +133,7 @@ pub fn registry() -> &'static [PolicyInfo] {
         sia::INFO,
         pollux::INFO,
         gavel::INFO,
-        gavel::themis::INFO,
+        gavel::ftf::INFO,
         shockwave::INFO,
     ]
 }

@@ -7,12 +7,12 @@
 //! restart delays (a job that is descheduled and resumed, or moved, pays its
 //! model's checkpoint-restore).
 //!
-//! Themis (`themis`) is the same mechanism with the finish-time-fairness
+//! Themis (`gavel-ftf`, in `ftf.rs`) is the same mechanism with the finish-time-fairness
 //! program (E23) in place of E21, as the spec recommends (§3.6).
 
 mod alloc;
+pub mod ftf;
 mod rounds;
-pub mod themis;
 
 pub use alloc::{
     finish_time_fairness, greedy, isolated_throughput, max_sum_throughput, rho_of, Alloc, FtfAlloc,
