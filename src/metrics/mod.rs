@@ -32,7 +32,8 @@ pub use series::{share_steps, time_series, ShareSteps, TimeSeries};
 
 use crate::cluster::Cluster;
 use crate::num;
-use crate::perf::{BatchChoice, ModelZoo, Share};
+use crate::perf::{ModelZoo, Share};
+use crate::sim::{max_useful_gpus, natural_batch};
 use crate::sim::{JobResult, Outcome, RestartKinds};
 use crate::workload::{Adaptivity, JobSpec};
 use serde::Serialize;
@@ -270,18 +271,9 @@ fn ftf_rho(
     let n_avg = r.n_avg.max(1.0);
     let v = cluster.total_gpus as f64 / n_avg;
     // An adaptive job alone would pick its goodput-optimal batch (spec
-    // seed004 §7.10: "with the batch optimized"); others keep their batch.
-    let batch = match spec.adaptivity {
-        Adaptivity::Adaptive => BatchChoice::Optimize {
-            max: if spec.max_batch_size > 0 {
-                spec.max_batch_size
-            } else {
-                info.max_batch
-            },
-        },
-        _ if spec.batch_size > 0 => BatchChoice::Fixed(spec.batch_size),
-        _ => BatchChoice::Fixed(info.default_batch),
-    };
+    // seed004 §7.10: "with the batch optimized"); others keep their batch:
+    // the engine's own rule.
+    let batch = natural_batch(spec, info);
     let kinds: Vec<_> = match spec
         .gpu_type
         .as_deref()
@@ -306,13 +298,7 @@ fn ftf_rho(
             let req = spec.gpus as f64;
             zoo.time_at_share(model, &share(req), 0.0, r.work) / (v / req).min(1.0)
         } else {
-            let cap = if spec.max_gpus > 0 {
-                spec.max_gpus
-            } else if info.max_gpus > 0 {
-                info.max_gpus
-            } else {
-                cluster.total_gpus
-            };
+            let cap = max_useful_gpus(spec, info, cluster.total_gpus);
             zoo.time_at_share(model, &share(v.min(cap as f64)), 0.0, r.work)
         };
         if !(t.is_finite() && t > 0.0) {

@@ -19,4 +19,6 @@ pub use engine::{JobResult, Outcome, Progress, Simulation};
 pub use insight::{ConfigCol, RoundInsight};
 pub use state::{JobState, Phase, RestartKinds};
 pub use timeline::{RoundStat, Segment, Timeline};
-pub use view::{Assignment, Decision, RateFn, View};
+pub use view::{
+    max_useful_gpus, natural_batch, rigid_batch, Assignment, Decision, Oracle, RateFn, View,
+};

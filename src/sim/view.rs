@@ -163,16 +163,11 @@ impl<'a> View<'a> {
 
     /// Largest useful GPU count (job limit, else model peak, else the cluster).
     pub fn max_useful_gpus(&self, job: u32) -> u32 {
-        let spec = self.spec(job);
-        let m = self.zoo.get(self.jobs[job as usize].model);
-        let cap = if spec.max_gpus > 0 {
-            spec.max_gpus
-        } else if m.max_gpus > 0 {
-            m.max_gpus
-        } else {
-            self.cluster.total_gpus
-        };
-        cap.min(self.cluster.total_gpus).max(1)
+        max_useful_gpus(
+            self.spec(job),
+            self.zoo.get(self.jobs[job as usize].model),
+            self.cluster.total_gpus,
+        )
     }
 
     /// Progress rate the job would have with `gpus` GPUs of `kind`, packed
@@ -358,6 +353,19 @@ pub fn natural_batch(spec: &JobSpec, model: &ModelInfo) -> BatchChoice {
         },
         _ => BatchChoice::Fixed(rigid_batch(spec, model)),
     }
+}
+
+/// The engine's rule for the most GPUs a job can use: its own limit, else
+/// its model's peak, else the whole cluster (at least 1). Metrics use it too.
+pub fn max_useful_gpus(spec: &JobSpec, model: &ModelInfo, cluster_gpus: u32) -> u32 {
+    let cap = if spec.max_gpus > 0 {
+        spec.max_gpus
+    } else if model.max_gpus > 0 {
+        model.max_gpus
+    } else {
+        cluster_gpus
+    };
+    cap.min(cluster_gpus).max(1)
 }
 
 /// The trace's (rigid) batch size, or the model default.
