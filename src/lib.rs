@@ -23,6 +23,7 @@ pub mod sim;
 pub mod solve;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod sweep;
+pub mod textio;
 pub mod validate;
 pub mod web;
 pub mod workload;

@@ -185,6 +185,7 @@ pub fn to_table(r: &RunReport) -> String {
         r.trace, r.cluster, r.seed
     );
     out.push_str(&text_table(&rows));
+    out.push_str(&pools_table(r));
     if let Some(first) = r.results.first() {
         for n in &first.notes {
             out.push_str(&format!("note: {n}\n"));
@@ -199,6 +200,34 @@ pub fn to_table(r: &RunReport) -> String {
         }
     }
     out
+}
+
+/// Per-pool usage of each policy's run (empty when the run declares no pools).
+fn pools_table(r: &RunReport) -> String {
+    if r.results.iter().all(|p| p.outcome.pools.is_empty()) {
+        return String::new();
+    }
+    let mut rows = vec![vec![
+        "policy".to_string(),
+        "pool".into(),
+        "quota".into(),
+        "jobs".into(),
+        "peak GPUs".into(),
+        "borrowed GPU-h".into(),
+    ]];
+    for p in &r.results {
+        for q in &p.outcome.pools {
+            rows.push(vec![
+                p.policy.clone(),
+                q.name.clone(),
+                q.quota.to_string(),
+                q.jobs.to_string(),
+                q.peak_gpus.to_string(),
+                format!("{:.1}", q.borrowed_gpu_s / 3600.0),
+            ]);
+        }
+    }
+    format!("pools:\n{}", text_table(&rows))
 }
 
 /// One CSV row per policy with every summary metric.

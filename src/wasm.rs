@@ -19,6 +19,7 @@ use crate::perf::ModelZoo;
 use crate::report::{check_owners, run_policy as run_one, PolicyRun, RunReport};
 use crate::sim::{Progress, ENGINE_PARAMS};
 use crate::web::charts::{self, ChartSpec};
+use crate::web::columns::Column;
 use crate::web::insight::insight_at;
 use crate::web::runner::{load_trace, Finished, Runner, TraceInfo};
 use crate::web::{catalog as cat, ErrorInfo};
@@ -60,6 +61,18 @@ fn f32s(v: &[f32]) -> JsValue {
 
 fn i32s(v: &[i32]) -> JsValue {
     Int32Array::from(v).into()
+}
+
+/// A result column as a typed array (strings: a plain array).
+fn column_js(c: Column<'_>) -> JsValue {
+    match c {
+        Column::F64(v) => f64s(v),
+        Column::F32(v) => f32s(v),
+        Column::U32(v) => u32s(v),
+        Column::I32(v) => i32s(v),
+        Column::U8(v) => Uint8Array::from(v).into(),
+        Column::Str(v) => strings(v),
+    }
 }
 
 fn strings(v: &[String]) -> JsValue {
@@ -268,83 +281,13 @@ fn result_object(
         trace: info,
     };
     let obj: Object = to_js(&head)?.into();
-    let tl = &f.timeline;
-    let t = Object::new();
-    set(&t, "seg_job", &u32s(&tl.seg_job));
-    set(&t, "seg_kind", &Uint8Array::from(&tl.seg_kind[..]).into());
-    set(&t, "seg_start", &f64s(&tl.seg_start));
-    set(&t, "seg_end", &f64s(&tl.seg_end));
-    set(&t, "seg_busy_until", &f64s(&tl.seg_busy_until));
-    set(&t, "seg_batch", &u32s(&tl.seg_batch));
-    set(&t, "seg_gpu_offset", &u32s(&tl.seg_gpu_offset));
-    set(&t, "seg_gpu_count", &u32s(&tl.seg_gpu_count));
-    set(&t, "seg_progress_start", &f64s(&tl.seg_progress_start));
-    set(&t, "seg_progress_end", &f64s(&tl.seg_progress_end));
-    set(&t, "seg_restarts", &u32s(&tl.seg_restarts));
-    set(&t, "gpus", &u32s(&tl.gpus));
-    set(&t, "gpu_offsets", &u32s(&tl.gpu_offsets));
-    set(&t, "gpu_segs", &u32s(&tl.gpu_segs));
-    set(&t, "job_offsets", &u32s(&tl.job_offsets));
-    set(&t, "job_segs", &u32s(&tl.job_segs));
-    set(&t, "events", &f64s(&tl.events));
-    set(&obj, "timeline", &t);
-    let r = Object::new();
-    set(&r, "t", &f64s(&f.rounds.t));
-    set(&r, "busy_gpus", &u32s(&f.rounds.busy_gpus));
-    set(&r, "running", &u32s(&f.rounds.running));
-    set(&r, "waiting", &u32s(&f.rounds.waiting));
-    set(&r, "changes", &u32s(&f.rounds.changes));
-    set(&obj, "rounds", &r);
-    let ic = &f.insight;
-    let i = Object::new();
-    set(&i, "labels", &strings(&ic.labels));
-    set(
-        &i,
-        "label_kind",
-        &Uint8Array::from(&ic.label_kind[..]).into(),
-    );
-    set(&i, "label_gpus", &u32s(&ic.label_gpus));
-    set(&i, "label_nodes", &u32s(&ic.label_nodes));
-    set(&i, "t", &f64s(&ic.t));
-    set(&i, "rows_total", &u32s(&ic.rows_total));
-    set(&i, "col_offsets", &u32s(&ic.col_offsets));
-    set(&i, "cols", &u32s(&ic.cols));
-    set(&i, "row_offsets", &u32s(&ic.row_offsets));
-    set(&i, "jobs", &u32s(&ic.jobs));
-    set(&i, "restart", &f32s(&ic.restart));
-    set(&i, "chosen", &i32s(&ic.chosen));
-    set(&i, "cell_offsets", &u32s(&ic.cell_offsets));
-    set(&i, "norm", &f32s(&ic.norm));
-    set(&i, "raw", &f32s(&ic.raw));
-    set(&obj, "insight", &i);
-    let j = Object::new();
-    let jc = &f.jobs;
-    set(&j, "arrival", &f64s(&jc.arrival));
-    set(&j, "start", &f64s(&jc.start));
-    set(&j, "finish", &f64s(&jc.finish));
-    set(&j, "jct", &f64s(&jc.jct));
-    set(&j, "queue", &f64s(&jc.queue));
-    set(&j, "gpu_s", &f64s(&jc.gpu_s));
-    set(&j, "restarts", &u32s(&jc.restarts));
-    set(&j, "preemptions", &u32s(&jc.preemptions));
-    set(&j, "ftf", &f64s(&jc.ftf));
-    set(&j, "gpus_requested", &u32s(&jc.gpus_requested));
-    set(&j, "model", &u32s(&jc.model));
-    set(&j, "models", &strings(&jc.models));
-    set(&j, "names", &strings(&jc.names));
-    set(&obj, "jobs", &j);
-    let s = Object::new();
-    set(&s, "t", &f64s(&f.series.t));
-    set(&s, "util", &f64s(&f.series.util));
-    set(&s, "queue", &f64s(&f.series.queue));
-    set(&s, "running", &f64s(&f.series.running));
-    set(&s, "ce", &f64s(&f.series.ce));
-    set(&s, "bi", &f64s(&f.series.bi));
-    set(&obj, "series", &s);
-    let c = Object::new();
-    set(&c, "x", &f64s(&f.cdf_x));
-    set(&c, "y", &f64s(&f.cdf_y));
-    set(&obj, "cdf", &c);
+    for (group, columns) in f.column_groups() {
+        let g = Object::new();
+        for (name, column) in columns.columns() {
+            set(&g, name, &column_js(column));
+        }
+        set(&obj, group, &g);
+    }
     Ok(obj.into())
 }
 

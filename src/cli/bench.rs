@@ -1,19 +1,22 @@
 //! `schedlab bench engine`: simulation throughput (jobs simulated per second).
 //! `schedlab bench afs`: AFS-L on a 50,000-job trace on 1,024 GPUs (the
 //! issue's target: under 10 s natively).
+//! `schedlab bench fork`: what a fork and a forecast cost at an arrival
+//! (PCS forecasts at every arrival), against the trace's size.
 
-use crate::cluster::parse_cluster;
+use crate::cluster::{parse_cluster, Cluster};
 use crate::error::{Error, Result};
 use crate::perf::ModelZoo;
 use crate::policy;
 use crate::sim::{EngineConfig, Simulation};
 use crate::workload::gen::generate;
+use crate::workload::Trace;
 use clap::Args;
 use std::sync::Arc;
 
 #[derive(Args)]
 pub struct BenchArgs {
-    /// What to benchmark: engine | afs
+    /// What to benchmark: engine | afs | fork
     pub what: String,
     /// Jobs in the trace (default: 100,000 for engine, 50,000 for afs).
     #[arg(long)]
@@ -31,12 +34,14 @@ pub struct BenchArgs {
 }
 
 pub fn bench(a: BenchArgs) -> Result<()> {
+    let a = &a;
     let afs = match a.what.as_str() {
         "engine" => false,
         "afs" => true,
+        "fork" => return bench_fork(a),
         other => {
             return Err(Error::config(format!(
-                "bench {other}: expected 'engine' or 'afs'"
+                "bench {other}: expected 'engine', 'afs' or 'fork'"
             )))
         }
     };
@@ -45,13 +50,7 @@ pub fn bench(a: BenchArgs) -> Result<()> {
         .policy
         .clone()
         .unwrap_or_else(|| if afs { "afs-l" } else { "fifo,srtf" }.to_string());
-    let cluster = Arc::new(parse_cluster(&a.cluster)?);
-    let zoo = Arc::new(ModelZoo::builtin());
-    let set = vec![
-        ("gpus".to_string(), cluster.total_gpus.to_string()),
-        ("load".to_string(), "0.9".to_string()),
-    ];
-    let trace = generate("afs-synthetic", Some(jobs), a.seed, &set)?;
+    let (cluster, zoo, trace) = bench_inputs(a, jobs)?;
     println!(
         "bench {}: {} jobs (afs-synthetic, offered load 0.9), cluster {} ({} GPUs), timeline {}{}",
         a.what,
@@ -84,5 +83,80 @@ pub fn bench(a: BenchArgs) -> Result<()> {
             out.events as f64 / secs
         );
     }
+    Ok(())
+}
+
+/// The bench cluster, the built-in zoo and `jobs` jobs of `afs-synthetic`
+/// at offered load 0.9 on that cluster.
+fn bench_inputs(a: &BenchArgs, jobs: usize) -> Result<(Arc<Cluster>, Arc<ModelZoo>, Trace)> {
+    let cluster = Arc::new(parse_cluster(&a.cluster)?);
+    let set = vec![
+        ("gpus".to_string(), cluster.total_gpus.to_string()),
+        ("load".to_string(), "0.9".to_string()),
+    ];
+    let trace = generate("afs-synthetic", Some(jobs), a.seed, &set)?;
+    Ok((cluster, Arc::new(ModelZoo::builtin()), trace))
+}
+
+/// Forks at 200 arrivals spread over the run (FIFO, offered load 0.9) and
+/// times three things: the fork itself, a forecast (fork + run to the end
+/// of the jobs present), and a copy of every job's state (what a fork cost
+/// before job states were shared copy-on-write). Run it at two trace sizes:
+/// the fork's cost should follow the live jobs, not the trace.
+fn bench_fork(a: &BenchArgs) -> Result<()> {
+    let jobs = a.jobs.unwrap_or(20_000);
+    let (cluster, zoo, trace) = bench_inputs(a, jobs)?;
+    let build = || policy::build(a.policy.as_deref().unwrap_or("fifo"), &[], a.seed);
+    let cfg = EngineConfig::from_overrides(&[("timeline".into(), a.timeline.to_string())])?;
+    let mut sim = Simulation::with_shared(&trace, cluster.clone(), zoo, build()?.0, cfg)?;
+    let samples = 200.min(trace.jobs.len());
+    let (mut fork_s, mut forecast_s, mut copy_s, mut live) = (vec![], vec![], vec![], 0usize);
+    for k in 1..=samples {
+        let at = trace.jobs[k * trace.jobs.len() / samples - 1].arrival;
+        sim.run_until(at)?;
+        if sim.is_finished() {
+            break;
+        }
+        live += sim
+            .jobs()
+            .iter()
+            .filter(|s| {
+                matches!(
+                    s.phase,
+                    crate::sim::Phase::Waiting | crate::sim::Phase::Running
+                )
+            })
+            .count();
+        let t = std::time::Instant::now();
+        let fork = sim.fork_without_arrivals();
+        fork_s.push(t.elapsed().as_secs_f64());
+        drop(fork);
+        let t = std::time::Instant::now();
+        let copy: Vec<_> = sim.jobs().iter().cloned().collect();
+        copy_s.push(t.elapsed().as_secs_f64());
+        drop(copy);
+        let t = std::time::Instant::now();
+        sim.forecast(build()?.0)?;
+        forecast_s.push(t.elapsed().as_secs_f64());
+    }
+    let n = fork_s.len().max(1);
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v.get(v.len() / 2).copied().unwrap_or(0.0)
+    };
+    println!(
+        "bench fork: {} jobs (afs-synthetic, load 0.9), cluster {} ({} GPUs), {} forks, mean {:.0} live jobs at a fork",
+        trace.jobs.len(),
+        cluster.name,
+        cluster.total_gpus,
+        fork_s.len(),
+        live as f64 / n as f64
+    );
+    println!(
+        "  fork (shared job states): median {:.1} us\n  copy of every job state:   median {:.1} us\n  forecast (fork + run):     median {:.2} ms",
+        median(&mut fork_s) * 1e6,
+        median(&mut copy_s) * 1e6,
+        median(&mut forecast_s) * 1e3
+    );
     Ok(())
 }

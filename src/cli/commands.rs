@@ -1,6 +1,6 @@
 //! `run`, `list` and `gen`.
 
-use super::{read_text, write_out};
+use super::write_out;
 use crate::cluster::{builtin_clusters, parse_cluster, Cluster};
 use crate::error::{Error, Result};
 use crate::params::split_overrides;
@@ -8,6 +8,7 @@ use crate::perf::{gavel_models_from_json, ModelZoo};
 use crate::policy::{registry, Knowledge};
 use crate::report::{check_owners, run_policy, to_csv, to_table, RunReport};
 use crate::sim::ENGINE_PARAMS;
+use crate::textio::read_text;
 use crate::workload::gen::{generate, generators, provenance_comment};
 use crate::workload::{
     bundled_trace, bundled_traces, load_named, write_native, Fill, Format, ImportOptions, Trace,
@@ -41,6 +42,10 @@ pub struct RunArgs {
     /// A built-in cluster name or TYPE:NODESxGPUS[,...]; defaults to a bundled trace's recommended cluster.
     #[arg(long)]
     pub cluster: Option<String>,
+    /// Pools: tenants' GPU quotas as NAME=GPUS,... or a CSV file with columns pool,quota;
+    /// every job's tenant must name one (see docs/ARCHITECTURE.md, "Pools").
+    #[arg(long)]
+    pub pools: Option<String>,
     /// Policies to compare, comma-separated; defaults to a bundled trace's recommended set.
     #[arg(long)]
     pub policy: Option<String>,
@@ -173,7 +178,12 @@ pub fn run(a: RunArgs) -> Result<()> {
             ))
         }
     };
-    let cluster: Arc<Cluster> = Arc::new(parse_cluster(&cluster_name)?);
+    let mut cluster = parse_cluster(&cluster_name)?;
+    if let Some(p) = &a.pools {
+        cluster.pools = crate::cluster::Pools::from_arg(p)?;
+        cluster.pools.check(&cluster.name, cluster.total_gpus)?;
+    }
+    let cluster: Arc<Cluster> = Arc::new(cluster);
     let policies: Vec<String> = match (&a.policy, &bundled) {
         (Some(p), _) => p
             .split(',')

@@ -36,7 +36,7 @@ pub enum Command {
     },
     /// Generate a synthetic trace with a seeded generator.
     Gen(commands::GenArgs),
-    /// Benchmarks: `engine` (jobs simulated per second), `afs` (AFS-L on 50,000 jobs, 1,024 GPUs).
+    /// Benchmarks: `engine` (jobs simulated per second), `afs` (AFS-L on 50,000 jobs, 1,024 GPUs), `fork` (fork and forecast cost per arrival).
     Bench(bench::BenchArgs),
     /// Reproduce a paper's experiment beside its published numbers: afs.
     Reproduce(reproduce::ReproduceArgs),
@@ -77,31 +77,6 @@ pub fn main() -> i32 {
             }
         }
     }
-}
-
-/// Reads a file with a size check first (a clear error, not an OOM).
-pub(crate) fn read_text(path: &str) -> Result<String, Error> {
-    let meta = std::fs::metadata(path)
-        .map_err(|e| Error::input(path, 0, "", format!("cannot open: {e}")))?;
-    if meta.len() as usize > crate::workload::MAX_TRACE_BYTES {
-        return Err(Error::input(
-            path,
-            0,
-            "",
-            format!(
-                "file is {} MB; the limit is {} MB",
-                meta.len() >> 20,
-                crate::workload::MAX_TRACE_BYTES >> 20
-            ),
-        ));
-    }
-    let bytes =
-        std::fs::read(path).map_err(|e| Error::input(path, 0, "", format!("cannot read: {e}")))?;
-    String::from_utf8(bytes).map_err(|e| {
-        let upto = &e.as_bytes()[..e.utf8_error().valid_up_to()];
-        let line = upto.iter().filter(|b| **b == b'\n').count() + 1;
-        Error::input(path, line, "", "not UTF-8 text")
-    })
 }
 
 /// Writes output to a file or stdout.

@@ -126,13 +126,14 @@ pub fn validate(a: ValidateArgs) -> Result<()> {
             "{}/results-jobload/{}/summary.json",
             a.data, sim_policy.results_dir
         );
-        let text = super::read_text(&summary_path)?;
+        let text = crate::textio::read_text(&summary_path)?;
         let summary: serde_json::Value = serde_json::from_str(&text)
             .map_err(|e| Error::input(&summary_path, e.line(), "", format!("not JSON: {e}")))?;
         for &n in &list {
             let name = format!("workload-{n}");
             let path = format!("{}/workloads/{name}.csv", a.data);
-            let trace = crate::workload::Trace::parse(&path, &super::read_text(&path)?, None)?;
+            let trace =
+                crate::workload::Trace::parse(&path, &crate::textio::read_text(&path)?, None)?;
             let published = published_jcts(&summary, &name).ok_or_else(|| {
                 Error::input(&summary_path, 0, "jcts", format!("no results for {name}"))
             })?;

@@ -1,10 +1,11 @@
 //! `schedlab reproduce TARGET`: a paper's experiment on our traces, printed
 //! beside the published numbers (targets in `crate::repro::TARGETS`).
 
-use super::{read_text, write_out};
+use super::write_out;
 use crate::error::{Error, Result};
 use crate::params::split_overrides;
 use crate::repro::{self, afs, sia};
+use crate::textio::read_text;
 use crate::workload::Trace;
 use clap::Args;
 

@@ -1,7 +1,7 @@
 //! `schedlab sweep`: plan, run (locally, in shards, on Slurm or Kubernetes),
 //! watch and merge a sweep (docs/SWEEPS.md; the logic is in `crate::sweep`).
 
-use super::{read_text, write_out};
+use super::write_out;
 use crate::error::{Error, Result};
 use crate::sweep::backends::{k8s_manifest, slurm_script, K8sOptions, SlurmOptions};
 use crate::sweep::exec::run_share;
@@ -9,6 +9,7 @@ use crate::sweep::merge::merge;
 use crate::sweep::shard::Share;
 use crate::sweep::store::{read_result, Status, Stored};
 use crate::sweep::{plan, Manifest};
+use crate::textio::read_text;
 use clap::{Args, Subcommand};
 use std::path::{Path, PathBuf};
 

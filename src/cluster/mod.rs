@@ -4,10 +4,12 @@
 mod gpu;
 pub mod netpack;
 mod placement;
+pub mod pools;
 mod spec;
 
 pub use gpu::{GpuKind, GpuType, CATALOG};
-pub use placement::{node_mask, NodeShare, Packer, Placement, PlacementRule};
+pub use placement::{gpu_mem_mb, node_mask, NodeShare, Packer, Placement, PlacementRule, Slice};
+pub use pools::{Pool, PoolId, Pools, NO_POOL};
 pub use spec::{builtin_clusters, parse_cluster, BuiltinCluster};
 
 use serde::Serialize;
@@ -43,6 +45,8 @@ pub struct Cluster {
     /// GPU types present, in first-appearance order.
     pub kinds: Vec<GpuKind>,
     pub total_gpus: u32,
+    /// Tenants' GPU quotas, if the run declares pools (`pools.rs`).
+    pub pools: Pools,
 }
 
 /// Largest cluster accepted (keeps memory bounded for hostile specs).
@@ -78,6 +82,7 @@ impl Cluster {
             nodes,
             kinds,
             total_gpus: next_gpu,
+            pools: Pools::default(),
         }
     }
 

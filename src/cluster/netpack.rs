@@ -177,7 +177,7 @@ pub fn place(
             });
         }
         shares.sort_by_key(|s| s.node);
-        out.push((job, Placement { kind, shares }));
+        out.push((job, Placement::whole(kind, shares)));
     }
     Some(out)
 }

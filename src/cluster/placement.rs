@@ -29,14 +29,56 @@ impl NodeShare {
     }
 }
 
-/// The physical GPUs of one allocation (all of one type), sorted by node.
+/// A part of one GPU shared with other jobs: a fraction of its compute (in
+/// thousandths, so placements compare exactly) and the memory reserved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Slice {
+    /// Thousandths of the GPU (1..=1000).
+    pub share: u16,
+    /// Memory reserved on the GPU, in MB.
+    pub mem_mb: u32,
+}
+
+impl Slice {
+    /// Whole thousandths of a GPU.
+    pub const WHOLE: u16 = 1000;
+
+    pub fn fraction(&self) -> f64 {
+        self.share as f64 / Self::WHOLE as f64
+    }
+}
+
+/// The physical GPUs of one allocation (all of one type), sorted by node:
+/// whole GPUs, or (with `slice`) a part of exactly one GPU that other jobs'
+/// slices may share.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Placement {
     pub kind: GpuKind,
     pub shares: Vec<NodeShare>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub slice: Option<Slice>,
 }
 
 impl Placement {
+    /// Whole GPUs on the given nodes.
+    pub fn whole(kind: GpuKind, shares: Vec<NodeShare>) -> Placement {
+        Placement {
+            kind,
+            shares,
+            slice: None,
+        }
+    }
+
+    /// The fraction of its GPUs the job holds (1 for whole GPUs).
+    pub fn fraction(&self) -> f64 {
+        self.slice.map_or(1.0, |s| s.fraction())
+    }
+
+    /// GPUs held, counting a slice as its fraction (GPU-seconds, energy).
+    pub fn gpu_equiv(&self) -> f64 {
+        self.gpus() as f64 * self.fraction()
+    }
+
     pub fn gpus(&self) -> u32 {
         self.shares.iter().map(|s| s.count()).sum()
     }
@@ -79,6 +121,7 @@ impl Placement {
         (!shares.is_empty()).then_some(Placement {
             kind: self.kind,
             shares,
+            slice: self.slice.filter(|_| self.slice == other.slice),
         })
     }
 
@@ -153,6 +196,24 @@ pub struct Packer<'c> {
     /// Scratch for `claim` (free GPUs nobody else reserved): one
     /// allocation per packer instead of one per claim.
     avail: Vec<u64>,
+    /// GPUs partly taken by slices (not free for whole-GPU claims).
+    partial: Vec<PartialGpu>,
+}
+
+/// A GPU that slices share: what they take of it so far.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct PartialGpu {
+    node: u32,
+    /// The GPU's bit in the node mask.
+    mask: u64,
+    kind: GpuKind,
+    share: u16,
+    mem_mb: u32,
+}
+
+/// Memory of one GPU of `kind`, in MB.
+pub fn gpu_mem_mb(kind: GpuKind) -> u32 {
+    (super::CATALOG[kind.0 as usize].memory_gb * 1024.0).round() as u32
 }
 
 /// Mask with the node's `gpus` low bits set.
@@ -196,6 +257,7 @@ impl<'c> Packer<'c> {
             reservations: Vec::new(),
             free_by_kind,
             avail: Vec::new(),
+            partial: Vec::new(),
         }
     }
 
@@ -209,6 +271,11 @@ impl<'c> Packer<'c> {
     ) -> Self {
         let mut p = Self::empty(cluster, rule);
         for (job, pl) in running {
+            if pl.slice.is_some() {
+                // Slices stay where they are: the GPU is partly taken.
+                p.mark_claimed(pl);
+                continue;
+            }
             for s in &pl.shares {
                 p.reserved[s.node as usize] |= s.mask;
             }
@@ -233,6 +300,10 @@ impl<'c> Packer<'c> {
     }
 
     fn mark_claimed(&mut self, pl: &Placement) {
+        if let (Some(slice), Some(s)) = (pl.slice, pl.shares.first()) {
+            self.take_slice(pl.kind, s.node, s.mask, slice);
+            return;
+        }
         for s in &pl.shares {
             let taken = self.free[s.node as usize] & s.mask;
             self.free[s.node as usize] &= !s.mask;
@@ -344,6 +415,26 @@ impl<'c> Packer<'c> {
     /// Claims an explicit placement (e.g. a policy's own placer); `false` if
     /// any of its GPUs is already claimed.
     pub fn claim_exact(&mut self, job: u32, placement: &Placement) -> bool {
+        if let (Some(slice), [s]) = (placement.slice, &placement.shares[..]) {
+            let mem = gpu_mem_mb(placement.kind);
+            let room = match self
+                .partial
+                .iter()
+                .find(|p| p.node == s.node && p.mask == s.mask)
+            {
+                Some(p) => p.share + slice.share <= Slice::WHOLE && p.mem_mb + slice.mem_mb <= mem,
+                None => {
+                    (s.node as usize) < self.free.len()
+                        && self.free[s.node as usize] & s.mask == s.mask
+                        && s.mask.count_ones() == 1
+                }
+            };
+            if room {
+                self.release(job);
+                self.take_slice(placement.kind, s.node, s.mask, slice);
+            }
+            return room;
+        }
         let ok = placement.shares.iter().all(|s| {
             (s.node as usize) < self.free.len()
                 && self.cluster.nodes[s.node as usize].kind == placement.kind
@@ -358,11 +449,89 @@ impl<'c> Packer<'c> {
 
     /// Returns a claimed placement's GPUs to the free pool (evictions).
     pub fn unclaim(&mut self, placement: &Placement) {
+        if let (Some(slice), Some(s)) = (placement.slice, placement.shares.first()) {
+            if let Some(i) = self
+                .partial
+                .iter()
+                .position(|p| p.node == s.node && p.mask == s.mask)
+            {
+                let p = &mut self.partial[i];
+                p.share = p.share.saturating_sub(slice.share);
+                p.mem_mb = p.mem_mb.saturating_sub(slice.mem_mb);
+                if p.share == 0 {
+                    self.partial.swap_remove(i);
+                    self.free[s.node as usize] |= s.mask;
+                    self.free_by_kind[placement.kind.0 as usize] += 1;
+                }
+            }
+            return;
+        }
         for s in &placement.shares {
             let back = s.mask & !self.free[s.node as usize];
             self.free[s.node as usize] |= back;
             self.free_by_kind[placement.kind.0 as usize] += back.count_ones();
         }
+    }
+
+    /// Records a slice on a GPU: the first slice takes the GPU out of the
+    /// free pool, later ones add to what it holds.
+    fn take_slice(&mut self, kind: GpuKind, node: u32, mask: u64, slice: Slice) {
+        if let Some(p) = self
+            .partial
+            .iter_mut()
+            .find(|p| p.node == node && p.mask == mask)
+        {
+            p.share += slice.share;
+            p.mem_mb += slice.mem_mb;
+            return;
+        }
+        if self.free[node as usize] & mask != 0 {
+            self.free[node as usize] &= !mask;
+            self.reserved[node as usize] &= !mask;
+            self.free_by_kind[kind.0 as usize] -= 1;
+        }
+        self.partial.push(PartialGpu {
+            node,
+            mask,
+            kind,
+            share: slice.share,
+            mem_mb: slice.mem_mb,
+        });
+    }
+
+    /// Claims a slice of one GPU of `kind` for `job`: best fit on a GPU
+    /// other slices already share (the fullest that still has room for the
+    /// fraction and the memory), else a free GPU on the fullest node.
+    pub fn claim_slice(&mut self, job: u32, kind: GpuKind, slice: Slice) -> Option<Placement> {
+        if slice.share == 0 || slice.share > Slice::WHOLE || slice.mem_mb > gpu_mem_mb(kind) {
+            return None;
+        }
+        let mem = gpu_mem_mb(kind);
+        let shared = self
+            .partial
+            .iter()
+            .filter(|p| {
+                p.kind == kind
+                    && p.share + slice.share <= Slice::WHOLE
+                    && p.mem_mb + slice.mem_mb <= mem
+            })
+            .max_by_key(|p| (p.share, std::cmp::Reverse((p.node, p.mask))))
+            .map(|p| (p.node, p.mask));
+        let (node, mask) = match shared {
+            Some(at) => at,
+            None => {
+                let whole = self.find(kind, 1, &self.free, None)?;
+                let s = whole.shares[0];
+                (s.node, s.mask)
+            }
+        };
+        self.release(job);
+        self.take_slice(kind, node, mask, slice);
+        Some(Placement {
+            kind,
+            shares: vec![NodeShare { node, mask }],
+            slice: Some(slice),
+        })
     }
 
     /// Unclaimed GPUs on one node.
@@ -402,13 +571,13 @@ impl<'c> Packer<'c> {
                             )
                         })?;
                     let mask = take_bits(avail[best.id as usize], prefer_mask(best.id), count);
-                    return Some(Placement {
+                    return Some(Placement::whole(
                         kind,
-                        shares: vec![NodeShare {
+                        vec![NodeShare {
                             node: best.id,
                             mask,
                         }],
-                    });
+                    ));
                 }
                 // Whole free nodes (largest first, ours first), then one partial node.
                 let mut whole: Vec<&super::Node> = nodes
@@ -451,7 +620,7 @@ impl<'c> Packer<'c> {
                     });
                 }
                 shares.sort_by_key(|s| s.node);
-                Some(Placement { kind, shares })
+                Some(Placement::whole(kind, shares))
             }
             PlacementRule::Any => {
                 // Most preferred GPUs first, then most available, then the
@@ -488,7 +657,7 @@ impl<'c> Packer<'c> {
                     return None;
                 }
                 shares.sort_by_key(|s| s.node);
-                Some(Placement { kind, shares })
+                Some(Placement::whole(kind, shares))
             }
         }
     }

@@ -27,6 +27,7 @@ pub mod goodput;
 pub mod optim;
 pub mod power;
 pub mod profiles;
+pub mod sharing;
 pub mod table;
 mod zoo;
 

@@ -19,7 +19,7 @@ use super::goodput::efficiency::ValidationRow;
 use super::goodput::Observation;
 use crate::cluster::GpuKind;
 use crate::error::{Error, Result};
-use crate::workload::csvrow::{csv_error, reader, Columns, Row};
+use crate::textio::{csv_error, reader, Columns, Row};
 
 /// Label of profile files without a type suffix (Pollux's g4dn.12xlarge, T4).
 pub const DEFAULT_LABEL: &str = "aws";
@@ -461,13 +461,7 @@ pub fn read_dir(dir: &str) -> Result<ProfileSet> {
                 continue;
             }
             let path = f.display().to_string();
-            let meta = std::fs::metadata(&f)
-                .map_err(|e| Error::input(&path, 0, "", format!("cannot open: {e}")))?;
-            if meta.len() as usize > crate::workload::MAX_TRACE_BYTES {
-                return Err(Error::input(&path, 0, "", "file too large"));
-            }
-            let text = std::fs::read_to_string(&f)
-                .map_err(|e| Error::input(&path, 0, "", format!("cannot read: {e}")))?;
+            let text = crate::textio::read_text(&path)?;
             set.add_file(&path, &text)?;
         }
     }

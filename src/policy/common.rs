@@ -13,6 +13,36 @@ pub fn kinds_for(view: &View, job: u32) -> Vec<GpuKind> {
     }
 }
 
+/// GPU fractions a shared single-GPU job may take, smallest first (the
+/// power-of-two set of STS's model, spec 2.7).
+pub const SHARE_FRACTIONS: [u16; 3] = [125, 250, 500];
+
+/// Claims a slice of one GPU for a single-GPU job whose memory need is
+/// known: on the first type where the smallest admissible fraction (the
+/// smallest whose share of the GPU's memory holds the job) fits, best fit
+/// on GPUs other slices already share. None when the job asks for more
+/// than one GPU, its memory is unknown, or no fraction holds it.
+pub fn claim_shared(packer: &mut Packer, view: &View, job: u32) -> Option<Placement> {
+    let need = view.memory_need_mb(job);
+    if view.spec(job).gpus != 1 || need == 0 {
+        return None;
+    }
+    kinds_for(view, job).into_iter().find_map(|k| {
+        let mem = crate::cluster::gpu_mem_mb(k);
+        let share = SHARE_FRACTIONS
+            .into_iter()
+            .find(|&f| need as u64 * 1000 <= mem as u64 * f as u64)?;
+        packer.claim_slice(
+            job,
+            k,
+            crate::cluster::Slice {
+                share,
+                mem_mb: need,
+            },
+        )
+    })
+}
+
 /// Claims exactly the job's requested GPUs on the first type where they fit,
 /// preferring the type it runs on now.
 pub fn claim_rigid(packer: &mut Packer, view: &View, job: u32) -> Option<Placement> {

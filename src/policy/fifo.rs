@@ -3,7 +3,7 @@
 //! behind it; with backfilling, later jobs that fit may start (greedy
 //! backfill, no reservation for the head).
 
-use super::{claim_rigid, Policy, PolicyInfo, Trigger, ROUND_PARAM_EVENTS};
+use super::{claim_rigid, claim_shared, Policy, PolicyInfo, Trigger, ROUND_PARAM_EVENTS};
 use crate::error::Result;
 use crate::params::{ParamSpec, Params};
 use crate::perf::BatchChoice;
@@ -14,6 +14,11 @@ const PARAMS: &[ParamSpec] = &[
         "backfill",
         "false",
         "Let later jobs start when the head of the queue does not fit",
+    ),
+    ParamSpec::boolean(
+        "share_gpus",
+        "false",
+        "Single-GPU jobs whose memory is known take the smallest fraction of a GPU (1/8, 1/4, 1/2) that holds it, packed onto GPUs other jobs already share",
     ),
     ROUND_PARAM_EVENTS,
 ];
@@ -32,6 +37,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
 fn build(p: &Params, _seed: u64) -> Result<Box<dyn Policy>> {
     Ok(Box::new(Fifo {
         backfill: p.bool("backfill"),
+        share_gpus: p.bool("share_gpus"),
         round_s: p.f64("round_s"),
     }))
 }
@@ -39,6 +45,7 @@ fn build(p: &Params, _seed: u64) -> Result<Box<dyn Policy>> {
 #[derive(Clone)]
 struct Fifo {
     backfill: bool,
+    share_gpus: bool,
     round_s: f64,
 }
 
@@ -54,10 +61,15 @@ impl Policy for Fifo {
     fn schedule(&mut self, view: &View<'_>, out: &mut Decision) {
         let mut packer = view.packer_idle();
         for &j in view.waiting.iter() {
-            if packer.free_total() == 0 {
+            let shared = if self.share_gpus {
+                claim_shared(&mut packer, view, j)
+            } else {
+                None
+            };
+            if shared.is_none() && packer.free_total() == 0 {
                 break;
             }
-            match claim_rigid(&mut packer, view, j) {
+            match shared.or_else(|| claim_rigid(&mut packer, view, j)) {
                 Some(p) => out.assign(j, p, Some(BatchChoice::Fixed(view.rigid_batch(j)))),
                 None if self.backfill => continue,
                 None => break,

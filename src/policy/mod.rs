@@ -4,6 +4,7 @@
 //! with its parameters declared once so that the CLI, the page and the docs
 //! all come from the same declaration.
 
+pub mod admission;
 pub mod afs;
 pub mod alloc;
 mod common;
@@ -14,6 +15,7 @@ mod maxmin;
 mod optimus;
 pub mod oracle;
 pub mod pollux;
+mod pool_fcfs;
 pub mod shockwave;
 pub mod sia;
 mod srtf;
@@ -22,8 +24,8 @@ mod themis;
 mod tiresias;
 
 pub use common::{
-    claim_count, claim_elastic, claim_rigid, gang_plan, gang_request, gang_walk, kinds_for,
-    REQUEST_PARAM,
+    claim_count, claim_elastic, claim_rigid, claim_shared, gang_plan, gang_request, gang_walk,
+    kinds_for, REQUEST_PARAM,
 };
 
 use crate::error::{Error, Result};
@@ -31,74 +33,7 @@ use crate::params::{ParamSpec, Params};
 use crate::sim::{Decision, View};
 use serde::Serialize;
 
-/// When the engine calls a policy.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Trigger {
-    /// On every arrival and completion.
-    pub on_events: bool,
-    /// Every `round_s` seconds of simulated time (fixed rounds).
-    pub round_s: Option<f64>,
-}
-
-impl Trigger {
-    /// Event-driven when `round_s` is 0, else round-based only.
-    pub fn events_or_rounds(round_s: f64) -> Trigger {
-        if round_s > 0.0 {
-            Trigger {
-                on_events: false,
-                round_s: Some(round_s),
-            }
-        } else {
-            Trigger {
-                on_events: true,
-                round_s: None,
-            }
-        }
-    }
-}
-
-/// A scheduling policy. It reads a [`View`] and writes a [`Decision`]; the
-/// engine does everything else. Policies must be cloneable (forking).
-pub trait Policy: Send {
-    fn name(&self) -> &str;
-    fn trigger(&self) -> Trigger;
-    /// What the policy may know of job lengths: by default what its
-    /// registry entry declares (policies outside the registry: declared
-    /// lengths only). The engine opens `View::oracle` only to `Oracle`.
-    fn knowledge(&self) -> Knowledge {
-        info(self.name()).map_or(Knowledge::Declared, |i| i.knowledge)
-    }
-    fn schedule(&mut self, view: &View<'_>, out: &mut Decision);
-    fn clone_box(&self) -> Box<dyn Policy>;
-}
-
-impl Clone for Box<dyn Policy> {
-    fn clone(&self) -> Self {
-        self.clone_box()
-    }
-}
-
-/// What a policy knows of job lengths.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Knowledge {
-    /// What a real scheduler is told: each arrived job's declared work and
-    /// its progress (`View::declared_work`, `View::declared_remaining_work`).
-    Declared,
-    /// The true lengths too (`View::oracle`), as the "length-aware" policies'
-    /// papers assume; the CLI and the page say "uses oracle job lengths".
-    Oracle,
-}
-
-impl Knowledge {
-    /// The note `list policies` and the page show (empty for `Declared`).
-    pub fn note(self) -> &'static str {
-        match self {
-            Knowledge::Declared => "",
-            Knowledge::Oracle => "uses oracle job lengths",
-        }
-    }
-}
+pub use crate::sim::{Knowledge, Policy, Trigger};
 
 /// A registry entry: what the CLI `list policies`, the page and the docs show.
 #[derive(Serialize)]
@@ -135,6 +70,7 @@ pub fn registry() -> &'static [PolicyInfo] {
         gavel::INFO,
         gavel::ftf::INFO,
         shockwave::INFO,
+        pool_fcfs::INFO,
     ]
 }
 
@@ -160,8 +96,38 @@ pub fn build(
 ) -> Result<(Box<dyn Policy>, Params)> {
     let info = info(name)?;
     let params = Params::resolve(name, info.params, overrides)?;
-    let policy = (info.build)(&params, seed)?;
+    let inner = (info.build)(&params, seed)?;
+    let policy = Box::new(Registered {
+        inner,
+        knowledge: info.knowledge,
+    });
     Ok((policy, params))
+}
+
+/// A policy built from the registry, carrying the knowledge its entry
+/// declares (the one place a policy says it reads true job lengths).
+#[derive(Clone)]
+struct Registered {
+    inner: Box<dyn Policy>,
+    knowledge: Knowledge,
+}
+
+impl Policy for Registered {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+    fn trigger(&self) -> Trigger {
+        self.inner.trigger()
+    }
+    fn knowledge(&self) -> Knowledge {
+        self.knowledge
+    }
+    fn schedule(&mut self, view: &View<'_>, out: &mut Decision) {
+        self.inner.schedule(view, out)
+    }
+    fn clone_box(&self) -> Box<dyn Policy> {
+        Box::new(self.clone())
+    }
 }
 
 /// The common `round_s` parameter: 0 means "call me on every arrival and completion".

@@ -7,17 +7,24 @@
 //! predicts completion times that way).
 
 mod config;
+mod contract;
 mod engine;
 mod events;
 pub mod insight;
+mod pools;
+mod recorder;
 mod state;
+mod store;
 mod timeline;
 mod view;
 
 pub use config::{EngineConfig, Reconfig, ENGINE_PARAMS};
-pub use engine::{JobResult, Outcome, Progress, Simulation};
+pub use contract::{Knowledge, Policy, Trigger};
+pub use engine::{Forecast, JobResult, Outcome, Progress, Simulation};
 pub use insight::{ConfigCol, RoundInsight};
+pub use pools::PoolResult;
 pub use state::{JobState, Phase, RestartKinds};
+pub use store::JobStore;
 pub use timeline::{RoundStat, Segment, Timeline};
 pub use view::{
     max_useful_gpus, natural_batch, rigid_batch, Assignment, Decision, Oracle, RateFn, View,

@@ -24,6 +24,8 @@ pub enum Phase {
 #[derive(Debug, Clone)]
 pub struct JobState {
     pub model: ModelId,
+    /// The job's pool (its tenant's quota), `NO_POOL` when the run has none.
+    pub pool: crate::cluster::PoolId,
     /// Total work (model units): the truth, which only the engine and
     /// declared oracles (`View::oracle`) see.
     pub(in crate::sim) work: f64,
@@ -107,6 +109,7 @@ impl JobState {
     pub fn new(model: ModelId, work: f64) -> JobState {
         JobState {
             model,
+            pool: crate::cluster::NO_POOL,
             work,
             declared_work: work,
             phase: Phase::Future,
@@ -149,7 +152,8 @@ impl JobState {
     pub fn set_placement(&mut self, placement: Option<Placement>) -> Option<Placement> {
         let (busy, idle) = placement.as_ref().map_or((0.0, 0.0), |p| {
             let w = crate::perf::power::gpu_power(p.kind);
-            (w.busy_w * p.gpus() as f64, w.idle_w * p.gpus() as f64)
+            // A slice draws its fraction of the GPU's power.
+            (w.busy_w * p.gpu_equiv(), w.idle_w * p.gpu_equiv())
         });
         self.busy_w = busy;
         self.idle_w = idle;
@@ -173,6 +177,11 @@ impl JobState {
         } else {
             0.0
         }
+    }
+
+    /// GPUs held, a slice counting as its fraction.
+    pub fn gpu_equiv(&self) -> f64 {
+        self.placement.as_ref().map_or(0.0, |p| p.gpu_equiv())
     }
 
     pub fn gpus(&self) -> u32 {
@@ -204,7 +213,7 @@ impl JobState {
     /// GPU-seconds held by time `now`.
     pub fn gpu_s_at(&self, now: f64) -> f64 {
         if self.phase == Phase::Running {
-            self.gpu_s + self.gpus() as f64 * (now - self.t_mark).max(0.0)
+            self.gpu_s + self.gpu_equiv() * (now - self.t_mark).max(0.0)
         } else {
             self.gpu_s
         }

@@ -24,6 +24,14 @@ pub struct Segment {
     pub progress_end: f64,
     /// The job's restart count when the segment opened.
     pub restarts: u32,
+    /// Fraction of its GPU the segment holds (1 = whole GPUs; less for a
+    /// slice of a shared GPU).
+    #[serde(skip_serializing_if = "is_whole")]
+    pub share: f64,
+}
+
+fn is_whole(share: &f64) -> bool {
+    *share >= 1.0
 }
 
 /// All segments plus the flat list of GPU ids they reference.
@@ -45,6 +53,7 @@ impl Timeline {
         gpu_ids: &[u32],
         progress: f64,
         restarts: u32,
+        share: f64,
     ) -> usize {
         self.segments.push(Segment {
             job,
@@ -58,6 +67,7 @@ impl Timeline {
             progress_start: progress,
             progress_end: f64::NAN,
             restarts,
+            share,
         });
         self.gpus.extend_from_slice(gpu_ids);
         self.segments.len() - 1

@@ -1,7 +1,9 @@
 //! What a policy sees (`View`, read-only) and what it returns (`Decision`).
 
+use super::engine::{Forecast, Simulation};
 use super::insight::RoundInsight;
 use super::state::{JobState, Phase};
+use super::store::JobStore;
 use crate::cluster::{Cluster, GpuKind, Packer, Placement, PlacementRule};
 use crate::perf::{BatchChoice, ModelInfo, ModelZoo, RateQuery};
 use crate::workload::{Adaptivity, JobSpec};
@@ -13,7 +15,7 @@ pub struct View<'a> {
     pub cluster: &'a Cluster,
     pub zoo: &'a ModelZoo,
     pub specs: &'a [JobSpec],
-    pub jobs: &'a [JobState],
+    pub jobs: &'a JobStore,
     /// Arrived, unfinished jobs in arrival order (ids are arrival-sorted).
     pub active: &'a BTreeSet<u32>,
     /// Active jobs without GPUs.
@@ -31,8 +33,11 @@ pub struct View<'a> {
     /// The engine records a per-round diagnostic (`Decision::insight`); see [`View::want_insight`].
     pub insight: bool,
     /// The policy declared oracle knowledge of job lengths (its registry
-    /// entry's [`crate::policy::Knowledge`]); only then does [`View::oracle`] answer.
+    /// entry's [`crate::sim::Knowledge`]); only then does [`View::oracle`] answer.
     pub(in crate::sim) oracle: bool,
+    /// The simulation itself, for forks ([`View::forecast`]); private so a
+    /// policy reaches the truth only through the guarded accessors.
+    pub(in crate::sim) sim: &'a Simulation,
 }
 
 /// True job lengths, for policies that declare oracle knowledge (SRTF,
@@ -87,9 +92,46 @@ impl<'a> View<'a> {
         self.jobs[job as usize].placement.as_ref()
     }
 
+    /// Memory the job needs on a GPU, in MB (0 if unknown): what a slice
+    /// of a shared GPU must reserve for it.
+    pub fn memory_need_mb(&self, job: u32) -> u32 {
+        memory_need_mb(self.spec(job), self.zoo.get(self.jobs[job as usize].model))
+    }
+
+    /// The declared pools (tenants with GPU quotas); empty if none.
+    pub fn pools(&self) -> &'a crate::cluster::Pools {
+        &self.cluster.pools
+    }
+
+    /// The job's pool (`NO_POOL` when the run declares none).
+    pub fn pool_of(&self, job: u32) -> crate::cluster::PoolId {
+        self.jobs[job as usize].pool
+    }
+
+    /// GPUs the pool's jobs hold now.
+    pub fn pool_used(&self, pool: crate::cluster::PoolId) -> u32 {
+        self.sim.pool_used(pool)
+    }
+
     /// GPUs the job holds now.
     pub fn gpus_of(&self, job: u32) -> u32 {
         self.jobs[job as usize].gpus()
+    }
+
+    /// When each active job would finish if the run went on from this
+    /// point under `policy` with no further arrivals (PCS's prediction at
+    /// an arrival). The fork starts with this very call (same round flag),
+    /// so passing a copy of the calling policy predicts its own decision.
+    /// Job lengths are what the calling policy may know: declared work
+    /// unless it declared oracle knowledge. Costs the live jobs' state,
+    /// not the run's history (see `sim/store.rs`).
+    pub fn forecast(&self, policy: Box<dyn crate::sim::Policy>) -> crate::error::Result<Forecast> {
+        let knows = if self.oracle {
+            crate::sim::Knowledge::Oracle
+        } else {
+            crate::sim::Knowledge::Declared
+        };
+        self.sim.forecast_with(policy, Some(self.round_tick), knows)
     }
 
     /// True job lengths, if the policy declared oracle knowledge; None
@@ -375,4 +417,10 @@ pub fn rigid_batch(spec: &JobSpec, model: &ModelInfo) -> u32 {
     } else {
         model.default_batch
     }
+}
+
+/// Memory a job needs on a GPU, in MB: its own figure, else its model's
+/// (0 when neither is known). The engine checks slices against it.
+pub fn memory_need_mb(spec: &JobSpec, model: &ModelInfo) -> u32 {
+    (spec.mem_gb.unwrap_or(model.mem_gb).max(0.0) * 1024.0).ceil() as u32
 }

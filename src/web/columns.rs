@@ -21,6 +21,8 @@ pub struct TimelineColumns {
     pub seg_progress_start: Vec<f64>,
     pub seg_progress_end: Vec<f64>,
     pub seg_restarts: Vec<u32>,
+    /// Fraction of its GPU each segment holds (1 unless a slice of a shared GPU).
+    pub seg_share: Vec<f64>,
     /// The flat GPU list: segment s holds `gpus[off[s] .. off[s] + count[s]]`.
     pub gpus: Vec<u32>,
     /// Segments of GPU g are `gpu_segs[gpu_offsets[g] .. gpu_offsets[g+1]]`,
@@ -64,6 +66,97 @@ pub struct JobColumns {
     pub names: Vec<String>,
 }
 
+/// One column of a result, borrowed, with its element type: what the wasm
+/// layer turns into a typed array (or an array of strings).
+#[derive(Debug, Clone, Copy)]
+pub enum Column<'a> {
+    F64(&'a [f64]),
+    F32(&'a [f32]),
+    U32(&'a [u32]),
+    I32(&'a [i32]),
+    U8(&'a [u8]),
+    Str(&'a [String]),
+}
+
+impl Column<'_> {
+    pub fn len(&self) -> usize {
+        match self {
+            Column::F64(v) => v.len(),
+            Column::F32(v) => v.len(),
+            Column::U32(v) => v.len(),
+            Column::I32(v) => v.len(),
+            Column::U8(v) => v.len(),
+            Column::Str(v) => v.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// A group of result columns under their page-facing names. This is the one
+/// declaration of those names: `wasm.rs` ships exactly these, and a test
+/// checks that every name the page's scripts read is declared here.
+pub trait Columnar {
+    fn columns(&self) -> Vec<(&'static str, Column<'_>)>;
+}
+
+/// Declares a struct's fields as its named columns (name = field name).
+macro_rules! columnar {
+    ($ty:ty { $($field:ident: $kind:ident),* $(,)? }) => {
+        impl $crate::web::columns::Columnar for $ty {
+            fn columns(&self) -> Vec<(&'static str, $crate::web::columns::Column<'_>)> {
+                vec![$((stringify!($field), $crate::web::columns::Column::$kind(&self.$field))),*]
+            }
+        }
+    };
+}
+pub(crate) use columnar;
+
+columnar!(TimelineColumns {
+    seg_job: U32,
+    seg_kind: U8,
+    seg_start: F64,
+    seg_end: F64,
+    seg_busy_until: F64,
+    seg_batch: U32,
+    seg_gpu_offset: U32,
+    seg_gpu_count: U32,
+    seg_progress_start: F64,
+    seg_progress_end: F64,
+    seg_restarts: U32,
+    seg_share: F64,
+    gpus: U32,
+    gpu_offsets: U32,
+    gpu_segs: U32,
+    job_offsets: U32,
+    job_segs: U32,
+    events: F64,
+});
+columnar!(RoundColumns {
+    t: F64,
+    busy_gpus: U32,
+    running: U32,
+    waiting: U32,
+    changes: U32
+});
+columnar!(JobColumns {
+    arrival: F64,
+    start: F64,
+    finish: F64,
+    jct: F64,
+    queue: F64,
+    gpu_s: F64,
+    restarts: U32,
+    preemptions: U32,
+    ftf: F64,
+    gpus_requested: U32,
+    model: U32,
+    models: Str,
+    names: Str,
+});
+
 fn csr(n: usize, keys: impl Iterator<Item = (usize, u32)> + Clone) -> (Vec<u32>, Vec<u32>) {
     let mut offsets = vec![0u32; n + 1];
     for (k, _) in keys.clone() {
@@ -97,6 +190,7 @@ impl TimelineColumns {
             seg_progress_start: segs.iter().map(|s| s.progress_start).collect(),
             seg_progress_end: segs.iter().map(|s| s.progress_end).collect(),
             seg_restarts: segs.iter().map(|s| s.restarts).collect(),
+            seg_share: segs.iter().map(|s| s.share).collect(),
             gpus: tl.gpus.clone(),
             ..Default::default()
         };

@@ -166,3 +166,21 @@ mod tests {
         assert!(f.insight.t.is_empty() && f.insight.cells() == 0);
     }
 }
+
+crate::web::columns::columnar!(InsightColumns {
+    labels: Str,
+    label_kind: U8,
+    label_gpus: U32,
+    label_nodes: U32,
+    t: F64,
+    rows_total: U32,
+    col_offsets: U32,
+    cols: U32,
+    row_offsets: U32,
+    jobs: U32,
+    restart: F32,
+    chosen: I32,
+    cell_offsets: U32,
+    norm: F32,
+    raw: F32,
+});

@@ -6,7 +6,7 @@
 //! page also asks for policies' per-round insight (`sim::insight`), which
 //! changes no decision.
 
-use super::columns::{JobColumns, RoundColumns, TimelineColumns};
+use super::columns::{Columnar, JobColumns, RoundColumns, TimelineColumns};
 use super::insight::InsightColumns;
 use super::series::{self, Series};
 use crate::cluster::{parse_cluster, Cluster};
@@ -80,8 +80,32 @@ pub struct Finished {
     pub insight: InsightColumns,
     pub jobs: JobColumns,
     pub series: Series,
-    pub cdf_x: Vec<f64>,
-    pub cdf_y: Vec<f64>,
+    /// The JCT distribution (thinned to `CDF_POINTS`).
+    pub cdf: Cdf,
+}
+
+/// A CDF as two columns, `x` (value) and `y` (fraction at or below).
+#[derive(Debug, Clone, Default)]
+pub struct Cdf {
+    pub x: Vec<f64>,
+    pub y: Vec<f64>,
+}
+
+crate::web::columns::columnar!(Cdf { x: F64, y: F64 });
+
+impl Finished {
+    /// Every column group the page receives, under its name: the wasm
+    /// layer ships exactly these (`wasm.rs`), the page reads them.
+    pub fn column_groups(&self) -> [(&'static str, &dyn Columnar); 6] {
+        [
+            ("timeline", &self.timeline),
+            ("rounds", &self.rounds),
+            ("insight", &self.insight),
+            ("jobs", &self.jobs),
+            ("series", &self.series),
+            ("cdf", &self.cdf),
+        ]
+    }
 }
 
 /// CDF points sent to the page per policy.
@@ -199,8 +223,7 @@ impl Runner {
             insight,
             jobs,
             series,
-            cdf_x,
-            cdf_y,
+            cdf: Cdf { x: cdf_x, y: cdf_y },
         })
     }
 }
@@ -265,5 +288,69 @@ mod tests {
         let e = load_trace("up.csv", "name,arrival,model,gpus\na,0,linear,x\n").unwrap_err();
         assert!(e.to_string().contains("line 2, field 'gpus'"), "{e}");
         assert!(load_trace("no-such-trace", "").is_err());
+    }
+
+    /// The column names are declared once (`Columnar`): within a group they
+    /// are unique and of one length where they must be, and every column
+    /// the page's scripts read by a group's usual name is among them.
+    #[test]
+    fn the_page_reads_only_declared_columns() {
+        let trace = load_trace("afs-mini", "").unwrap();
+        let mut r = Runner::new(trace, "afs-64", "maxmin", &[], 1).unwrap();
+        r.run(1000, &mut |_| true).unwrap();
+        let f = r.finish().unwrap();
+        let mut declared: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+        for (group, cols) in f.column_groups() {
+            let names: Vec<&str> = cols.columns().iter().map(|(n, _)| *n).collect();
+            let mut unique = names.clone();
+            unique.sort();
+            unique.dedup();
+            assert_eq!(unique.len(), names.len(), "{group}: repeated column name");
+            declared.insert(group, names);
+        }
+        let seg_len = f.timeline.seg_job.len();
+        for (name, c) in f.timeline.columns() {
+            if name.starts_with("seg_") {
+                assert_eq!(c.len(), seg_len, "timeline.{name}");
+            }
+        }
+        // How the scripts name each group's object.
+        let aliases = [
+            ("tl.", "timeline"),
+            ("timeline.", "timeline"),
+            ("result.series.", "series"),
+            ("result.cdf.", "cdf"),
+            ("result.rounds.", "rounds"),
+            ("result.insight.", "insight"),
+            ("result.jobs.", "jobs"),
+        ];
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/www/js");
+        let mut checked = 0;
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            let text = std::fs::read_to_string(&path).unwrap();
+            for (prefix, group) in aliases {
+                for (at, _) in text.match_indices(prefix) {
+                    let before = text[..at].chars().next_back().unwrap_or(' ');
+                    if before.is_alphanumeric() || before == '_' {
+                        continue;
+                    }
+                    let name: String = text[at + prefix.len()..]
+                        .chars()
+                        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                        .collect();
+                    if name.is_empty() || name == "length" || name == "js" {
+                        continue;
+                    }
+                    assert!(
+                        declared[group].contains(&name.as_str()),
+                        "{}: reads {group}.{name}, which web::columns does not declare",
+                        path.display()
+                    );
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 30, "only {checked} column reads found in www/js");
     }
 }

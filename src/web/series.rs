@@ -187,9 +187,9 @@ mod tests {
     fn bin_averages_match_a_hand_computed_schedule() {
         // Job 0 holds 2 GPUs over [0, 50); job 1 arrives at 0, waits, holds 4 over [50, 100).
         let mut tl = Timeline::default();
-        let a = tl.open(0, GpuKind(0), 0.0, 0.0, 1, &[0, 1], 0.0, 0);
+        let a = tl.open(0, GpuKind(0), 0.0, 0.0, 1, &[0, 1], 0.0, 0, 1.0);
         tl.close(a, 50.0, 1.0);
-        let b = tl.open(1, GpuKind(0), 50.0, 50.0, 1, &[0, 1, 2, 3], 0.0, 0);
+        let b = tl.open(1, GpuKind(0), 50.0, 50.0, 1, &[0, 1, 2, 3], 0.0, 0, 1.0);
         tl.close(b, 100.0, 1.0);
         let o = Outcome {
             jobs: vec![job(0, 0.0, 50.0), job(1, 0.0, 100.0)],
@@ -201,6 +201,7 @@ mod tests {
             stop_reason: String::new(),
             notes: Vec::new(),
             sia_calibration: false,
+            pools: vec![],
         };
         let s = over_time(&o, 4, 4);
         assert_eq!(s.t, vec![12.5, 37.5, 62.5, 87.5]);
@@ -254,3 +255,12 @@ mod tests {
         assert!(x.windows(2).all(|w| w[0] < w[1]));
     }
 }
+
+crate::web::columns::columnar!(Series {
+    t: F64,
+    util: F64,
+    queue: F64,
+    running: F64,
+    ce: F64,
+    bi: F64
+});

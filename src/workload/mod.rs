@@ -1,7 +1,6 @@
 //! Workloads: `JobSpec`, traces, importers, generators and bundled traces.
 
 mod bundled;
-pub(crate) mod csvrow;
 pub mod fill;
 pub mod formats;
 pub mod gen;
@@ -19,7 +18,7 @@ use crate::error::{Error, Result};
 use serde::Serialize;
 
 /// Largest trace text accepted (a clear error instead of exhausting memory).
-pub const MAX_TRACE_BYTES: usize = 512 * 1024 * 1024;
+pub const MAX_TRACE_BYTES: usize = crate::textio::MAX_INPUT_BYTES;
 
 /// A list of jobs sorted by arrival, with where they came from.
 #[derive(Debug, Clone, Serialize)]

@@ -346,6 +346,48 @@ test('1,024 GPUs animate at 30 frames/s or more', { timeout: 180_000 }, async ()
   await page.close();
 });
 
+test('a GPU that jobs share is drawn as split cells, one strip per job', { timeout: 90_000 }, async () => {
+  // Single-GPU jobs of 1-3 GB on 4 GPUs: FIFO with share_gpus packs them in slices.
+  const rows = ['name,arrival,model,gpus,duration,mem_gb'];
+  for (let i = 0; i < 24; i++) rows.push(`j${i},${i * 15},linear,1,${3000 + 97 * (i % 5)},${1 + (i % 3)}`);
+  const page = await openPage(browser, `${BASE}?cluster=gtx1080:1x4&policies=fifo&set=fifo.share_gpus=true`);
+  await waitDone(page);
+  await page.setInputFiles('#file', { name: 'shared.csv', mimeType: 'text/csv', buffer: Buffer.from(rows.join('\n') + '\n') });
+  await page.waitForFunction(() => window.schedlab.batch.done && window.schedlab.batch.trace
+    && window.schedlab.batch.trace.jobs === 24 && window.schedlab.view.runs.size === 1, null, { timeout: 60_000 });
+  const shares = await page.evaluate(() => [...window.schedlab.view.runs.values()][0].result.timeline.seg_share.filter((x) => x < 1).length);
+  assert.ok(shares >= 12, `${shares} slices in the timeline`);
+  await page.evaluate(() => {
+    const a = window.schedlab.anim;
+    if (a.playing) document.querySelector('#play').click();
+    const s = document.querySelector('#scrub');
+    s.value = String(a.t0 + 0.05 * (a.t1 - a.t0));
+    s.dispatchEvent(new Event('input', { bubbles: true }));
+  });
+  await nextFrame(page);
+  // Distinct job colours inside each GPU cell: a shared GPU shows several.
+  const colours = await page.evaluate(() => {
+    const rec = [...window.schedlab.view.panels.values()][0];
+    const m = rec.map, d = m.dpr, ctx = rec.canvas.getContext('2d');
+    const out = [];
+    for (let g = 0; g < m.n; g++) {
+      const y = Math.floor((m.cellY[g] + m.size / 2) * d);
+      const row = ctx.getImageData(Math.floor(m.cellX[g] * d), y, Math.floor(m.size * d), 1).data;
+      const seen = new Set();
+      for (let k = 0; k < row.length; k += 4) {
+        const [r, gg, b] = [row[k], row[k + 1], row[k + 2]];
+        if (Math.max(r, gg, b) - Math.min(r, gg, b) > 40) seen.add(`${r >> 4},${gg >> 4},${b >> 4}`);
+      }
+      out.push(seen.size);
+    }
+    return out;
+  });
+  assert.ok(Math.max(...colours) >= 2, `job colours per GPU cell: ${colours}`);
+  assert.deepEqual(page.errors, []);
+  await page.screenshot({ path: artifact('laptop-shared-gpus.png') });
+  await page.close();
+});
+
 test('the wasm package is at most 600 KB gzipped', () => {
   const wasm = readFileSync(path.join(root, 'www', 'pkg', 'schedlab_bg.wasm'));
   const gz = gzipSync(wasm, { level: 9 }).length;

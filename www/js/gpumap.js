@@ -3,7 +3,9 @@
 // job is restoring a checkpoint (no progress yet) is hatched. A job that
 // has just moved to another GPU type gets a black-and-white outline that
 // fades over `moveWindow` simulated seconds; `moved` lists those segments.
-import { segmentOnGpu, moveSources } from './timeline.js';
+// A GPU that several jobs share (slices) is drawn as side-by-side strips,
+// each as wide as the job's fraction, the unused rest in the idle colour.
+import { segmentsOnGpu, moveSources } from './timeline.js';
 import { jobColor, IDLE } from './colors.js';
 
 const HEADER = 16; // CSS px per group header
@@ -112,7 +114,12 @@ export class GpuMap {
     const from = tl && moveWindow > 0 ? moveSources(run) : null;
     const moved = new Set();
     for (let g = 0; g < this.n; g++) {
-      const s = tl ? segmentOnGpu(tl, g, t) : -1;
+      const segs = tl ? segmentsOnGpu(tl, g, t) : [];
+      const s = segs.length ? segs[0] : -1;
+      if (s >= 0 && tl.seg_share && tl.seg_share[s] < 1) {
+        this.drawShared(tl, segs, g, c, hoverJob, hovered);
+        continue;
+      }
       if (s < 0) {
         ctx.fillStyle = IDLE;
       } else {
@@ -152,6 +159,26 @@ export class GpuMap {
       ctx.strokeStyle = '#000';
       ctx.lineWidth = Math.max(1.5, c / 6);
       for (const g of hovered) ctx.strokeRect(this.cellX[g] + 0.5, this.cellY[g] + 0.5, c - 1, c - 1);
+    }
+  }
+
+  /** A shared GPU's cell: one strip per slice, in start order, as wide as its fraction. */
+  drawShared(tl, segs, g, c, hoverJob, hovered) {
+    const ctx = this.ctx;
+    const x0 = this.cellX[g], y = this.cellY[g];
+    ctx.fillStyle = IDLE;
+    ctx.fillRect(x0, y, c, c);
+    let x = x0;
+    for (const s of [...segs].sort((a, b) => a - b)) {
+      const w = Math.max(1, c * Math.min(1, tl.seg_share[s]));
+      ctx.fillStyle = jobColor(tl.seg_job[s]);
+      ctx.fillRect(x, y, Math.min(w, x0 + c - x), c);
+      x += w;
+      if (tl.seg_job[s] === hoverJob) hovered.push(g);
+      if (x < x0 + c - 1) {
+        ctx.fillStyle = '#fff';
+        ctx.fillRect(x - 0.5, y, 1, c);
+      }
     }
   }
 

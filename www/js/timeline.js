@@ -13,14 +13,29 @@ function lastAtOrBefore(key, list, lo, hi, t) {
   return a - 1;
 }
 
-/** Segment holding GPU `g` at time t, or -1. */
+/** Segment holding GPU `g` at time t, or -1 (on a shared GPU: the latest slice). */
 export function segmentOnGpu(tl, g, t) {
+  const segs = segmentsOnGpu(tl, g, t);
+  return segs.length ? segs[0] : -1;
+}
+
+/**
+ * Segments holding GPU `g` at time t, latest first: one for a whole GPU,
+ * several for slices of a shared GPU (`seg_share` < 1). Slices on one GPU
+ * overlap in time, so the search walks back over earlier slices; a
+ * whole-GPU segment ends the walk (nothing before it can still run).
+ */
+export function segmentsOnGpu(tl, g, t) {
   const lo = tl.gpu_offsets[g], hi = tl.gpu_offsets[g + 1];
-  if (hi <= lo) return -1;
-  const i = lastAtOrBefore(tl.seg_start, tl.gpu_segs, lo, hi, t);
-  if (i < lo) return -1;
-  const s = tl.gpu_segs[i];
-  return t < tl.seg_end[s] ? s : -1;
+  const out = [];
+  if (hi <= lo) return out;
+  let i = lastAtOrBefore(tl.seg_start, tl.gpu_segs, lo, hi, t);
+  for (let k = 0; i >= lo && k < 64; i--, k++) {
+    const s = tl.gpu_segs[i];
+    if (t < tl.seg_end[s]) out.push(s);
+    if (!(tl.seg_share && tl.seg_share[s] < 1)) break;
+  }
+  return out;
 }
 
 /** Segment of job `j` covering t, or -1. */

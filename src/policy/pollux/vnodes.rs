@@ -130,7 +130,7 @@ pub fn decode(
                 }
             }
             shares.sort_by_key(|s| s.node);
-            (!shares.is_empty()).then_some(Placement { kind, shares })
+            (!shares.is_empty()).then_some(Placement::whole(kind, shares))
         })
         .collect()
 }
@@ -168,13 +168,13 @@ mod tests {
     fn jobs_sharing_a_node_get_disjoint_gpus_and_keep_theirs() {
         let c = parse_cluster("t4:2x4").unwrap();
         let v = virtual_nodes(&c);
-        let held = Placement {
-            kind: v[1].kind,
-            shares: vec![NodeShare {
+        let held = Placement::whole(
+            v[1].kind,
+            vec![NodeShare {
                 node: 1,
                 mask: 0b1100,
             }],
-        };
+        );
         let out = decode(&v, &[&[2, 2], &[0, 1]], &[Some(&held), None]);
         let (a, b) = (out[0].as_ref().unwrap(), out[1].as_ref().unwrap());
         assert_eq!(a.shares[1].mask, 0b1100, "kept its GPUs on node 1");

@@ -8,6 +8,7 @@ use crate::error::{Error, Result};
 use crate::perf::{BatchChoice, Behaviour, RateQuery};
 use crate::sim::config::Reconfig;
 use crate::sim::events::EventKind;
+use crate::sim::recorder::SegmentStart;
 use crate::sim::state::Phase;
 use crate::sim::view::{natural_batch, Decision};
 use std::collections::BTreeSet;
@@ -16,7 +17,7 @@ impl Simulation {
     /// Applies a decision: frees what changes, checks and claims the new
     /// placements, charges restarts and reschedules completions.
     pub(super) fn apply(&mut self, d: &Decision) -> Result<()> {
-        let name = self.policy.name().to_string();
+        let name = self.policy_name().to_string();
         let bad = |msg: String| Err(Error::Internal(format!("policy '{name}': {msg}")));
         // Pass 1: validate targets and release the GPUs of every changed job.
         let mut seen = BTreeSet::new();
@@ -52,31 +53,12 @@ impl Simulation {
         for (job, a) in &d.changes {
             if let Some(a) = a {
                 let p = &a.placement;
-                if p.gpus() == 0 {
-                    return bad(format!("job {job} assigned zero GPUs"));
+                let need = self.memory_need_mb(*job);
+                if let Err(why) = self.occupancy.claim(&self.cluster, p, need) {
+                    return bad(format!("job {job} {why}"));
                 }
-                for s in &p.shares {
-                    let Some(node) = self.cluster.nodes.get(s.node as usize) else {
-                        return bad(format!(
-                            "job {job} placed on node {} which does not exist",
-                            s.node
-                        ));
-                    };
-                    if node.kind != p.kind || s.mask & !crate::cluster::node_mask(node.gpus) != 0 {
-                        return bad(format!(
-                            "job {job} placed on GPUs node {} does not have",
-                            s.node
-                        ));
-                    }
-                    if self.used[s.node as usize] & s.mask != 0 {
-                        return bad(format!(
-                            "job {job} placed on GPUs of node {} that are already in use",
-                            s.node
-                        ));
-                    }
-                    self.used[s.node as usize] |= s.mask;
-                }
-                self.busy_gpus += p.gpus();
+                let pool = self.jobs[*job as usize].pool;
+                self.pools.hold(pool, p.gpus(), self.now);
             }
         }
         // Pass 3: update job states.
@@ -107,10 +89,19 @@ impl Simulation {
             st.preemptions += 1;
         }
         if let Some(seg) = st.open_segment.take() {
-            self.timeline.close(seg, now, st.done_fraction());
+            self.recorder.close(seg, now, st.done_fraction());
         }
         self.running.remove(&id);
         self.waiting.insert(id);
+    }
+
+    /// Memory the job needs on a GPU, in MB (its own figure, else its
+    /// model's; 0 when neither is known): what a slice must reserve.
+    fn memory_need_mb(&self, id: u32) -> u32 {
+        crate::sim::view::memory_need_mb(
+            &self.specs[id as usize],
+            self.zoo.get(self.jobs[id as usize].model),
+        )
     }
 
     pub(super) fn batch_choice(&self, id: u32, requested: Option<BatchChoice>) -> BatchChoice {
@@ -135,7 +126,7 @@ impl Simulation {
             .restart_s
             .unwrap_or(self.zoo.get(self.jobs[id as usize].model).restart_s)
             * self.cfg.restart_scale;
-        let gpu_ids = if self.cfg.record_timeline {
+        let gpu_ids = if self.recorder.is_on() {
             placement.gpu_ids(&self.cluster)
         } else {
             Vec::new()
@@ -176,7 +167,7 @@ impl Simulation {
         st.phase = Phase::Running;
         st.set_placement(Some(placement));
         if let Some(seg) = st.open_segment.take() {
-            self.timeline.close(seg, now, st.done_fraction());
+            self.recorder.close(seg, now, st.done_fraction());
         }
         self.refresh_rate_with(id, choice, false);
         let ready = self.jobs[id as usize].busy_until.max(now);
@@ -188,20 +179,20 @@ impl Simulation {
     /// `ready` is when the job trains on its whole allocation.
     pub(super) fn after_change(&mut self, id: u32, ready: f64, gpu_ids: &[u32]) {
         let now = self.now;
-        if self.cfg.record_timeline {
-            let st = &mut self.jobs[id as usize];
-            let p = st.placement.as_ref().map_or(GpuKind(0), |p| p.kind);
-            let seg = self.timeline.open(
-                id,
-                p,
-                now,
-                ready,
-                st.batch,
-                gpu_ids,
-                st.done_fraction(),
-                st.restarts,
-            );
-            self.jobs[id as usize].open_segment = Some(seg);
+        let st = &self.jobs[id as usize];
+        let seg = self.recorder.open(SegmentStart {
+            job: id,
+            kind: st.placement.as_ref().map_or(GpuKind(0), |p| p.kind),
+            start: now,
+            busy_until: ready,
+            batch: st.batch,
+            gpu_ids,
+            progress: st.done_fraction(),
+            restarts: st.restarts,
+            share: st.placement.as_ref().map_or(1.0, |p| p.fraction()),
+        });
+        if seg.is_some() {
+            self.jobs[id as usize].open_segment = seg;
         }
         if self.cfg.measure {
             let st = &mut self.jobs[id as usize];
@@ -289,7 +280,7 @@ impl Simulation {
         st.phase = Phase::Running;
         st.set_placement(Some(placement));
         if let Some(seg) = st.open_segment.take() {
-            self.timeline.close(seg, now, st.done_fraction());
+            self.recorder.close(seg, now, st.done_fraction());
         }
         let whole_ready = match &stage_one {
             Some(k) => {
@@ -354,12 +345,20 @@ impl Simulation {
             batch: choice,
             progress: st.progress,
         };
+        let fraction = p.fraction();
         let r = self.zoo.rate(st.model, &q);
-        let calibration = match (&self.zoo.get(st.model).behaviour, self.cfg.sia_calibration) {
+        let info = self.zoo.get(st.model);
+        let calibration = match (&info.behaviour, self.cfg.sia_calibration) {
             (Behaviour::Goodput(g), true) if g.slowdown > 0.0 => 1.0 / g.slowdown,
             _ => 1.0,
         };
-        st.rate = (r.per_s * calibration).max(0.0);
+        // A slice runs at the 1-GPU rate slowed by interference (STS 2.7).
+        let shared = if fraction < 1.0 {
+            1.0 / info.share_slowdown(fraction)
+        } else {
+            1.0
+        };
+        st.rate = (r.per_s * calibration * shared).max(0.0);
         st.batch = r.batch;
         st.choice = Some(choice);
         st.rate_until = if r.until_progress > st.progress {

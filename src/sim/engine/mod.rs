@@ -4,22 +4,29 @@
 //! against the cluster and zoo in `resolve`.
 
 mod changes;
+mod fork;
+mod occupancy;
 mod outcome;
 mod resolve;
 
+use occupancy::Occupancy;
 use resolve::resolve_jobs;
 
+pub use fork::Forecast;
 pub use outcome::{JobResult, Outcome, Progress};
 
 use super::config::EngineConfig;
 use super::events::{EventKind, EventQueue};
+use super::pools::PoolLedger;
+use super::recorder::Recorder;
 use super::state::{JobState, Phase};
-use super::timeline::{RoundStat, Timeline};
+use super::store::JobStore;
+use super::timeline::RoundStat;
 use super::view::{Decision, View};
 use crate::cluster::Cluster;
 use crate::error::{Error, Result};
 use crate::perf::ModelZoo;
-use crate::policy::{Policy, Trigger};
+use crate::sim::{Policy, Trigger};
 use crate::workload::{JobSpec, Trace};
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -31,18 +38,21 @@ pub struct Simulation {
     cluster: Arc<Cluster>,
     zoo: Arc<ModelZoo>,
     specs: Arc<Vec<JobSpec>>,
-    policy: Box<dyn Policy>,
+    /// None only while the policy is deciding (it is lent to the call so
+    /// that the call's `View` can borrow the whole simulation for forks).
+    policy: Option<Box<dyn Policy>>,
     trigger: Trigger,
-    jobs: Vec<JobState>,
+    jobs: JobStore,
     now: f64,
     next_arrival: usize,
     queue: EventQueue,
     active: BTreeSet<u32>,
     waiting: BTreeSet<u32>,
     running: BTreeSet<u32>,
-    /// GPUs in use per node (bit masks), to check decisions.
-    used: Vec<u64>,
-    busy_gpus: u32,
+    /// GPUs held whole or in slices, to check decisions.
+    occupancy: Occupancy,
+    /// GPUs held per pool, peaks and borrowed GPU-seconds.
+    pools: PoolLedger,
     completed: usize,
     arrived_since: Vec<u32>,
     completed_since: Vec<u32>,
@@ -54,10 +64,11 @@ pub struct Simulation {
     contention_t: f64,
     idle_calls: u32,
     events: u64,
-    timeline: Timeline,
-    rounds: Vec<RoundStat>,
-    /// Insight cells stored so far (bounded by `insight::MAX_CELLS_PER_RUN`).
-    insight_cells: usize,
+    /// Timeline and per-call stats (a fork's records nothing).
+    recorder: Recorder,
+    /// A fork made inside a policy call repeats that call first (with its
+    /// round-tick flag) before any time passes.
+    pending_call: Option<bool>,
     stop_reason: Option<String>,
     /// Adjustments made to the input (clamped requests), reported with the outcome.
     notes: Vec<String>,
@@ -115,13 +126,16 @@ impl Simulation {
         let mut jobs = resolve_jobs(trace, &mut specs, &cluster, &zoo, &mut notes)?;
         hide_lengths(&mut jobs, cfg.length_noise, cfg.seed);
         let trigger = policy.trigger();
-        let oracle = policy.knowledge() == crate::policy::Knowledge::Oracle;
+        let oracle = policy.knowledge() == crate::sim::Knowledge::Oracle;
         let first = trace.jobs.first().map_or(0.0, |j| j.arrival);
         let next_tick = trigger.round_s.map(|r| (first / r).ceil() * r);
+        let jobs = JobStore::from_vec(jobs);
         Ok(Simulation {
-            used: vec![0; cluster.nodes.len()],
+            occupancy: Occupancy::new(cluster.nodes.len()),
+            recorder: Recorder::new(cfg.record_timeline, cfg.record_insight),
+            pending_call: None,
             cfg,
-            policy,
+            policy: Some(policy),
             trigger,
             jobs,
             now: first,
@@ -130,7 +144,7 @@ impl Simulation {
             active: BTreeSet::new(),
             waiting: BTreeSet::new(),
             running: BTreeSet::new(),
-            busy_gpus: 0,
+            pools: PoolLedger::new(&cluster.pools, first),
             completed: 0,
             arrived_since: Vec::new(),
             completed_since: Vec::new(),
@@ -141,9 +155,6 @@ impl Simulation {
             contention_t: first,
             idle_calls: 0,
             events: 0,
-            timeline: Timeline::default(),
-            rounds: Vec::new(),
-            insight_cells: 0,
             stop_reason: None,
             specs: Arc::new(specs),
             notes,
@@ -157,12 +168,17 @@ impl Simulation {
         self.now
     }
 
-    pub fn jobs(&self) -> &[JobState] {
+    pub fn jobs(&self) -> &JobStore {
         &self.jobs
     }
 
     pub fn specs(&self) -> &[JobSpec] {
         &self.specs
+    }
+
+    /// GPUs the jobs of a pool hold now (0 for `NO_POOL`).
+    pub fn pool_used(&self, pool: crate::cluster::PoolId) -> u32 {
+        self.pools.used(pool)
     }
 
     pub fn cluster(&self) -> &Cluster {
@@ -174,7 +190,7 @@ impl Simulation {
     }
 
     pub fn policy_name(&self) -> &str {
-        self.policy.name()
+        self.policy.as_ref().map_or("", |p| p.name())
     }
 
     pub fn is_finished(&self) -> bool {
@@ -185,23 +201,7 @@ impl Simulation {
     /// the timeline is recorded, within `insight::MAX_CELLS_PER_RUN`.
     pub fn set_record_insight(&mut self, on: bool) {
         self.cfg.record_insight = on;
-    }
-
-    fn want_insight(&self) -> bool {
-        self.cfg.record_insight
-            && self.cfg.record_timeline
-            && self.insight_cells < super::insight::MAX_CELLS_PER_RUN
-    }
-
-    /// A copy of this simulation that will see no further arrivals
-    /// (and records no timeline): PCS's "what if nothing else came" forecast.
-    pub fn fork_without_arrivals(&self) -> Simulation {
-        let mut f = self.clone();
-        f.next_arrival = f.specs.len();
-        f.cfg.record_timeline = false;
-        f.timeline = Timeline::default();
-        f.rounds = Vec::new();
-        f
+        self.recorder.set_insight(on);
     }
 
     /// Runs to the end. `progress` is called now and then; returning false
@@ -259,6 +259,15 @@ impl Simulation {
         if self.completed == self.jobs.len() {
             self.stop("all jobs completed");
             return Ok(false);
+        }
+        if self.active.is_empty() && self.next_arrival >= self.specs.len() {
+            // A fork sees no further arrivals: its jobs are all done.
+            self.stop("all arrived jobs completed");
+            return Ok(false);
+        }
+        if let Some(tick) = self.pending_call.take() {
+            self.call_policy(tick)?;
+            return Ok(true);
         }
         let Some(t) = self.next_event_time() else {
             self.stop("no further events: the policy left waiting jobs unscheduled");
@@ -344,7 +353,7 @@ impl Simulation {
                 let st = &mut self.jobs[id as usize];
                 st.advance(now);
                 if let Some(seg) = st.open_segment.take() {
-                    self.timeline.close(seg, now, st.done_fraction());
+                    self.recorder.close(seg, now, st.done_fraction());
                 }
             }
             self.stop_reason = Some(why.to_string());
@@ -390,7 +399,7 @@ impl Simulation {
             1.0
         };
         if let Some(seg) = st.open_segment.take() {
-            self.timeline.close(seg, now, 1.0);
+            self.recorder.close(seg, now, 1.0);
         }
         let placement = st.set_placement(None);
         if placement.is_some() {
@@ -405,17 +414,17 @@ impl Simulation {
     /// Frees the GPUs of a job in the usage map (its state is untouched).
     fn release(&mut self, id: u32) {
         if let Some(p) = &self.jobs[id as usize].placement {
-            for s in &p.shares {
-                self.used[s.node as usize] &= !s.mask;
-            }
-            self.busy_gpus -= p.gpus();
+            self.occupancy.release(p);
+            let (pool, gpus) = (self.jobs[id as usize].pool, p.gpus());
+            self.pools.release(pool, gpus, self.now);
         }
     }
 
     fn call_policy(&mut self, tick: bool) -> Result<()> {
         let started = web_time::Instant::now();
         let mut decision = Decision::default();
-        let want_insight = self.want_insight();
+        let want_insight = self.recorder.wants_insight();
+        let mut policy = self.policy.take().expect("the policy is not lent out");
         {
             let view = View {
                 now: self.now,
@@ -433,9 +442,11 @@ impl Simulation {
                 measure: self.cfg.measure,
                 insight: want_insight,
                 oracle: self.oracle,
+                sim: self,
             };
-            self.policy.schedule(&view, &mut decision);
+            policy.schedule(&view, &mut decision);
         }
+        self.policy = Some(policy);
         let policy_s = started.elapsed().as_secs_f64();
         self.arrived_since.clear();
         self.completed_since.clear();
@@ -465,21 +476,20 @@ impl Simulation {
         } else {
             self.idle_calls = 0;
         }
-        if self.cfg.record_timeline {
-            let insight = decision.insight.take().filter(|_| want_insight);
-            self.insight_cells += insight.as_ref().map_or(0, |i| i.cells());
-            self.rounds.push(RoundStat {
+        self.recorder.round(
+            RoundStat {
                 t: self.now,
-                busy_gpus: self.busy_gpus,
+                busy_gpus: self.occupancy.busy_gpus(),
                 running: self.running.len() as u32,
                 waiting: self.waiting.len() as u32,
                 changes,
                 policy_s,
                 solver_s: decision.solver_s,
                 fallback: decision.fallback.clone(),
-                insight,
-            });
-        }
+                insight: None,
+            },
+            decision.insight.take(),
+        );
         Ok(())
     }
 }

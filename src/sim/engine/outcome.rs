@@ -63,6 +63,9 @@ pub struct Outcome {
     /// Goodput models ran slowed by the Sia simulator's calibration
     /// (`engine.calibration=sia`); metrics scale their references alike.
     pub sia_calibration: bool,
+    /// Per-pool usage (empty unless the run declares pools).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub pools: Vec<crate::sim::PoolResult>,
 }
 
 impl Simulation {
@@ -72,7 +75,7 @@ impl Simulation {
         let jobs = self
             .specs
             .iter()
-            .zip(&self.jobs)
+            .zip(self.jobs.iter())
             .map(|(spec, st)| JobResult {
                 id: spec.id,
                 name: spec.name.clone(),
@@ -97,7 +100,7 @@ impl Simulation {
                 held_idle_j: st.held_idle_at(now),
             })
             .collect();
-        let mut timeline = self.timeline.clone();
+        let mut timeline = self.recorder.timeline().clone();
         for s in &mut timeline.segments {
             if s.end.is_nan() {
                 s.end = now;
@@ -109,10 +112,18 @@ impl Simulation {
                 };
             }
         }
+        let mut pool_jobs = vec![0usize; self.cluster.pools.len()];
+        for st in self.jobs.iter() {
+            if let Some(n) = pool_jobs.get_mut(st.pool as usize) {
+                *n += 1;
+            }
+        }
+        let pools = self.pools.results(&self.cluster.pools, &pool_jobs, now);
         Outcome {
+            pools,
             jobs,
             timeline,
-            rounds: self.rounds.clone(),
+            rounds: self.recorder.rounds().to_vec(),
             end_time: now,
             events: self.events,
             incomplete: self.jobs.len() - self.completed,

@@ -21,6 +21,7 @@ pub(super) fn resolve_jobs(
     notes: &mut Vec<String>,
 ) -> Result<Vec<JobState>> {
     let file = trace.name.as_str();
+    cluster.pools.check(&cluster.name, cluster.total_gpus)?;
     let mut out = Vec::with_capacity(specs.len());
     for spec in specs.iter_mut() {
         let line = spec.source_line as usize;
@@ -149,7 +150,26 @@ pub(super) fn resolve_jobs(
                 ),
             ));
         }
-        out.push(JobState::new(model, work));
+        let mut st = JobState::new(model, work);
+        if !cluster.pools.is_empty() {
+            st.pool = cluster.pools.id_of(&spec.tenant).ok_or_else(|| {
+                err(
+                    "tenant",
+                    format!(
+                        "tenant '{}' is not among the declared pools ({})",
+                        spec.tenant,
+                        cluster
+                            .pools
+                            .pools
+                            .iter()
+                            .map(|p| p.name.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                )
+            })?;
+        }
+        out.push(st);
     }
     Ok(out)
 }

@@ -12,7 +12,7 @@
 use super::{for_each_record, Csv, Out, Raw};
 use crate::cluster::GpuKind;
 use crate::error::Result;
-use crate::workload::csvrow::Row;
+use crate::textio::Row;
 use crate::workload::job::JobSpec;
 use std::collections::BTreeMap;
 

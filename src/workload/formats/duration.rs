@@ -5,7 +5,7 @@
 
 use super::{for_each_record, Csv, Out, Raw};
 use crate::error::Result;
-use crate::workload::csvrow::Row;
+use crate::textio::Row;
 use crate::workload::job::JobSpec;
 
 pub(super) fn read(csv: Csv, out: &mut Out) -> Result<()> {

@@ -8,7 +8,7 @@
 
 use super::{for_each_record, Csv, Out, Raw};
 use crate::error::Result;
-use crate::workload::csvrow::Row;
+use crate::textio::Row;
 use crate::workload::job::JobSpec;
 use crate::workload::timestamp::parse_time;
 

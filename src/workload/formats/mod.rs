@@ -17,10 +17,10 @@ mod tiresias;
 pub use native::write_native;
 pub use pollux::write_pollux;
 
-use super::csvrow::{csv_error, reader, Columns};
 use super::fill::{self, Fill, FillReport};
 use super::job::JobSpec;
 use crate::error::{Error, Result};
+use crate::textio::{csv_error, reader, Columns};
 use std::collections::BTreeMap;
 
 /// A supported trace format.

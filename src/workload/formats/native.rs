@@ -2,7 +2,7 @@
 
 use super::{for_each_record, Csv, Out};
 use crate::error::Result;
-use crate::workload::csvrow::Row;
+use crate::textio::Row;
 use crate::workload::job::{Adaptivity, JobSpec};
 
 /// Column order written by [`write_native`]; readers accept any order.

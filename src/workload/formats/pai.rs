@@ -15,7 +15,7 @@
 
 use super::{for_each_record, Out, Raw};
 use crate::error::{Error, Result};
-use crate::workload::csvrow::{csv_error, Columns, Row};
+use crate::textio::{csv_error, Columns, Row};
 use crate::workload::job::JobSpec;
 use std::collections::BTreeMap;
 

@@ -4,7 +4,7 @@
 
 use super::{for_each_record, Csv, Out};
 use crate::error::Result;
-use crate::workload::csvrow::Row;
+use crate::textio::Row;
 use crate::workload::job::{Adaptivity, JobSpec};
 
 pub(super) fn read(csv: Csv, out: &mut Out) -> Result<()> {

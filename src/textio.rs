@@ -1,4 +1,6 @@
-//! Reading CSV rows by column name, with errors that name file, line and field.
+//! Reading input text: files with a size limit, and CSV rows by column
+//! name, with errors that name file, line and field. Every importer (job
+//! traces, model profiles, measured tables) reads through here.
 
 use crate::error::{Error, Result};
 
@@ -129,4 +131,32 @@ pub fn reader(text: &str) -> csv::Reader<&[u8]> {
 pub fn csv_error(file: &str, e: &csv::Error) -> Error {
     let line = e.position().map_or(0, |p| p.line() as usize);
     Error::input(file, line, "", format!("malformed CSV: {e}"))
+}
+
+/// Largest input text accepted (a clear error instead of exhausting memory).
+pub const MAX_INPUT_BYTES: usize = 512 * 1024 * 1024;
+
+/// Reads a file with a size check first (a clear error, not an OOM).
+pub fn read_text(path: &str) -> Result<String> {
+    let meta = std::fs::metadata(path)
+        .map_err(|e| Error::input(path, 0, "", format!("cannot open: {e}")))?;
+    if meta.len() as usize > MAX_INPUT_BYTES {
+        return Err(Error::input(
+            path,
+            0,
+            "",
+            format!(
+                "file is {} MB; the limit is {} MB",
+                meta.len() >> 20,
+                MAX_INPUT_BYTES >> 20
+            ),
+        ));
+    }
+    let bytes =
+        std::fs::read(path).map_err(|e| Error::input(path, 0, "", format!("cannot read: {e}")))?;
+    String::from_utf8(bytes).map_err(|e| {
+        let upto = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+        let line = upto.iter().filter(|b| **b == b'\n').count() + 1;
+        Error::input(path, line, "", "not UTF-8 text")
+    })
 }

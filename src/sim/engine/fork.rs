@@ -1,0 +1,94 @@
+//! Forks: copies of a running simulation that see no further arrivals, to
+//! forecast when the jobs present now would finish (PCS promises each job
+//! a completion time this way at its arrival).
+//!
+//! A fork shares the job specs, the cluster, the zoo and every unchanged
+//! chunk of job states with its parent (`JobStore`) and records nothing
+//! (`Recorder`), so its cost follows the live jobs, not the run's length.
+
+use super::Simulation;
+use crate::error::Result;
+use crate::sim::{Knowledge, Policy};
+use std::collections::BTreeMap;
+
+/// When each job active at the fork would finish.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Forecast {
+    /// Simulated time of the fork.
+    pub at: f64,
+    /// Completion time per job active at the fork; None if the forecast run
+    /// stopped first (the policy starved it or `max_days` was reached).
+    pub finish: BTreeMap<u32, Option<f64>>,
+}
+
+impl Simulation {
+    /// A copy of this simulation that will see no further arrivals and
+    /// records no timeline. It runs until the jobs present now are done.
+    pub fn fork_without_arrivals(&self) -> Simulation {
+        let mut f = self.clone();
+        f.next_arrival = f.specs.len();
+        f.cfg.record_timeline = false;
+        f.cfg.record_insight = false;
+        f
+    }
+
+    /// Runs a fork of the current state under `policy` with no further
+    /// arrivals and returns each active job's completion. Job lengths are
+    /// the true ones (this is the engine's view; policies forecast through
+    /// [`crate::sim::View::forecast`], which uses what they may know).
+    pub fn forecast(&self, policy: Box<dyn Policy>) -> Result<Forecast> {
+        self.forecast_with(policy, None, Knowledge::Oracle)
+    }
+
+    /// The fork behind [`Simulation::forecast`] and `View::forecast`:
+    /// `pending_tick` repeats the policy call in progress (with its round
+    /// flag) before time moves; with `Knowledge::Declared` each active job's
+    /// work is what the caller may know (declared work, or the progress so
+    /// far once a job has run past it), so a forecast cannot leak the truth.
+    pub(in crate::sim) fn forecast_with(
+        &self,
+        policy: Box<dyn Policy>,
+        pending_tick: Option<bool>,
+        knows: Knowledge,
+    ) -> Result<Forecast> {
+        let mut f = self.fork_without_arrivals();
+        f.install_policy(policy);
+        f.pending_call = pending_tick;
+        if knows == Knowledge::Declared {
+            let now = f.now;
+            for &id in &self.active {
+                let st = &mut f.jobs[id as usize];
+                let known = st.declared_work.max(st.progress_at(now));
+                if known != st.work {
+                    st.work = known;
+                    if st.placement.is_some() {
+                        f.refresh_rate(id, false);
+                    }
+                }
+            }
+        }
+        while f.step()? {}
+        let finish = self
+            .active
+            .iter()
+            .map(|&id| (id, f.jobs[id as usize].finish))
+            .collect();
+        Ok(Forecast {
+            at: self.now,
+            finish,
+        })
+    }
+
+    /// Hands the run to another policy (a fork's forecast policy): its
+    /// trigger and knowledge take effect from now.
+    fn install_policy(&mut self, policy: Box<dyn Policy>) {
+        self.trigger = policy.trigger();
+        self.oracle = policy.knowledge() == Knowledge::Oracle;
+        self.next_tick = match (self.trigger.round_s, self.next_tick) {
+            (None, _) => None,
+            (Some(_), Some(t)) => Some(t),
+            (Some(r), None) => Some((self.now / r).ceil() * r),
+        };
+        self.policy = Some(policy);
+    }
+}

@@ -1,0 +1,105 @@
+//! What a run records for the page and the reports: the allocation
+//! timeline and one [`RoundStat`] per policy call.
+//!
+//! The recorder is the only part of a simulation that grows with the
+//! length of the run, so it is kept apart from the live state: a fork
+//! (a `Simulation` clone) gets a switched-off recorder instead of a copy.
+
+use super::insight::{RoundInsight, MAX_CELLS_PER_RUN};
+use super::timeline::{RoundStat, Timeline};
+use crate::cluster::GpuKind;
+
+#[derive(Debug, Default)]
+pub struct Recorder {
+    on: bool,
+    insight: bool,
+    timeline: Timeline,
+    rounds: Vec<RoundStat>,
+    /// Insight cells stored so far (bounded by `MAX_CELLS_PER_RUN`).
+    insight_cells: usize,
+}
+
+impl Clone for Recorder {
+    /// A copy records nothing: forks do not pay for the parent's history.
+    fn clone(&self) -> Recorder {
+        Recorder::default()
+    }
+}
+
+/// A segment being opened: the job, its GPUs and where it stands.
+pub struct SegmentStart<'a> {
+    pub job: u32,
+    pub kind: GpuKind,
+    pub start: f64,
+    pub busy_until: f64,
+    pub batch: u32,
+    pub gpu_ids: &'a [u32],
+    pub progress: f64,
+    pub restarts: u32,
+    /// Fraction of the GPU held (1 unless a slice).
+    pub share: f64,
+}
+
+impl Recorder {
+    pub fn new(on: bool, insight: bool) -> Recorder {
+        Recorder {
+            on,
+            insight,
+            ..Recorder::default()
+        }
+    }
+
+    pub fn is_on(&self) -> bool {
+        self.on
+    }
+
+    pub fn set_insight(&mut self, on: bool) {
+        self.insight = on;
+    }
+
+    /// True when a policy's per-round diagnostic would be kept now.
+    pub fn wants_insight(&self) -> bool {
+        self.on && self.insight && self.insight_cells < MAX_CELLS_PER_RUN
+    }
+
+    /// Opens a segment; None when not recording.
+    pub fn open(&mut self, s: SegmentStart<'_>) -> Option<usize> {
+        self.on.then(|| {
+            self.timeline.open(
+                s.job,
+                s.kind,
+                s.start,
+                s.busy_until,
+                s.batch,
+                s.gpu_ids,
+                s.progress,
+                s.restarts,
+                s.share,
+            )
+        })
+    }
+
+    /// Ends a segment at `end` with the job's done fraction.
+    pub fn close(&mut self, segment: usize, end: f64, progress: f64) {
+        self.timeline.close(segment, end, progress);
+    }
+
+    /// Records one policy call (its insight only if wanted).
+    pub fn round(&mut self, mut stat: RoundStat, insight: Option<Box<RoundInsight>>) {
+        if !self.on {
+            return;
+        }
+        let keep = insight.filter(|_| self.wants_insight());
+        self.insight_cells += keep.as_ref().map_or(0, |i| i.cells());
+        stat.insight = keep;
+        self.rounds.push(stat);
+    }
+
+    pub fn timeline(&self) -> &Timeline {
+        &self.timeline
+    }
+
+    pub fn rounds(&self) -> &[RoundStat] {
+        &self.rounds
+    }
+}
