@@ -156,6 +156,17 @@ pub fn to_table(r: &RunReport) -> String {
         rows[0].insert(12, "due missed".into());
         rows[0].insert(12, "tardy h".into());
     }
+    // Prediction-error columns only when completions were predicted.
+    let predicted = r.results.iter().any(|p| p.metrics.predicted_frac > 0.0);
+    if predicted {
+        let at = rows[0].len() - 1;
+        for (k, h) in ["pred err %", "p95 pred %", "p99 pred %"]
+            .iter()
+            .enumerate()
+        {
+            rows[0].insert(at + k, h.to_string());
+        }
+    }
     for p in &r.results {
         let m = &p.metrics;
         let mut row = vec![
@@ -177,6 +188,12 @@ pub fn to_table(r: &RunReport) -> String {
         if due {
             row.insert(12, format!("{:.3}", m.due_missed_frac));
             row.insert(12, hours(m.avg_tardiness_s));
+        }
+        if predicted {
+            let at = row.len() - 1;
+            row.insert(at, format!("{:.1}", m.p99_pred_error_pct));
+            row.insert(at, format!("{:.1}", m.p95_pred_error_pct));
+            row.insert(at, format!("{:.1}", m.avg_pred_error_pct));
         }
         rows.push(row);
     }

@@ -480,3 +480,48 @@ fn tune_jobs_writes_a_pollux_workload() {
     assert!(err.contains("--profile-type h200"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `schedlab bench` runs named cases in their own processes, prints the
+/// time split and a digest of the results, saves them, and compares a
+/// later run against the saved one (same results: same digest).
+#[test]
+fn bench_suite_saves_and_compares() {
+    let dir = std::env::temp_dir().join(format!("schedlab-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let saved = dir.join("ref.json");
+    let saved = saved.to_str().unwrap();
+    let (code, out, err) = schedlab(&["bench", "--case", "gavel-160", "--json", saved]);
+    assert_eq!(code, 0, "{err}");
+    for col in [
+        "wall s",
+        "calls",
+        "policy s",
+        "estimator s",
+        "engine s",
+        "output s",
+        "peak MB",
+        "results",
+    ] {
+        assert!(out.contains(col), "no column '{col}' in\n{out}");
+    }
+    let cases: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(saved).unwrap()).unwrap();
+    let case = &cases[0];
+    assert_eq!(case["case"], "gavel-160");
+    assert!(case["calls"].as_u64().unwrap() > 100, "{case}");
+    assert_eq!(case["digest"].as_str().unwrap().len(), 16);
+    let (code, out, err) = schedlab(&["bench", "--case", "gavel-160", "--compare", saved]);
+    assert_eq!(code, 0, "{err}");
+    let row = out.lines().find(|l| l.starts_with("gavel-160")).unwrap();
+    assert!(
+        row.trim_end().ends_with("yes") && row.contains('x'),
+        "{row}"
+    );
+    let (code, _, err) = schedlab(&["bench", "--case", "nope"]);
+    assert_ne!(code, 0);
+    assert!(
+        err.contains("unknown case 'nope'") && err.contains("sia-160"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}

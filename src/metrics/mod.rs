@@ -63,6 +63,13 @@ pub struct JobMetrics {
     /// Seconds past its due date (None without one).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tardiness_s: Option<f64>,
+    /// JCT predicted at arrival (`engine.predict`): predicted finish minus arrival.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub predicted_jct_s: Option<f64>,
+    /// PCS's prediction error, 100 x |predicted JCT - JCT| / predicted JCT
+    /// (finished jobs with a positive predicted JCT).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pred_error_pct: Option<f64>,
 }
 
 /// A run's summary (the CLI's `metrics` object).
@@ -90,6 +97,15 @@ pub struct Summary {
     pub avg_tardiness_s: f64,
     /// Fraction of the jobs with a due date that missed it (0 without any).
     pub due_missed_frac: f64,
+    /// Fraction of the jobs with a completion predicted at arrival
+    /// (`engine.predict`; 0 without predictions).
+    pub predicted_frac: f64,
+    /// Mean, median, p95 and p99 of PCS's prediction error in percent over
+    /// the finished, predicted jobs (0 without predictions).
+    pub avg_pred_error_pct: f64,
+    pub p50_pred_error_pct: f64,
+    pub p95_pred_error_pct: f64,
+    pub p99_pred_error_pct: f64,
 }
 
 /// Restarts per job by what changed (see `sim::RestartKinds`); the four
@@ -154,6 +170,14 @@ pub fn evaluate(
                 tardiness_s: r
                     .due
                     .map(|due| (r.finish.unwrap_or(outcome.end_time) - due).max(0.0)),
+                predicted_jct_s: r.predicted_finish.map(|p| p - r.arrival),
+                pred_error_pct: match (r.predicted_finish, jct) {
+                    (Some(p), Some(j)) if p > r.arrival => {
+                        let pred = p - r.arrival;
+                        Some(100.0 * (pred - j).abs() / pred)
+                    }
+                    _ => None,
+                },
             }
         })
         .collect();
@@ -192,7 +216,30 @@ fn summarize(jobs: &[JobMetrics], outcome: &Outcome, cluster: &Cluster) -> Summa
             Some((t, missed))
         })
         .collect();
+    let mut errors: Vec<f64> = jobs.iter().filter_map(|j| j.pred_error_pct).collect();
+    errors.sort_by(f64::total_cmp);
+    let pct = |q: f64| {
+        if errors.is_empty() {
+            0.0
+        } else {
+            num::percentile_sorted(&errors, q)
+        }
+    };
+    let predicted = jobs.iter().filter(|j| j.predicted_jct_s.is_some()).count();
     Summary {
+        predicted_frac: if jobs.is_empty() {
+            0.0
+        } else {
+            predicted as f64 / jobs.len() as f64
+        },
+        avg_pred_error_pct: if errors.is_empty() {
+            0.0
+        } else {
+            num::mean(&errors)
+        },
+        p50_pred_error_pct: pct(0.50),
+        p95_pred_error_pct: pct(0.95),
+        p99_pred_error_pct: pct(0.99),
         jobs: jobs.len(),
         completed: jcts.len(),
         avg_jct_s: num::mean(&jcts),

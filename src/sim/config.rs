@@ -12,6 +12,8 @@ pub const ENGINE_PARAMS: &[ParamSpec] = &[
     ParamSpec::boolean("charge_first_start", "true", "The first allocation of a job also pays the restart delay (as the Pollux/Sia simulator does); not counted as a restart"),
     ParamSpec::choice("placement", "packed", &["packed", "any", "netpack"], "packed: a job that fits in a node gets one node, larger jobs whole nodes plus one partial; any: any free GPUs, fewest nodes first; netpack: CoDDL network packing for elastic policies (shares regulated to 1, 2, .., node, multiples of node; AFS §4.4), packed otherwise"),
     ParamSpec::float("length_noise", "0", 0.0, 5.0, "Hidden random job lengths: each job's true work is its declared work times a mean-one log-normal factor with this sigma, drawn from the run's seed; policies see the declared work, only oracle policies the truth (0 = lengths as declared)"),
+    ParamSpec::boolean("predict", "false", "Predict each job's completion at its arrival, as PCS does for every policy (§2.3): fork the run with no future arrivals and declared job lengths, run the fork under a copy of the policy, keep each job's first predicted finish; prediction-error metrics follow"),
+    ParamSpec::int("predict_max", "5000", 1, 100_000_000, "predict: forecast at an arrival with probability min(1, predict_max / jobs), as the PCS simulator bounds its cost; a job whose own arrival was not sampled keeps the first prediction a later arrival makes"),
     ParamSpec::float("max_days", "3650", 0.001, 1e6, "Stop after this much simulated time; unfinished jobs are reported as incomplete"),
     ParamSpec::boolean("timeline", "true", "Record allocation segments (the page's animation and Gantt view need them)"),
     ParamSpec::choice("reconfig", "restart", &["restart", "coddl"], "Cost of a share change. restart: a change of node set is a checkpoint-restore (the model's restart delay x restart_scale, no progress meanwhile). coddl: CoDDL's reconfiguration (AFS §4.3): expansion overlapping with running work, shrink in switch_s, cancellation of outdated orders; see coddl_es, coddl_rc"),
@@ -58,6 +60,10 @@ pub struct EngineConfig {
     /// Throughput learnt by measurement ("overestimate first").
     pub measure: bool,
     pub measure_s: f64,
+    /// Predict completions at arrivals (`predict`), sampling arrivals with
+    /// probability min(1, predict_max / jobs).
+    pub predict: bool,
+    pub predict_max: u64,
     /// Sigma of the hidden length factor (`length_noise`).
     pub length_noise: f64,
     /// The run's seed (hidden lengths); set by whoever starts the run, not a parameter.
@@ -97,6 +103,8 @@ impl EngineConfig {
             measure: p.text("measure") == "overestimate",
             measure_s: p.f64("measure_s"),
             length_noise: p.f64("length_noise"),
+            predict: p.bool("predict"),
+            predict_max: p.i64("predict_max").max(1) as u64,
             seed: 0,
             params: p,
         })

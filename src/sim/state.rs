@@ -63,6 +63,9 @@ pub struct JobState {
     pub rate_until: f64,
     pub first_start: Option<f64>,
     pub finish: Option<f64>,
+    /// The first completion time a fork predicted for the job
+    /// (`engine.predict`; PCS's JCTpred is this minus the arrival).
+    pub predicted_finish: Option<f64>,
     /// Allocation changes after the first start (the Pollux/Sia definition).
     pub restarts: u32,
     /// The same restarts by what changed.
@@ -129,6 +132,7 @@ impl JobState {
             rate_until: f64::INFINITY,
             first_start: None,
             finish: None,
+            predicted_finish: None,
             restarts: 0,
             restart_kinds: RestartKinds::default(),
             preemptions: 0,

@@ -220,6 +220,51 @@ pub const METRICS: &[MetricInfo] = &[
         better: "lower",
         help: "Fraction of the jobs with a due date that finished after it or not at all",
     },
+    MetricInfo {
+        key: "predicted_frac",
+        label: "predicted",
+        unit: "",
+        scale: 1.0,
+        digits: 3,
+        better: "none",
+        help: "Fraction of the jobs given a completion time at arrival (engine.predict: a fork of the run without future arrivals, PCS §2.3; 0 when off)",
+    },
+    MetricInfo {
+        key: "avg_pred_error_pct",
+        label: "pred err",
+        unit: "%",
+        scale: 1.0,
+        digits: 1,
+        better: "lower",
+        help: "Mean prediction error, 100 x |predicted JCT - JCT| / predicted JCT, over finished predicted jobs (PCS's definition; 0 without predictions)",
+    },
+    MetricInfo {
+        key: "p50_pred_error_pct",
+        label: "p50 pred err",
+        unit: "%",
+        scale: 1.0,
+        digits: 1,
+        better: "lower",
+        help: "Median prediction error (see pred err)",
+    },
+    MetricInfo {
+        key: "p95_pred_error_pct",
+        label: "p95 pred err",
+        unit: "%",
+        scale: 1.0,
+        digits: 1,
+        better: "lower",
+        help: "95th percentile of the prediction error (see pred err)",
+    },
+    MetricInfo {
+        key: "p99_pred_error_pct",
+        label: "p99 pred err",
+        unit: "%",
+        scale: 1.0,
+        digits: 1,
+        better: "lower",
+        help: "99th percentile of the prediction error (see pred err)",
+    },
 ];
 
 /// The catalog, built from the registries.
@@ -360,6 +405,11 @@ mod tests {
             energy_kwh: 0.0,
             avg_tardiness_s: 0.0,
             due_missed_frac: 0.0,
+            predicted_frac: 0.0,
+            avg_pred_error_pct: 0.0,
+            p50_pred_error_pct: 0.0,
+            p95_pred_error_pct: 0.0,
+            p99_pred_error_pct: 0.0,
         };
         let v = serde_json::to_value(&s).unwrap();
         for m in METRICS {

@@ -180,6 +180,7 @@ mod tests {
             due: None,
             energy_j: 0.0,
             held_idle_j: 0.0,
+            predicted_finish: None,
         }
     }
 

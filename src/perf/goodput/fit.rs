@@ -165,6 +165,17 @@ fn loss_grad(p: &[f64; 7], obs: &[Observation], grad: &mut [f64; 7]) -> f64 {
     err1 + err2 + reg1 + reg2
 }
 
+thread_local! {
+    /// Seconds this thread has spent fitting θ (`schedlab bench` reports the
+    /// estimator's share of a run from it).
+    static FIT_SECONDS: std::cell::Cell<f64> = const { std::cell::Cell::new(0.0) };
+}
+
+/// Seconds the calling thread has spent in [`fit_perf_params_from`] so far.
+pub fn fit_seconds() -> f64 {
+    FIT_SECONDS.with(|c| c.get())
+}
+
 /// Fits θ to the observations. Errors when no row is usable.
 pub fn fit_perf_params(obs: &[Observation]) -> Result<Fit, String> {
     fit_perf_params_from(obs, None)
@@ -173,6 +184,13 @@ pub fn fit_perf_params(obs: &[Observation]) -> Result<Fit, String> {
 /// As [`fit_perf_params`] from a given start (θ order; frozen entries are
 /// overridden by the freezing rules).
 pub fn fit_perf_params_from(obs: &[Observation], start: Option<[f64; 7]>) -> Result<Fit, String> {
+    let started = web_time::Instant::now();
+    let fit = fit_unclocked(obs, start);
+    FIT_SECONDS.with(|c| c.set(c.get() + started.elapsed().as_secs_f64()));
+    fit
+}
+
+fn fit_unclocked(obs: &[Observation], start: Option<[f64; 7]>) -> Result<Fit, String> {
     let obs: Vec<Observation> = obs.iter().copied().filter(|o| o.usable()).collect();
     if obs.is_empty() {
         return Err("no usable rows (need step_time > sync_time >= 0 and local_bsz > 0)".into());

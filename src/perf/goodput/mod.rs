@@ -26,7 +26,7 @@ pub mod throughput;
 pub use batch::{BatchLimits, BatchPlan};
 pub use efficiency::EfficiencyCurve;
 pub use estimator::{Estimate, EstimateSource, GoodputEstimator, ProfilingMode, TypeState};
-pub use fit::{fit_perf_params, quality, Fit, FitQuality, Observation};
+pub use fit::{fit_perf_params, fit_seconds, quality, Fit, FitQuality, Observation};
 pub use throughput::PerfParams;
 
 use super::{BatchChoice, Rate, RateQuery};

@@ -29,6 +29,7 @@ impl Simulation {
         f.next_arrival = f.specs.len();
         f.cfg.record_timeline = false;
         f.cfg.record_insight = false;
+        f.cfg.predict = false;
         f
     }
 
@@ -77,6 +78,35 @@ impl Simulation {
             at: self.now,
             finish,
         })
+    }
+
+    /// PCS's prediction at an arrival (spec 2.3), for any policy: with
+    /// probability min(1, predict_max / jobs) (drawn from the run's seed and
+    /// the arrival), forecast under a copy of the policy, with its state and
+    /// declared job lengths, and give every job without a prediction yet the
+    /// forecast's completion. The first estimate is the one kept.
+    pub(super) fn predict_at_arrival(&mut self, first_arrived: u32) -> Result<()> {
+        let p = (self.cfg.predict_max as f64 / self.specs.len().max(1) as f64).min(1.0);
+        if p < 1.0 {
+            let mut rng = crate::workload::sample::Sampler::derive(
+                self.cfg.seed,
+                &format!("predict-{first_arrived}"),
+            );
+            if rng.uniform() >= p {
+                return Ok(());
+            }
+        }
+        let Some(policy) = self.policy.as_ref().map(|p| p.clone_box()) else {
+            return Ok(());
+        };
+        let forecast = self.forecast_with(policy, None, Knowledge::Declared)?;
+        for (job, finish) in forecast.finish {
+            let st = &mut self.jobs[job as usize];
+            if st.predicted_finish.is_none() {
+                st.predicted_finish = finish;
+            }
+        }
+        Ok(())
     }
 
     /// Hands the run to another policy (a fork's forecast policy): its

@@ -64,6 +64,9 @@ pub struct Simulation {
     contention_t: f64,
     idle_calls: u32,
     events: u64,
+    /// Policy calls so far and the wall-clock seconds they took (benchmarks).
+    policy_calls: u64,
+    policy_seconds: f64,
     /// Timeline and per-call stats (a fork's records nothing).
     recorder: Recorder,
     /// A fork made inside a policy call repeats that call first (with its
@@ -155,6 +158,8 @@ impl Simulation {
             contention_t: first,
             idle_calls: 0,
             events: 0,
+            policy_calls: 0,
+            policy_seconds: 0.0,
             stop_reason: None,
             specs: Arc::new(specs),
             notes,
@@ -191,6 +196,13 @@ impl Simulation {
 
     pub fn policy_name(&self) -> &str {
         self.policy.as_ref().map_or("", |p| p.name())
+    }
+
+    /// Policy calls so far and the wall-clock seconds they took (recorded
+    /// whether or not the timeline is; `schedlab bench` splits a run's time
+    /// with them).
+    pub fn policy_time(&self) -> (u64, f64) {
+        (self.policy_calls, self.policy_seconds)
     }
 
     pub fn is_finished(&self) -> bool {
@@ -315,6 +327,7 @@ impl Simulation {
                 }
             }
         }
+        let first_arrival = self.next_arrival;
         while let Some(spec) = self.specs.get(self.next_arrival) {
             if spec.arrival > t {
                 break;
@@ -323,6 +336,7 @@ impl Simulation {
             self.next_arrival += 1;
             self.arrive(id);
         }
+        let arrived = self.next_arrival > first_arrival;
         let tick = self.next_tick.is_some_and(|k| k <= t);
         if let (true, Some(r)) = (tick, self.trigger.round_s) {
             // Next tick: the next multiple of the round; skip idle stretches.
@@ -338,6 +352,9 @@ impl Simulation {
         let call = (tick || (self.trigger.on_events && churn) || woke) && !self.active.is_empty();
         if call {
             self.call_policy(tick)?;
+        }
+        if arrived && self.cfg.predict {
+            self.predict_at_arrival(first_arrival as u32)?;
         }
         if self.completed == self.jobs.len() {
             self.stop("all jobs completed");
@@ -448,6 +465,8 @@ impl Simulation {
         }
         self.policy = Some(policy);
         let policy_s = started.elapsed().as_secs_f64();
+        self.policy_calls += 1;
+        self.policy_seconds += policy_s;
         self.arrived_since.clear();
         self.completed_since.clear();
         let changes = decision.changes.len() as u32;

@@ -45,6 +45,9 @@ pub struct JobResult {
     pub energy_j: f64,
     /// Joules the same GPUs would have drawn idle over that time.
     pub held_idle_j: f64,
+    /// The first completion time predicted for the job (`engine.predict`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub predicted_finish: Option<f64>,
 }
 
 /// Everything a run produced.
@@ -98,6 +101,7 @@ impl Simulation {
                 due: spec.due,
                 energy_j: st.energy_at(now),
                 held_idle_j: st.held_idle_at(now),
+                predicted_finish: st.predicted_finish,
             })
             .collect();
         let mut timeline = self.recorder.timeline().clone();

@@ -1,3 +1,4 @@
+//! `schedlab bench [--case A,B]`: the named whole-run cases (`suite.rs`).
 //! `schedlab bench engine`: simulation throughput (jobs simulated per second).
 //! `schedlab bench afs`: AFS-L on a 50,000-job trace on 1,024 GPUs (the
 //! issue's target: under 10 s natively).
@@ -14,10 +15,23 @@ use crate::workload::Trace;
 use clap::Args;
 use std::sync::Arc;
 
+mod suite;
+
 #[derive(Args)]
 pub struct BenchArgs {
-    /// What to benchmark: engine | afs | fork
-    pub what: String,
+    /// Nothing (the named cases of the suite), or engine | afs | fork
+    pub what: Option<String>,
+    /// Suite cases to run, comma-separated (default: all): sia-160, pollux-160, gavel-160,
+    /// afs-l-50k, fifo-100k, tiresias-pollux, sia-2048
+    #[arg(long)]
+    pub case: Option<String>,
+    /// Save the suite's measurements as JSON here.
+    #[arg(long)]
+    pub json: Option<String>,
+    /// A JSON file saved by an earlier `--json`: print each case's speed-up and
+    /// whether its results are the same.
+    #[arg(long)]
+    pub compare: Option<String>,
     /// Jobs in the trace (default: 100,000 for engine, 50,000 for afs).
     #[arg(long)]
     pub jobs: Option<usize>,
@@ -35,13 +49,25 @@ pub struct BenchArgs {
 
 pub fn bench(a: BenchArgs) -> Result<()> {
     let a = &a;
-    let afs = match a.what.as_str() {
+    let Some(what) = a.what.as_deref() else {
+        let names: Vec<String> = a
+            .case
+            .as_deref()
+            .unwrap_or("")
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(String::from)
+            .collect();
+        return suite::suite(&names, a.seed, a.json.as_deref(), a.compare.as_deref());
+    };
+    let afs = match what {
         "engine" => false,
         "afs" => true,
         "fork" => return bench_fork(a),
         other => {
             return Err(Error::config(format!(
-                "bench {other}: expected 'engine', 'afs' or 'fork'"
+                "bench {other}: expected nothing (the suite), 'engine', 'afs' or 'fork'"
             )))
         }
     };
@@ -53,7 +79,7 @@ pub fn bench(a: BenchArgs) -> Result<()> {
     let (cluster, zoo, trace) = bench_inputs(a, jobs)?;
     println!(
         "bench {}: {} jobs (afs-synthetic, offered load 0.9), cluster {} ({} GPUs), timeline {}{}",
-        a.what,
+        what,
         trace.jobs.len(),
         cluster.name,
         cluster.total_gpus,
