@@ -144,6 +144,8 @@ pub fn evaluate(
     cluster: &Cluster,
     zoo: &ModelZoo,
 ) -> (Summary, Vec<JobMetrics>) {
+    // Every job's fair-share reference asks the same models' epochs again.
+    let mut memo = crate::perf::RateMemo::default();
     let jobs: Vec<JobMetrics> = outcome
         .jobs
         .iter()
@@ -164,8 +166,9 @@ pub fn evaluate(
                 restart_kinds: r.restart_kinds,
                 preemptions: r.preemptions,
                 migrations: r.migrations,
-                ftf_rho: jct
-                    .and_then(|j| ftf_rho(j, r, spec, cluster, zoo, outcome.sia_calibration)),
+                ftf_rho: jct.and_then(|j| {
+                    ftf_rho(j, r, spec, cluster, zoo, outcome.sia_calibration, &mut memo)
+                }),
                 energy_kwh: r.energy_j / J_PER_KWH,
                 tardiness_s: r
                     .due
@@ -307,6 +310,7 @@ fn ftf_rho(
     cluster: &Cluster,
     zoo: &ModelZoo,
     calibrated: bool,
+    memo: &mut crate::perf::RateMemo,
 ) -> Option<f64> {
     let model = zoo.lookup(&r.model)?;
     let info = zoo.get(model);
@@ -343,10 +347,10 @@ fn ftf_rho(
         // Time alone at the fair share, epoch by epoch for goodput models.
         let t = if spec.adaptivity == Adaptivity::Rigid {
             let req = spec.gpus as f64;
-            zoo.time_at_share(model, &share(req), 0.0, r.work) / (v / req).min(1.0)
+            zoo.time_at_share_memo(model, &share(req), 0.0, r.work, memo) / (v / req).min(1.0)
         } else {
             let cap = max_useful_gpus(spec, info, cluster.total_gpus);
-            zoo.time_at_share(model, &share(v.min(cap as f64)), 0.0, r.work)
+            zoo.time_at_share_memo(model, &share(v.min(cap as f64)), 0.0, r.work, memo)
         };
         if !(t.is_finite() && t > 0.0) {
             return None;

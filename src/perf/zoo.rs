@@ -61,6 +61,32 @@ pub struct ModelInfo {
     pub behaviour: Behaviour,
 }
 
+/// Whole-GPU rates already computed, by model and query: evaluating many
+/// jobs' fair-share references asks the same (model, type, count, batch,
+/// epoch) again and again.
+#[derive(Debug, Default)]
+pub struct RateMemo {
+    rates: std::collections::HashMap<(u16, u8, u32, u32, u8, u32, u64), f64>,
+}
+
+impl RateMemo {
+    fn key(id: ModelId, q: &RateQuery) -> (u16, u8, u32, u32, u8, u32, u64) {
+        let (tag, batch) = match q.batch {
+            BatchChoice::Fixed(b) => (0, b),
+            BatchChoice::Optimize { max } => (1, max),
+        };
+        (
+            id.0,
+            q.kind.0,
+            q.gpus,
+            q.nodes,
+            tag,
+            batch,
+            q.progress.to_bits(),
+        )
+    }
+}
+
 /// A fixed, possibly fractional share of one GPU type (fair-share references).
 #[derive(Debug, Clone, Copy)]
 pub struct Share {
@@ -297,6 +323,20 @@ impl ModelZoo {
     /// PCS): linear between the rates at the two neighbouring GPU counts
     /// (proportional below one GPU).
     pub fn rate_at_share(&self, id: ModelId, s: &Share, progress: f64) -> f64 {
+        self.rate_at_share_memo(id, s, progress, &mut RateMemo::default())
+    }
+
+    /// As [`ModelZoo::rate_at_share`], remembering whole-GPU rates in `memo`
+    /// (a rate is a pure function of its query, so the answer is the same
+    /// to the bit; metrics ask the same epochs of the same models for
+    /// every job).
+    pub fn rate_at_share_memo(
+        &self,
+        id: ModelId,
+        s: &Share,
+        progress: f64,
+        memo: &mut RateMemo,
+    ) -> f64 {
         if s.share.is_nan() || s.share <= 0.0 {
             return 0.0;
         }
@@ -310,18 +350,18 @@ impl ModelZoo {
             }
             Behaviour::Goodput(_) | Behaviour::Table(_) => {
                 let per_node = s.per_node.max(1);
-                let at = |g: u32| {
-                    self.rate(
-                        id,
-                        &RateQuery {
-                            kind: s.kind,
-                            gpus: g,
-                            nodes: g.div_ceil(per_node),
-                            batch: s.batch,
-                            progress,
-                        },
-                    )
-                    .per_s
+                let mut at = |g: u32| {
+                    let q = RateQuery {
+                        kind: s.kind,
+                        gpus: g,
+                        nodes: g.div_ceil(per_node),
+                        batch: s.batch,
+                        progress,
+                    };
+                    *memo
+                        .rates
+                        .entry(RateMemo::key(id, &q))
+                        .or_insert_with(|| self.rate(id, &q).per_s)
                 };
                 if s.share < 1.0 {
                     return at(1) * s.share;
@@ -338,13 +378,25 @@ impl ModelZoo {
         }
     }
 
-    /// Seconds to go from `from` to `to` progress at a fixed (possibly
-    /// fractional) share, epoch by epoch (infinite if no progress).
+    /// Seconds to go from progress `from` to `to` at a fixed share, epoch
+    /// by epoch for goodput models (infinite if the job cannot progress).
     pub fn time_at_share(&self, id: ModelId, s: &Share, from: f64, to: f64) -> f64 {
+        self.time_at_share_memo(id, s, from, to, &mut RateMemo::default())
+    }
+
+    /// As [`ModelZoo::time_at_share`] with a shared [`RateMemo`].
+    pub fn time_at_share_memo(
+        &self,
+        id: ModelId,
+        s: &Share,
+        from: f64,
+        to: f64,
+        memo: &mut RateMemo,
+    ) -> f64 {
         let mut p = from;
         let mut t = 0.0;
         while p < to {
-            let r = self.rate_at_share(id, s, p);
+            let r = self.rate_at_share_memo(id, s, p, memo);
             if r.is_nan() || r <= 0.0 {
                 return f64::INFINITY;
             }
@@ -448,6 +500,38 @@ mod tests {
         assert_eq!(z.get(z.lookup("afs/chatbot").unwrap()).max_gpus, 4);
         assert_eq!(z.get(z.lookup("").unwrap()).name, "linear");
         assert!(z.lookup("nope").is_none());
+    }
+
+    /// The memo changes no answer (to the bit) and is reused across jobs
+    /// of the same model: a second job asks nothing new.
+    #[test]
+    fn memoised_fair_share_times_are_the_same_to_the_bit() {
+        let z = ModelZoo::builtin();
+        let t4 = GpuKind::by_name("t4").unwrap();
+        let id = z.lookup("cifar10").unwrap();
+        assert!(matches!(z.get(id).behaviour, Behaviour::Goodput(_)));
+        let mut memo = RateMemo::default();
+        for share in [0.5, 1.0, 2.7, 4.0] {
+            let s = Share {
+                kind: t4,
+                share,
+                per_node: 4,
+                batch: BatchChoice::Optimize { max: 4096 },
+            };
+            let work = z.next_boundary(id, 0.0) * 7.5;
+            let plain = z.time_at_share(id, &s, 0.0, work);
+            let memoised = z.time_at_share_memo(id, &s, 0.0, work, &mut memo);
+            assert!(plain.is_finite() && plain > 0.0);
+            assert_eq!(plain.to_bits(), memoised.to_bits(), "share {share}");
+            let asked = memo.rates.len();
+            let again = z.time_at_share_memo(id, &s, 0.0, work * 0.9, &mut memo);
+            assert!(again < memoised);
+            assert_eq!(
+                memo.rates.len(),
+                asked,
+                "a shorter job of the same model asked anew"
+            );
+        }
     }
 
     #[test]
