@@ -66,11 +66,15 @@ pub struct ModelInfo {
 /// epoch) again and again.
 #[derive(Debug, Default)]
 pub struct RateMemo {
-    rates: std::collections::HashMap<(u16, u8, u32, u32, u8, u32, u64), f64>,
+    rates: std::collections::HashMap<RateKey, f64>,
 }
 
+/// Model, GPU type, GPUs, nodes, batch rule (0 fixed, 1 optimised) and its
+/// value, progress bits: everything a whole-GPU rate depends on.
+type RateKey = (u16, u8, u32, u32, u8, u32, u64);
+
 impl RateMemo {
-    fn key(id: ModelId, q: &RateQuery) -> (u16, u8, u32, u32, u8, u32, u64) {
+    fn key(id: ModelId, q: &RateQuery) -> RateKey {
         let (tag, batch) = match q.batch {
             BatchChoice::Fixed(b) => (0, b),
             BatchChoice::Optimize { max } => (1, max),

@@ -14,10 +14,13 @@
 //! model kept under a single reference type (`pooled`).
 
 use crate::cluster::GpuKind;
-use crate::perf::goodput::{GoodputEstimator, Observation, ProfilingMode};
+use crate::perf::goodput::{
+    fit_perf_params, GoodputEstimator, Observation, PerfParams, ProfilingMode,
+};
 use crate::perf::{BatchChoice, Behaviour, RateQuery};
 use crate::sim::View;
 use crate::workload::Adaptivity;
+use std::collections::BTreeMap;
 
 /// Scheduler-side knowledge for every job of a run.
 #[derive(Clone)]
@@ -27,6 +30,10 @@ pub struct EstimatorBank {
     pooled: Option<GpuKind>,
     jobs: Vec<Option<GoodputEstimator>>,
     created: Vec<bool>,
+    /// θ fitted to each (model, GPU type)'s 1-GPU profile: the same for
+    /// every job of the model, so fitted once per run (a pure function of
+    /// the profile, so the estimators are the same to the bit).
+    profile_fits: BTreeMap<(u16, u8), Option<PerfParams>>,
 }
 
 impl EstimatorBank {
@@ -36,6 +43,7 @@ impl EstimatorBank {
             pooled: None,
             jobs: Vec::new(),
             created: Vec::new(),
+            profile_fits: BTreeMap::new(),
         }
     }
 
@@ -46,6 +54,7 @@ impl EstimatorBank {
             pooled: Some(kind),
             jobs: Vec::new(),
             created: Vec::new(),
+            profile_fits: BTreeMap::new(),
         }
     }
 
@@ -75,8 +84,14 @@ impl EstimatorBank {
                     .collect(),
             };
             let min = view.spec(job).min_gpus.max(1);
-            self.jobs[job as usize] =
-                Some(GoodputEstimator::new(model, &kinds, self.mode).with_min_replicas(min));
+            let fits = &mut self.profile_fits;
+            let mut fit = |kind: GpuKind, profile: &[Observation]| {
+                *fits
+                    .entry((st.model.0, kind.0))
+                    .or_insert_with(|| fit_perf_params(profile).ok().map(|f| f.params))
+            };
+            let est = GoodputEstimator::new_with(model, &kinds, self.mode, &mut fit);
+            self.jobs[job as usize] = Some(est.with_min_replicas(min));
         }
     }
 

@@ -154,6 +154,20 @@ impl GoodputEstimator {
     /// data (1-GPU throughput of each type, oracle θ) comes from the model,
     /// the simulator's ground truth.
     pub fn new(model: &GoodputModel, kinds: &[(GpuKind, u32)], mode: ProfilingMode) -> Self {
+        Self::new_with(model, kinds, mode, &mut |_, profile| {
+            fit_perf_params(profile).ok().map(|f| f.params)
+        })
+    }
+
+    /// As [`GoodputEstimator::new`], with the fit of a type's 1-GPU profile
+    /// supplied by the caller: every job of a model starts from the same
+    /// profile, so a bank of estimators fits it once (`ProfileFits`).
+    pub fn new_with(
+        model: &GoodputModel,
+        kinds: &[(GpuKind, u32)],
+        mode: ProfilingMode,
+        fit_profile: &mut dyn FnMut(GpuKind, &[Observation]) -> Option<PerfParams>,
+    ) -> Self {
         let types = kinds
             .iter()
             .map(|&(kind, per_node)| {
@@ -164,7 +178,7 @@ impl GoodputEstimator {
                     .max_by(|a, b| a.local_bsz.total_cmp(&b.local_bsz))
                     .map_or(0.0, |o| o.local_bsz / o.step_time);
                 let profile_fit = (mode == ProfilingMode::Thesis)
-                    .then(|| fit_perf_params(&profile).ok().map(|f| f.params))
+                    .then(|| fit_profile(kind, &profile))
                     .flatten();
                 TypeKnowledge {
                     kind,
