@@ -40,6 +40,18 @@ pub fn cos(x: f64) -> f64 {
     libm::cos(x)
 }
 
+/// ln(e^u + e^v) as max + ln(e^(u-max) + e^(v-max)), skipping the exp of
+/// the larger one (exp(0) is 1 exactly, so the bits are those of the
+/// symmetric form).
+#[inline]
+pub fn log_sum_exp(u: f64, v: f64) -> f64 {
+    if u >= v {
+        u + ln(1.0 + exp(v - u))
+    } else {
+        v + ln(exp(u - v) + 1.0)
+    }
+}
+
 /// Percentile with the "nearest rank below" rule used by the Sia artifact:
 /// element `floor(q * n)` of the sorted values (0-based), clamped to the last.
 pub fn percentile_sorted(sorted: &[f64], q: f64) -> f64 {

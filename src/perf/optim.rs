@@ -15,12 +15,20 @@
 //!   if it is not a descent direction the memory is dropped and the
 //!   projected steepest-descent direction is used;
 //! - the step is backtracked along `P(x + t·d)` until the Armijo condition
-//!   holds against the projected step;
+//!   holds against the projected step; after a step whose curvature pair was
+//!   negative (the objective is concave there), a full step that is accepted
+//!   at once is doubled while the objective keeps falling ([`expand_step`]);
 //! - it stops when the projected gradient's largest entry is below `tol`,
 //!   when the objective stops decreasing (relative change below 1e-14
 //!   for 5 iterations, or no step along the steepest-descent direction
 //!   decreases it: stationary to machine precision; both count as
 //!   converged), or after `max_iter` iterations (not converged).
+//!
+//! No `ftol` (scipy's relative-decrease stop): measured on the Sia run of
+//! `sia-philly`, it halved the iterations but stopped half the refits with a
+//! loss 0.2% (median) to 56% (p90) above the converged one: backtracking
+//! steps are shorter than scipy's Wolfe steps, so small decreases come
+//! early.
 
 /// Options for [`minimize_bounded`].
 #[derive(Debug, Clone, Copy)]
@@ -75,6 +83,54 @@ fn projected_gradient_norm(x: &[f64], g: &[f64], lo: &[f64], hi: &[f64]) -> f64 
     m
 }
 
+/// Doubles an accepted full step along the projected path while the
+/// objective keeps falling (Armijo against the longer step), leaving the
+/// best point in `x_new`/`g_new`/`f_new`; returns the evaluations spent.
+///
+/// Why: where the objective is concave (a kinked loss, past its kink) the
+/// curvature pairs are rejected and the remembered ones, taken where the
+/// loss was steep, scale every step down; backtracking alone then crawls
+/// (1,000 iterations of 1e-3 each on a one-row throughput fit).
+#[allow(clippy::too_many_arguments)]
+fn expand_step(
+    f: &mut impl FnMut(&[f64], &mut [f64]) -> f64,
+    x: &[f64],
+    d: &[f64],
+    g: &[f64],
+    lo: &[f64],
+    hi: &[f64],
+    fx: f64,
+    x_new: &mut [f64],
+    g_new: &mut [f64],
+    f_new: &mut f64,
+) -> usize {
+    let n = x.len();
+    let mut x_try = vec![0.0; n];
+    let mut g_try = vec![0.0; n];
+    let mut t = 1.0;
+    let mut evaluations = 0;
+    for _ in 0..60 {
+        t *= 2.0;
+        for i in 0..n {
+            x_try[i] = x[i] + t * d[i];
+        }
+        project(&mut x_try, lo, hi);
+        if x_try == x_new {
+            break; // the bounds stop the path
+        }
+        let decrease: f64 = (0..n).map(|i| g[i] * (x_try[i] - x[i])).sum();
+        let f_try = f(&x_try, &mut g_try);
+        evaluations += 1;
+        if !(f_try.is_finite() && f_try < *f_new && f_try <= fx + 1e-4 * decrease) {
+            break;
+        }
+        x_new.copy_from_slice(&x_try);
+        g_new.copy_from_slice(&g_try);
+        *f_new = f_try;
+    }
+    evaluations
+}
+
 /// Minimises `f` over the box `lo <= x <= hi` from `x0` (projected first).
 /// `f` returns the value and writes the gradient into its second argument.
 /// Non-finite values are treated as +infinity (the line search backs off).
@@ -104,6 +160,9 @@ pub fn minimize_bounded(
     let mut mem_s: Vec<Vec<f64>> = Vec::new();
     let mut mem_y: Vec<Vec<f64>> = Vec::new();
     let mut stalls = 0;
+    // The last step saw negative curvature: the quasi-Newton model (kept
+    // from elsewhere) undersizes steps here, so a full step is extended.
+    let mut concave = false;
     let mut converged = false;
     let mut iterations = 0;
     let mut x_new = vec![0.0; n];
@@ -183,7 +242,9 @@ pub fn minimize_bounded(
         let mut t = 1.0;
         let mut accepted = false;
         let mut f_new = f64::INFINITY;
+        let mut trials = 0;
         for _ in 0..60 {
+            trials += 1;
             for i in 0..n {
                 x_new[i] = x[i] + t * d[i];
             }
@@ -201,6 +262,11 @@ pub fn minimize_bounded(
             }
             t *= 0.5;
         }
+        if accepted && trials == 1 && concave {
+            evaluations += expand_step(
+                &mut f, &x, &d, &g, lo, hi, fx, &mut x_new, &mut g_new, &mut f_new,
+            );
+        }
         if !accepted {
             if mem_s.is_empty() {
                 converged = true; // steepest descent cannot improve: stationary
@@ -213,6 +279,7 @@ pub fn minimize_bounded(
         let s: Vec<f64> = (0..n).map(|i| x_new[i] - x[i]).collect();
         let y: Vec<f64> = (0..n).map(|i| g_new[i] - g[i]).collect();
         let sy = dot(&s, &y);
+        concave = sy <= 0.0;
         if sy > 1e-12 * dot(&s, &s).sqrt() * dot(&y, &y).sqrt() {
             mem_s.push(s);
             mem_y.push(y);

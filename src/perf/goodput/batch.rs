@@ -129,12 +129,25 @@ pub fn optimize(
     mut goodput: impl FnMut(&BatchPlan) -> f64,
 ) -> (BatchPlan, f64) {
     let cands = candidates(replicas, lim, max_batch);
+    optimize_over(&cands, max_batch, max_local_here, |_, p| goodput(p))
+}
+
+/// [`optimize`] over candidates the caller already has (from
+/// [`candidates`] with the same replicas, limits and `max_batch`); the
+/// goodput function also gets the candidate's index, so a caller can keep
+/// per-candidate work (step times) between calls.
+pub fn optimize_over(
+    cands: &[(BatchPlan, bool)],
+    max_batch: u32,
+    max_local_here: u32,
+    mut goodput: impl FnMut(usize, &BatchPlan) -> f64,
+) -> (BatchPlan, f64) {
     let mut best: Option<(BatchPlan, f64)> = None;
-    for (plan, valid) in &cands {
+    for (i, (plan, valid)) in cands.iter().enumerate() {
         if !valid {
             continue;
         }
-        let g = goodput(plan);
+        let g = goodput(i, plan);
         if best.is_none_or(|(_, b)| g > b) {
             best = Some((*plan, g));
         }

@@ -28,6 +28,7 @@
 
 use super::batch::{self, BatchLimits, BatchPlan};
 use super::fit::{fit_perf_params, Observation};
+use super::step_cache::{StepCache, Steps};
 use super::throughput::PerfParams;
 use super::GoodputModel;
 use crate::cluster::GpuKind;
@@ -146,6 +147,9 @@ pub struct GoodputEstimator {
     /// The job's smallest replica count: what is profiled and offered
     /// before anything is learned (spec seed004 §2.3 "min-GPU profiles").
     min_replicas: u32,
+    /// Candidate plans and step times per (type, θ, configuration).
+    #[serde(skip)]
+    steps: StepCache,
 }
 
 impl GoodputEstimator {
@@ -202,6 +206,7 @@ impl GoodputEstimator {
             noise_ratio: None,
             types,
             min_replicas: 1,
+            steps: StepCache::default(),
         }
     }
 
@@ -320,6 +325,7 @@ impl GoodputEstimator {
         match fit_perf_params(&rows) {
             Ok(f) => {
                 t.fitted = Some(f.params);
+                self.steps.clear();
                 true
             }
             Err(_) => false,
@@ -378,11 +384,29 @@ impl GoodputEstimator {
             .fold(t.limits.max_local, u32::min);
         let mut lim = t.limits;
         lim.max = max_batch;
-        let (plan, g) = batch::optimize(replicas, &lim, max_batch, cap, |p| {
-            self.gain(p.global() as f64)
-                / theta.t_step(nodes.max(1), p.replicas, p.atomic as f64, p.accum)
-        });
-        (plan, g)
+        let key = (
+            i,
+            theta.to_array().map(f64::to_bits),
+            nodes,
+            replicas,
+            max_batch,
+        );
+        let make = || {
+            let cands = batch::candidates(replicas, &lim, max_batch);
+            let t_step = cands
+                .iter()
+                .map(|(p, valid)| match valid {
+                    true => theta.t_step(nodes.max(1), p.replicas, p.atomic as f64, p.accum),
+                    false => f64::NAN,
+                })
+                .collect();
+            Steps { cands, t_step }
+        };
+        self.steps.with(key, make, |steps| {
+            batch::optimize_over(&steps.cands, max_batch, cap, |k, p| {
+                self.gain(p.global() as f64) / steps.t_step[k]
+            })
+        })
     }
 
     /// The source type for projecting onto `b`, if any.

@@ -105,20 +105,40 @@ pub struct Fit {
     pub converged: bool,
 }
 
+/// An observation with the logarithms the loss needs of it, computed once
+/// per fit instead of once per loss evaluation.
+#[derive(Debug, Clone, Copy)]
+struct Row {
+    obs: Observation,
+    ln_compute: f64,
+    ln_step: f64,
+}
+
+impl Row {
+    fn new(obs: Observation) -> Row {
+        Row {
+            obs,
+            ln_compute: num::ln(obs.compute_time()),
+            ln_step: num::ln(obs.step_time),
+        }
+    }
+}
+
 /// The loss of spec §2.2.2 and its gradient with respect to θ.
-fn loss_grad(p: &[f64; 7], obs: &[Observation], grad: &mut [f64; 7]) -> f64 {
+fn loss_grad(p: &[f64; 7], rows: &[Row], grad: &mut [f64; 7]) -> f64 {
     let [ac, bc, an, bn, ar, br, gamma] = *p;
     *grad = [0.0; 7];
-    let n = obs.len() as f64;
+    let n = rows.len() as f64;
     let (mut u1, mut u2) = (0.0, 0.0);
     // Per-row residuals and partial derivatives, accumulated in two passes.
     let mut g1 = [0.0; 7];
     let mut g2 = [0.0; 7];
-    for o in obs {
+    for row in rows {
+        let o = &row.obs;
         let m = o.local_bsz;
         let tg = ac + bc * m;
         let lg = num::ln(tg);
-        let e1 = lg - num::ln(o.compute_time());
+        let e1 = lg - row.ln_compute;
         u1 += e1 * e1;
         // d e1: (1/tg)·dtg.
         g1[0] += e1 / tg;
@@ -134,11 +154,10 @@ fn loss_grad(p: &[f64; 7], obs: &[Observation], grad: &mut [f64; 7]) -> f64 {
         };
         let ls = num::ln(ts);
         let (u, v) = (gamma * lg, gamma * ls);
-        let hi = u.max(v);
-        let l = hi + num::ln(num::exp(u - hi) + num::exp(v - hi));
+        let l = num::log_sum_exp(u, v);
         let (wg, ws) = (num::exp(u - l), num::exp(v - l));
         let lt = l / gamma;
-        let e2 = lt - num::ln(o.step_time);
+        let e2 = lt - row.ln_step;
         u2 += e2 * e2;
         g2[0] += e2 * wg / tg;
         g2[1] += e2 * wg * m / tg;
@@ -192,6 +211,7 @@ pub fn fit_perf_params_from(obs: &[Observation], start: Option<[f64; 7]>) -> Res
 
 fn fit_unclocked(obs: &[Observation], start: Option<[f64; 7]>) -> Result<Fit, String> {
     let obs: Vec<Observation> = obs.iter().copied().filter(|o| o.usable()).collect();
+    let rows: Vec<Row> = obs.iter().copied().map(Row::new).collect();
     if obs.is_empty() {
         return Err("no usable rows (need step_time > sync_time >= 0 and local_bsz > 0)".into());
     }
@@ -249,7 +269,7 @@ fn fit_unclocked(obs: &[Observation], start: Option<[f64; 7]>) -> Result<Fit, St
     let objective = |x: &[f64], gx: &mut [f64]| {
         let t = from_x(x, &base);
         let mut g = [0.0; 7];
-        let f = loss_grad(&t, &obs, &mut g);
+        let f = loss_grad(&t, &rows, &mut g);
         for (k, &i) in free.iter().enumerate() {
             gx[k] = if i == 6 { g[6] } else { g[i] * t[i] };
         }
@@ -267,7 +287,7 @@ fn fit_unclocked(obs: &[Observation], start: Option<[f64; 7]>) -> Result<Fit, St
         theta[3] = theta[3].max(1.1 * theta[5]);
     }
     let mut g = [0.0; 7];
-    let loss = loss_grad(&theta, &obs, &mut g);
+    let loss = loss_grad(&theta, &rows, &mut g);
     Ok(Fit {
         params: PerfParams::from_array(theta),
         loss,
@@ -319,6 +339,7 @@ mod tests {
             &[(1, 1), (1, 4), (2, 8), (3, 6)],
             &[16.0, 64.0, 128.0],
         );
+        let obs: Vec<Row> = obs.into_iter().map(Row::new).collect();
         let p = [0.07, 0.003, 0.2, 0.02, 0.1, 0.003, 1.7];
         let mut g = [0.0; 7];
         let f0 = loss_grad(&p, &obs, &mut g);
@@ -392,5 +413,26 @@ mod tests {
         };
         assert!(!bad.usable());
         assert!(fit_perf_params(&[bad]).is_err());
+    }
+
+    #[test]
+    fn one_row_fit_reaches_the_row_past_the_kink() {
+        // A job's first observation on one GPU (seen 128 times in a Sia run
+        // on `sia-philly`): α_c is frozen at half the compute time, so β_c
+        // must carry the other half. The kinked loss once sent β_c to its
+        // floor and the minimiser crawled back for 1,000 iterations,
+        // ending with the compute time predicted at half its value.
+        let row = Observation {
+            nodes: 1,
+            replicas: 1,
+            local_bsz: 128.0,
+            step_time: 0.035639413599999996,
+            sync_time: 0.0,
+        };
+        let fit = fit_perf_params(&[row]).unwrap();
+        assert!(fit.converged && fit.iterations < 200, "{fit:?}");
+        let p = fit.params;
+        let compute = p.alpha_c + p.beta_c * row.local_bsz;
+        assert!((compute / row.compute_time() - 1.0).abs() < 1e-3, "{fit:?}");
     }
 }

@@ -21,6 +21,7 @@ pub mod batch;
 pub mod efficiency;
 pub mod estimator;
 pub mod fit;
+mod step_cache;
 pub mod throughput;
 
 pub use batch::{BatchLimits, BatchPlan};

@@ -96,9 +96,7 @@ impl PerfParams {
 /// (g^γ + s^γ)^(1/γ) for positive g, s, evaluated as exp(logsumexp(γ ln g, γ ln s)/γ).
 pub fn overlap(g: f64, s: f64, gamma: f64) -> f64 {
     let (u, v) = (gamma * num::ln(g), gamma * num::ln(s));
-    let hi = u.max(v);
-    let l = hi + num::ln(num::exp(u - hi) + num::exp(v - hi));
-    num::exp(l / gamma)
+    num::exp(num::log_sum_exp(u, v) / gamma)
 }
 
 #[cfg(test)]

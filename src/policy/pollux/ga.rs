@@ -62,6 +62,19 @@ impl Round<'_> {
         self.vnodes.len()
     }
 
+    /// GPUs taken on each virtual node (summed row by row: the matrix is
+    /// stored by job).
+    fn column_sums(&self, x: &Individual) -> Vec<u32> {
+        let v = self.v();
+        let mut used = vec![0u32; v];
+        for row in x.chunks_exact(v.max(1)) {
+            for (u, r) in used.iter_mut().zip(row) {
+                *u += *r as u32;
+            }
+        }
+        used
+    }
+
     /// The power mean of speedups (higher is better).
     pub fn fitness(&self, x: &Individual) -> f64 {
         let (jn, v) = (self.jobs(), self.v());
@@ -124,10 +137,13 @@ impl Round<'_> {
             }
         }
         // Capacity of each virtual node (frozen rows are never trimmed).
+        // Trimming column c changes only its own sum, so every sum can be
+        // taken up front, row by row.
+        let used_by_column = self.column_sums(x);
         let mut holders: Vec<usize> = Vec::with_capacity(jn);
         for c in 0..v {
             let cap = self.vnodes[c].gpus;
-            let mut used: u32 = (0..jn).map(|j| x[j * v + c] as u32).sum();
+            let mut used = used_by_column[c];
             while used > cap {
                 holders.clear();
                 holders.extend((0..jn).filter(|&j| x[j * v + c] > 0 && !self.frozen[j]));
@@ -164,10 +180,18 @@ impl Round<'_> {
         let mut spread: Vec<u32> = (0..jn)
             .map(|j| x[j * v..(j + 1) * v].iter().filter(|r| **r > 0).count() as u32)
             .collect();
+        // Only jobs on several nodes now can be distributed on any node
+        // (spreads only fall below), so the scan is over them alone.
+        let spread_now: Vec<usize> = (0..jn).filter(|&j| spread[j] > 1).collect();
         let mut dist: Vec<usize> = Vec::with_capacity(jn);
         for c in 0..v {
             dist.clear();
-            dist.extend((0..jn).filter(|&j| x[j * v + c] > 0 && spread[j] > 1));
+            dist.extend(
+                spread_now
+                    .iter()
+                    .copied()
+                    .filter(|&j| x[j * v + c] > 0 && spread[j] > 1),
+            );
             if dist.len() > 1 {
                 let keep = *dist
                     .iter()
@@ -260,8 +284,10 @@ impl Round<'_> {
         if jn == 0 {
             return;
         }
+        // Adding to column c changes only its own sum.
+        let used_by_column = self.column_sums(x);
         for c in 0..v {
-            let used: u32 = (0..jn).map(|j| x[j * v + c] as u32).sum();
+            let used = used_by_column[c];
             if used < self.vnodes[c].gpus && rng.chance(0.5) {
                 let j = rng.below(jn as u64) as usize;
                 let free = self.vnodes[c].gpus - used;
