@@ -29,7 +29,7 @@ node tests/wasm-node/compare.mjs target/release/schedlab sia-philly-homog homog-
 node tests/wasm-node/compare.mjs target/release/schedlab sia-helios sia-hetero-64 sia 7 engine.calibration=sia sia.profiling=artifact
 node tests/wasm-node/compare.mjs target/release/schedlab afs-mini afs-64 afs-l,maxmin 3 engine.reconfig=coddl
 # Predictions at arrival (forks under a copy of each policy, sampled arrivals) and per-pool FCFS.
-node tests/wasm-node/compare.mjs target/release/schedlab afs-mini afs-64 fifo,tiresias,afs-l,pool-fcfs 3 engine.predict=true engine.predict_max=120
+node tests/wasm-node/compare.mjs target/release/schedlab afs-mini afs-64 fifo,tiresias,afs-l,pool-fcfs,pcs,themis-pcs 3 engine.predict=true engine.predict_max=120
 
 step "sweeps as a Slurm job array (single-node Slurm started here; skips if it cannot start)"
 bash scripts/test-slurm.sh target/release/schedlab

@@ -21,6 +21,7 @@ pub mod report;
 pub mod repro;
 pub mod sim;
 pub mod solve;
+pub mod sorting;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod sweep;
 pub mod textio;

@@ -10,10 +10,23 @@ use std::collections::BTreeMap;
 #[derive(Debug, Clone, Serialize)]
 #[serde(tag = "type", rename_all = "lowercase")]
 pub enum ParamKind {
-    Float { min: f64, max: f64 },
-    Int { min: i64, max: i64 },
+    Float {
+        min: f64,
+        max: f64,
+    },
+    Int {
+        min: i64,
+        max: i64,
+    },
     Bool,
-    Choice { options: &'static [&'static str] },
+    Choice {
+        options: &'static [&'static str],
+    },
+    /// Comma-separated numbers, each in `[min, max]` (may be empty).
+    List {
+        min: f64,
+        max: f64,
+    },
 }
 
 /// A parameter value.
@@ -24,6 +37,7 @@ pub enum ParamValue {
     Int(i64),
     Bool(bool),
     Text(String),
+    List(Vec<f64>),
 }
 
 impl std::fmt::Display for ParamValue {
@@ -33,6 +47,10 @@ impl std::fmt::Display for ParamValue {
             ParamValue::Int(v) => write!(f, "{v}"),
             ParamValue::Bool(v) => write!(f, "{v}"),
             ParamValue::Text(v) => write!(f, "{v}"),
+            ParamValue::List(v) => {
+                let parts: Vec<String> = v.iter().map(|x| x.to_string()).collect();
+                write!(f, "{}", parts.join(","))
+            }
         }
     }
 }
@@ -101,6 +119,21 @@ impl ParamSpec {
         }
     }
 
+    pub const fn list(
+        name: &'static str,
+        default: &'static str,
+        min: f64,
+        max: f64,
+        help: &'static str,
+    ) -> Self {
+        ParamSpec {
+            name,
+            kind: ParamKind::List { min, max },
+            default,
+            help,
+        }
+    }
+
     /// Parses and range-checks a textual value for this parameter.
     pub fn parse(&self, owner: &str, text: &str) -> Result<ParamValue> {
         let bad = |why: String| Error::config(format!("{owner}.{}={text}: {why}", self.name));
@@ -133,6 +166,22 @@ impl ParamSpec {
                 } else {
                     Err(bad(format!("must be one of {}", options.join(", "))))
                 }
+            }
+            ParamKind::List { min, max } => {
+                let mut out = Vec::new();
+                for (i, part) in text.split(',').map(str::trim).enumerate() {
+                    if part.is_empty() && text.is_empty() {
+                        break;
+                    }
+                    let v: f64 = part
+                        .parse()
+                        .map_err(|_| bad(format!("item {}: '{part}' is not a number", i + 1)))?;
+                    if !v.is_finite() || v < *min || v > *max {
+                        return Err(bad(format!("item {}: must be in [{min}, {max}]", i + 1)));
+                    }
+                    out.push(v);
+                }
+                Ok(ParamValue::List(out))
             }
         }
     }
@@ -211,6 +260,14 @@ impl Params {
         }
     }
 
+    /// The value of a declared list parameter.
+    pub fn list(&self, name: &str) -> &[f64] {
+        match self.values.get(name) {
+            Some(ParamValue::List(v)) => v,
+            other => self.misread(name, "a list", other),
+        }
+    }
+
     fn misread(&self, name: &str, want: &str, got: Option<&ParamValue>) -> ! {
         match got {
             None => panic!(
@@ -254,7 +311,20 @@ mod tests {
         ParamSpec::int("n", "3", 1, 5, "a count"),
         ParamSpec::boolean("on", "false", "a switch"),
         ParamSpec::choice("mode", "a", &["a", "b"], "a mode"),
+        ParamSpec::list("cuts", "1,2.5", 0.0, 10.0, "some numbers"),
     ];
+
+    #[test]
+    fn lists_parse_check_ranges_and_may_be_empty() {
+        let p = Params::resolve("x", SPECS, &[]).unwrap();
+        assert_eq!(p.list("cuts"), &[1.0, 2.5]);
+        let p = Params::resolve("x", SPECS, &[("cuts".into(), "".into())]).unwrap();
+        assert!(p.list("cuts").is_empty());
+        let e = Params::resolve("x", SPECS, &[("cuts".into(), "1,,3".into())]).unwrap_err();
+        assert!(e.to_string().contains("item 2"), "{e}");
+        let e = Params::resolve("x", SPECS, &[("cuts".into(), "1,30".into())]).unwrap_err();
+        assert!(e.to_string().contains("item 2: must be in [0, 10]"), "{e}");
+    }
 
     #[test]
     #[should_panic(expected = "parameter 'rat' is not declared")]

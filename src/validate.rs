@@ -92,7 +92,7 @@ pub struct PolluxRow {
 /// Average ranks (ties share the mean rank), 1-based.
 fn ranks(v: &[f64]) -> Vec<f64> {
     let mut idx: Vec<usize> = (0..v.len()).collect();
-    idx.sort_by(|a, b| v[*a].total_cmp(&v[*b]));
+    crate::sorting::sort_by(&mut idx, |a, b| v[*a].total_cmp(&v[*b]));
     let mut r = vec![0.0; v.len()];
     let mut i = 0;
     while i < idx.len() {

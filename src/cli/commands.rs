@@ -201,7 +201,8 @@ pub fn run(a: RunArgs) -> Result<()> {
     }
     let ftf = crate::isolated::FtfReference::parse(&a.ftf)
         .ok_or_else(|| Error::config(format!("--ftf {}: expected analytic or simulated", a.ftf)))?;
-    let overrides = split_overrides(&a.set)?;
+    let mut overrides = split_overrides(&a.set)?;
+    crate::policy::pcs::config::expand_config_files(&mut overrides, read_text)?;
     check_owners(&overrides, &policies)?;
     let mut zoo = ModelZoo::named(&a.zoo).ok_or_else(|| {
         Error::config(format!(
@@ -398,6 +399,7 @@ fn kind_text(k: &crate::params::ParamKind) -> String {
         Int { min, max } => format!("integer {min}..{max}"),
         Bool => "true|false".into(),
         Choice { options } => options.join("|"),
+        List { min, max } => format!("numbers {min}..{max}, comma-separated"),
     }
 }
 

@@ -104,7 +104,9 @@ pub fn place(
     }
     // Largest first; among equals, jobs with previous GPUs first (they have
     // something to keep), then by id.
-    order.sort_by_key(|&i| (std::cmp::Reverse(jobs[i].1), jobs[i].2.is_none(), jobs[i].0));
+    crate::sorting::sort_by_key(&mut order, |&i| {
+        (std::cmp::Reverse(jobs[i].1), jobs[i].2.is_none(), jobs[i].0)
+    });
     // GPUs anyone in this plan held before: others avoid them when they can.
     let mut prev_all = vec![0u64; free.len()];
     for (_, _, p) in jobs {
@@ -121,7 +123,7 @@ pub fn place(
         if r >= node {
             let mut need = r / node;
             let mut cands: Vec<usize> = (0..free.len()).filter(|&n| free[n] == full).collect();
-            cands.sort_by_key(|&n| {
+            crate::sorting::sort_by_key(&mut cands, |&n| {
                 let own = prev_mask(prev, n);
                 (
                     std::cmp::Reverse(own.count_ones()),
@@ -176,7 +178,7 @@ pub fn place(
                 mask,
             });
         }
-        shares.sort_by_key(|s| s.node);
+        crate::sorting::sort_by_key(&mut shares, |s| s.node);
         out.push((job, Placement::whole(kind, shares)));
     }
     Some(out)

@@ -281,7 +281,7 @@ impl<'c> Packer<'c> {
             }
             p.reservations.push((job, Some(pl)));
         }
-        p.reservations.sort_by_key(|(j, _)| *j);
+        crate::sorting::sort_by_key(&mut p.reservations, |(j, _)| *j);
         p
     }
 
@@ -584,7 +584,9 @@ impl<'c> Packer<'c> {
                     .clone()
                     .filter(|n| avail[n.id as usize] == node_mask(n.gpus))
                     .collect();
-                whole.sort_by_key(|n| (prefer_mask(n.id) == 0, std::cmp::Reverse(n.gpus), n.id));
+                crate::sorting::sort_by_key(&mut whole, |n| {
+                    (prefer_mask(n.id) == 0, std::cmp::Reverse(n.gpus), n.id)
+                });
                 let mut shares = Vec::new();
                 let mut need = count;
                 for n in whole {
@@ -619,7 +621,7 @@ impl<'c> Packer<'c> {
                         mask,
                     });
                 }
-                shares.sort_by_key(|s| s.node);
+                crate::sorting::sort_by_key(&mut shares, |s| s.node);
                 Some(Placement::whole(kind, shares))
             }
             PlacementRule::Any => {
@@ -656,7 +658,7 @@ impl<'c> Packer<'c> {
                 if need > 0 {
                     return None;
                 }
-                shares.sort_by_key(|s| s.node);
+                crate::sorting::sort_by_key(&mut shares, |s| s.node);
                 Some(Placement::whole(kind, shares))
             }
         }

@@ -60,7 +60,7 @@ pub fn length_bins(
             }
         })
         .collect();
-    pairs.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    crate::sorting::sort_by(&mut pairs, |a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
     let n = pairs.len();
     let bins = bins.clamp(1, n.max(1));
     (0..bins)

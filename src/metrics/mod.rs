@@ -189,7 +189,7 @@ pub fn evaluate(
 
 fn summarize(jobs: &[JobMetrics], outcome: &Outcome, cluster: &Cluster) -> Summary {
     let mut jcts: Vec<f64> = jobs.iter().filter_map(|j| j.jct_s).collect();
-    jcts.sort_by(f64::total_cmp);
+    crate::sorting::sort_by(&mut jcts, f64::total_cmp);
     let queues: Vec<f64> = jobs.iter().filter_map(|j| j.queue_s).collect();
     let first = jobs.iter().map(|j| j.arrival).fold(f64::INFINITY, f64::min);
     let last = jobs
@@ -220,7 +220,7 @@ fn summarize(jobs: &[JobMetrics], outcome: &Outcome, cluster: &Cluster) -> Summa
         })
         .collect();
     let mut errors: Vec<f64> = jobs.iter().filter_map(|j| j.pred_error_pct).collect();
-    errors.sort_by(f64::total_cmp);
+    crate::sorting::sort_by(&mut errors, f64::total_cmp);
     let pct = |q: f64| {
         if errors.is_empty() {
             0.0

@@ -158,7 +158,9 @@ pub fn time_series(
         evs.push((s.start, 3, s.job, Ev::Start(i)));
     }
     // Same instant: finishes, segment ends, arrivals, segment starts.
-    evs.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
+    crate::sorting::sort_by(&mut evs, |a, b| {
+        a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2))
+    });
 
     let n = outcome.jobs.len();
     // Per job: share, pending since (NaN if not pending), cumulative pending, 1/R (remaining time on 1 GPU).
@@ -319,7 +321,9 @@ pub fn share_steps(outcome: &Outcome) -> ShareSteps {
         evs.push((s.end, 0, s.job, 0));
         evs.push((s.start, 1, s.job, s.gpu_count));
     }
-    evs.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.2.cmp(&b.2)).then(a.1.cmp(&b.1)));
+    crate::sorting::sort_by(&mut evs, |a, b| {
+        a.0.total_cmp(&b.0).then(a.2.cmp(&b.2)).then(a.1.cmp(&b.1))
+    });
     let mut out = ShareSteps::default();
     let mut k = 0;
     while k < evs.len() {

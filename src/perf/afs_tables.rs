@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 
 /// Zoo name of a schedsim model class (`VggnetModel256` -> `afs/vgg16`);
 /// None for classes outside the AFS paper's Table 4 (the Autoencoder).
-fn zoo_name(class: &str) -> Option<&'static str> {
+pub fn zoo_name(class: &str) -> Option<&'static str> {
     let stem = class.trim_end_matches(|c: char| c.is_ascii_digit());
     let stem = stem.strip_suffix("Model").unwrap_or(stem);
     Some(match stem.to_ascii_lowercase().as_str() {
@@ -94,7 +94,7 @@ pub fn parse_afs_tables(file: &str, text: &str) -> Result<BTreeMap<&'static str,
     }
     let mut out = BTreeMap::new();
     for (name, mut rows) in times {
-        rows.sort_by_key(|r| r.0);
+        crate::sorting::sort_by_key(&mut rows, |r| r.0);
         for (i, (g, _, line)) in rows.iter().enumerate() {
             if *g != i as u32 + 1 {
                 return Err(Error::input(

@@ -189,7 +189,7 @@ impl BuiltinApp {
                 })
             })
             .collect();
-        types.sort_by_key(|t| t.kind);
+        crate::sorting::sort_by_key(&mut types, |t| t.kind);
         GoodputModel {
             max_batch: self.batches.last().copied().unwrap_or(self.init_batch),
             efficiency,

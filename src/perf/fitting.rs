@@ -312,7 +312,7 @@ pub fn chosen_types(fit: &AppFit) -> Vec<(&TypeFit, GpuKind)> {
             None => chosen.push((t, kind)),
         }
     }
-    chosen.sort_by_key(|(_, k)| *k);
+    crate::sorting::sort_by_key(&mut chosen, |(_, k)| *k);
     chosen
 }
 

@@ -31,7 +31,7 @@ pub mod sharing;
 pub mod table;
 mod zoo;
 
-pub use afs_tables::parse_afs_tables;
+pub use afs_tables::{parse_afs_tables, zoo_name as afs_zoo_name};
 pub use curve::SpeedupCurve;
 pub use gavel::{gavel_model_name, gavel_models, gavel_models_from_json};
 pub use power::GpuPower;

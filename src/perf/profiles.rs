@@ -73,7 +73,7 @@ impl AppProfile {
             label: label.to_string(),
             ..TypeRows::default()
         });
-        self.types.sort_by(|a, b| a.label.cmp(&b.label));
+        crate::sorting::sort_by(&mut self.types, |a, b| a.label.cmp(&b.label));
         let i = self
             .types
             .iter()
@@ -241,7 +241,7 @@ impl ProfileSet {
                 name: name.to_string(),
                 ..AppProfile::default()
             });
-            self.apps.sort_by(|a, b| a.name.cmp(&b.name));
+            crate::sorting::sort_by(&mut self.apps, |a, b| a.name.cmp(&b.name));
         }
         let i = self.apps.iter().position(|a| a.name == name).unwrap_or(0);
         &mut self.apps[i]
@@ -338,7 +338,7 @@ impl ProfileSet {
                     ));
                 }
                 a.validation.push((batch, rows));
-                a.validation.sort_by_key(|v| v.0);
+                crate::sorting::sort_by_key(&mut a.validation, |v| v.0);
             }
             FileKind::Seed { app } => {
                 let mut rows = Vec::new();
@@ -394,7 +394,7 @@ impl ProfileSet {
                 }
                 a.validation.push((b, rows));
             }
-            a.validation.sort_by_key(|v| v.0);
+            crate::sorting::sort_by_key(&mut a.validation, |v| v.0);
             a.seed.extend(app.seed);
             a.max_local.extend(app.max_local);
         }
@@ -421,7 +421,7 @@ pub fn read_dir(dir: &str) -> Result<ProfileSet> {
             .map_err(|e| Error::input(p.display().to_string(), 0, "", format!("cannot list: {e}")))?
             .filter_map(|e| e.ok().map(|e| e.path()))
             .collect();
-        v.sort();
+        crate::sorting::sort(&mut v);
         Ok(v)
     };
     let mut app_dirs = Vec::new();

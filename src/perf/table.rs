@@ -141,7 +141,7 @@ pub fn table_models_from_json(file: &str, text: &str) -> Result<Vec<ModelInfo>> 
                 .copied()
                 .zip(t.rates.iter().copied())
                 .collect();
-            points.sort_by_key(|p| p.0);
+            crate::sorting::sort_by_key(&mut points, |p| p.0);
             for (i, (c, r)) in points.iter().enumerate() {
                 if *c == 0 || c % t.unit != 0 {
                     return Err(err(

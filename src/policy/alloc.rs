@@ -82,7 +82,9 @@ pub fn claim_between(
     } else {
         let cur = view.placement(job).map(|p| p.kind);
         let mut kinds = kinds_for(view, job);
-        kinds.sort_by_key(|k| (std::cmp::Reverse(packer.free_of(*k)), Some(*k) != cur));
+        crate::sorting::sort_by_key(&mut kinds, |k| {
+            (std::cmp::Reverse(packer.free_of(*k)), Some(*k) != cur)
+        });
         sorted = kinds;
         &sorted
     };
@@ -120,9 +122,11 @@ pub fn plan_shares(view: &View, pinned: &[u32], shares: &[Share]) -> (Plan, Vec<
         }
         let mut order: Vec<&Share> = shares.iter().filter(|s| s.count > 0).collect();
         if by_min {
-            order.sort_by_key(|s| (std::cmp::Reverse(s.min), std::cmp::Reverse(s.count), s.job));
+            crate::sorting::sort_by_key(&mut order, |s| {
+                (std::cmp::Reverse(s.min), std::cmp::Reverse(s.count), s.job)
+            });
         } else {
-            order.sort_by_key(|s| (std::cmp::Reverse(s.count), s.job));
+            crate::sorting::sort_by_key(&mut order, |s| (std::cmp::Reverse(s.count), s.job));
         }
         let mut failed = Vec::new();
         for s in order {

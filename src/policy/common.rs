@@ -54,7 +54,7 @@ pub fn claim_rigid(packer: &mut Packer, view: &View, job: u32) -> Option<Placeme
 pub fn claim_count(packer: &mut Packer, view: &View, job: u32, want: u32) -> Option<Placement> {
     let mut kinds = kinds_for(view, job);
     if let Some(cur) = view.placement(job) {
-        kinds.sort_by_key(|k| *k != cur.kind);
+        crate::sorting::sort_by_key(&mut kinds, |k| *k != cur.kind);
     }
     kinds.into_iter().find_map(|k| packer.claim(job, k, want))
 }
@@ -65,7 +65,9 @@ pub fn claim_count(packer: &mut Packer, view: &View, job: u32, want: u32) -> Opt
 pub fn claim_elastic(packer: &mut Packer, view: &View, job: u32, count: u32) -> Option<Placement> {
     let cur = view.placement(job).map(|p| p.kind);
     let mut kinds = kinds_for(view, job);
-    kinds.sort_by_key(|k| (std::cmp::Reverse(packer.free_of(*k)), Some(*k) != cur));
+    crate::sorting::sort_by_key(&mut kinds, |k| {
+        (std::cmp::Reverse(packer.free_of(*k)), Some(*k) != cur)
+    });
     for c in (1..=count).rev() {
         for k in &kinds {
             if packer.free_of(*k) >= c {

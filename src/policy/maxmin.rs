@@ -89,7 +89,7 @@ impl MaxMin {
             }
         }
         let mut idx: Vec<usize> = (0..jobs.len()).filter(|&i| shares[i] > 0).collect();
-        idx.sort_by_key(|&i| (std::cmp::Reverse(shares[i]), jobs[i]));
+        crate::sorting::sort_by_key(&mut idx, |&i| (std::cmp::Reverse(shares[i]), jobs[i]));
         let mut failed = Vec::new();
         let mut placed = vec![false; jobs.len()];
         for i in idx {

@@ -14,6 +14,7 @@ pub mod gavel;
 mod maxmin;
 mod optimus;
 pub mod oracle;
+pub mod pcs;
 pub mod pollux;
 mod pool_fcfs;
 pub mod shockwave;
@@ -21,6 +22,7 @@ pub mod sia;
 mod srtf;
 mod srtf_e;
 mod themis;
+mod themis_pcs;
 mod tiresias;
 
 pub use common::{
@@ -71,6 +73,8 @@ pub fn registry() -> &'static [PolicyInfo] {
         gavel::ftf::INFO,
         shockwave::INFO,
         pool_fcfs::INFO,
+        pcs::INFO,
+        themis_pcs::INFO,
     ]
 }
 

@@ -83,7 +83,7 @@ impl Policy for Srtf {
                 (if self.by_service { t * req as f64 } else { t }, j)
             })
             .collect();
-        ranked.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        crate::sorting::sort_by(&mut ranked, |a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
         let order: Vec<u32> = ranked.into_iter().map(|(_, j)| j).collect();
         let peak = self.peak;
         let (plan, _) = gang_plan(view, &order, true, &|j| gang_request(view, j, peak));

@@ -109,7 +109,7 @@ impl Policy for SrtfE {
                 (if self.by_service { t * req as f64 } else { t }, j)
             })
             .collect();
-        ranked.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        crate::sorting::sort_by(&mut ranked, |a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
         let order: Vec<u32> = ranked.into_iter().map(|(_, j)| j).collect();
         // Primary goal: plain SRTF / SRSF.
         let (gang, placed) = gang_plan(view, &order, false, &|j| view.spec(j).gpus);

@@ -153,7 +153,7 @@ impl Policy for Themis {
             let g = view.gpus_of(j) as usize;
             let l = &mut self.leases[j as usize];
             l.resize(g, now);
-            l.sort_by(f64::total_cmp);
+            crate::sorting::sort_by(l, f64::total_cmp);
             if is_rigid(view, j) {
                 // A rigid job holds all or nothing: its leases end together.
                 if l.iter().any(|t| *t <= now + EPS) {
@@ -177,7 +177,7 @@ impl Policy for Themis {
                 (now_rho, next, i)
             })
             .collect();
-        by_rho.sort_by(|a, b| {
+        crate::sorting::sort_by(&mut by_rho, |a, b| {
             b.0.total_cmp(&a.0)
                 .then(b.1.total_cmp(&a.1))
                 .then(a.2.cmp(&b.2))

@@ -145,7 +145,7 @@ impl Policy for Tiresias {
             }
         }
         let mut order: Vec<u32> = view.active.iter().copied().collect();
-        order.sort_by(|a, b| {
+        crate::sorting::sort_by(&mut order, |a, b| {
             let (qa, qb) = (&self.jobs[*a as usize], &self.jobs[*b as usize]);
             qa.level
                 .cmp(&qb.level)

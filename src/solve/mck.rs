@@ -264,7 +264,7 @@ impl Mck {
                     continue;
                 }
                 let it = &self.items[i];
-                opts.sort_by(|a, b| {
+                crate::sorting::sort_by(opts, |a, b| {
                     b.0.total_cmp(&a.0)
                         .then(it.choices[b.1].weight.total_cmp(&it.choices[a.1].weight))
                 });
@@ -279,7 +279,9 @@ impl Mck {
                     order.push((!integral, -top, i));
                 }
             }
-            order.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)).then(a.2.cmp(&b.2)));
+            crate::sorting::sort_by(&mut order, |a, b| {
+                a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)).then(a.2.cmp(&b.2))
+            });
             let mut cap = left.clone();
             for (_, _, i) in order {
                 let it = &self.items[i];
@@ -356,7 +358,7 @@ impl Mck {
             }
             donors.push((best, i));
         }
-        donors.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        crate::sorting::sort_by(&mut donors, |a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
         for (_, i) in donors.into_iter().take(REPAIR_DONORS) {
             at_risk[i] = true;
         }
@@ -455,7 +457,9 @@ impl Mck {
                 }
             }
         }
-        cands.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
+        crate::sorting::sort_by(&mut cands, |a, b| {
+            b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2))
+        });
         for (_, i, c) in cands {
             if pick[i].is_some() {
                 continue;

@@ -218,7 +218,7 @@ impl TimelineColumns {
             ev.extend(j.finish);
         }
         ev.retain(|t| t.is_finite());
-        ev.sort_by(f64::total_cmp);
+        crate::sorting::sort_by(&mut ev, f64::total_cmp);
         ev.dedup();
         c.events = ev;
         c

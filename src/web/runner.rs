@@ -303,7 +303,7 @@ mod tests {
         for (group, cols) in f.column_groups() {
             let names: Vec<&str> = cols.columns().iter().map(|(n, _)| *n).collect();
             let mut unique = names.clone();
-            unique.sort();
+            crate::sorting::sort(&mut unique);
             unique.dedup();
             assert_eq!(unique.len(), names.len(), "{group}: repeated column name");
             declared.insert(group, names);

@@ -51,7 +51,7 @@ pub fn over_time(o: &Outcome, total_gpus: u32, bins: usize) -> Series {
     if bins == 0 || !t0.is_finite() || t1 <= t0 {
         return Series::default();
     }
-    deltas.sort_by(|a, b| a.0.total_cmp(&b.0));
+    crate::sorting::sort_by(&mut deltas, |a, b| a.0.total_cmp(&b.0));
     let width = (t1 - t0) / bins as f64;
     let mut acc = vec![[0.0f64; 3]; bins];
     let (mut busy, mut run, mut active) = (0.0, 0.0, 0.0);
@@ -132,7 +132,7 @@ pub fn add_efficiency(s: &mut Series, ts: &crate::metrics::TimeSeries) {
 /// fraction <= x. At most `max_points`, always including both ends.
 pub fn cdf(values: &[f64], max_points: usize) -> (Vec<f64>, Vec<f64>) {
     let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
-    v.sort_by(f64::total_cmp);
+    crate::sorting::sort_by(&mut v, f64::total_cmp);
     let n = v.len();
     if n == 0 || max_points < 2 {
         return (Vec::new(), Vec::new());

@@ -141,7 +141,7 @@ impl Trace {
                 }
             }
         }
-        self.jobs.sort_by(|a, b| a.arrival.total_cmp(&b.arrival));
+        crate::sorting::sort_by(&mut self.jobs, |a, b| a.arrival.total_cmp(&b.arrival));
         for (i, j) in self.jobs.iter_mut().enumerate() {
             j.id = i as u32;
         }

@@ -27,6 +27,9 @@ function paramControl(spec, key, onChange) {
     input = el('select', { id });
     for (const o of k.options) input.append(el('option', { value: o, text: o }));
     input.value = spec.default;
+  } else if (k.type === 'list') {
+    input = el('input', { type: 'text', id, inputmode: 'decimal', placeholder: 'comma-separated numbers' });
+    input.value = spec.default;
   } else {
     input = el('input', {
       type: 'number', id, min: k.min, max: k.max,
@@ -37,7 +40,7 @@ function paramControl(spec, key, onChange) {
   input.dataset.key = key;
   input.dataset.default = spec.default;
   input.addEventListener('change', onChange);
-  const range = k.type === 'float' || k.type === 'int' ? ` [${k.min} … ${k.max}]` : '';
+  const range = k.type === 'float' || k.type === 'int' || k.type === 'list' ? ` [${k.min} … ${k.max}]` : '';
   const row = el('label', { class: 'param', for: id, title: `${spec.help}${range}` },
     el('span', { class: 'pname', text: spec.name }), input);
   return row;

@@ -180,7 +180,7 @@ impl EfficiencyCurve {
         knots: Option<&[u32]>,
     ) -> Result<EfficiencyCurve, String> {
         let mut runs: Vec<&(u32, Vec<ValidationRow>)> = runs.iter().collect();
-        runs.sort_by_key(|r| r.0);
+        crate::sorting::sort_by_key(&mut runs, |r| r.0);
         let shortest = runs.iter().map(|r| r.1.len()).min().unwrap_or(0) as u32;
         if runs.is_empty() || shortest == 0 {
             return Err("no validation rows".into());

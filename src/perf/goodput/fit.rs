@@ -80,7 +80,7 @@ pub fn quality(p: &PerfParams, obs: &[Observation]) -> FitQuality {
         let d = num::ln(pred) - num::ln(o.step_time);
         sq += d * d;
     }
-    rel.sort_by(f64::total_cmp);
+    crate::sorting::sort_by(&mut rel, f64::total_cmp);
     let n = rel.len();
     FitQuality {
         rows: n,
@@ -260,7 +260,7 @@ fn fit_unclocked(obs: &[Observation], start: Option<[f64; 7]>) -> Result<Fit, St
     let mut theta = start.unwrap_or([0.1, 0.01, 0.1, 0.01, 0.1, 0.01, 1.001]);
     let mut frozen = [false; 7];
     let mut distinct: Vec<f64> = obs.iter().map(|o| o.local_bsz).collect();
-    distinct.sort_by(f64::total_cmp);
+    crate::sorting::sort_by(&mut distinct, f64::total_cmp);
     distinct.dedup();
     if distinct.len() == 1 {
         theta[0] = obs.iter().map(|o| o.compute_time()).sum::<f64>() / obs.len() as f64 / 2.0;

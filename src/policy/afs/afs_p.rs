@@ -148,7 +148,7 @@ impl AfsP {
             }
             rest.push((self.counter(held), j, min));
         }
-        rest.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        crate::sorting::sort_by(&mut rest, |a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
         for (c, j, min) in rest {
             let got = if packer.free_total() >= min {
                 claim_between(&mut packer, view, j, min, min)

@@ -107,7 +107,9 @@ pub fn greedy(m: &Matrix) -> Vec<Vec<f64>> {
             }
         }
     }
-    pairs.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
+    crate::sorting::sort_by(&mut pairs, |a, b| {
+        b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2))
+    });
     let mut x = vec![vec![0.0; m.kinds.len()]; m.len()];
     let mut row_left = vec![1.0f64; m.len()];
     let mut cap_left: Vec<f64> = m.caps.iter().map(|c| *c as f64).collect();

@@ -103,7 +103,7 @@ pub fn run_round(
             }
         }
     }
-    pairs.sort_by(|a, b| {
+    crate::sorting::sort_by(&mut pairs, |a, b| {
         b.0.total_cmp(&a.0)
             .then(b.1.total_cmp(&a.1))
             .then(a.2.cmp(&b.2))
@@ -120,7 +120,7 @@ pub fn run_round(
     }
     // Placement: jobs staying on their type first (they keep their GPUs),
     // then the others, largest first.
-    chosen.sort_by_key(|&(r, k)| {
+    crate::sorting::sort_by_key(&mut chosen, |&(r, k)| {
         let j = m.jobs[r];
         let stays = view.placement(j).is_some_and(|p| p.kind == m.kinds[k]);
         (!stays, std::cmp::Reverse(m.gpus[r]), j)

@@ -238,7 +238,9 @@ impl Round<'_> {
             .map(|c| (0..jn).any(|i| i != j && x[i * v + c] > 0 && spread(x, i) > 1))
             .collect();
         let mut order: Vec<usize> = (0..v).collect();
-        order.sort_by_key(|&c| (x[j * v + c] == 0, std::cmp::Reverse(free[c]), c));
+        crate::sorting::sort_by_key(&mut order, |&c| {
+            (x[j * v + c] == 0, std::cmp::Reverse(free[c]), c)
+        });
         let mut row: Vec<u32> = x[j * v..(j + 1) * v].iter().map(|r| *r as u32).collect();
         let mut k: u32 = row.iter().sum();
         let target = self.min_rep[j].min(self.max_rep[j]);
@@ -410,7 +412,7 @@ impl Round<'_> {
                 pop = reorder(pop, &order);
             } else {
                 // Elitist survival, stable on ties.
-                pop.sort_by(|a, b| b.0[0].total_cmp(&a.0[0]));
+                crate::sorting::sort_by(&mut pop, |a, b| b.0[0].total_cmp(&a.0[0]));
                 if self.distinct {
                     for (_, gone) in pop.drain(survivors..) {
                         seen.remove(&gone);
@@ -421,7 +423,7 @@ impl Round<'_> {
             }
         }
         if !nsga2 {
-            pop.sort_by(|a, b| b.0[0].total_cmp(&a.0[0]));
+            crate::sorting::sort_by(&mut pop, |a, b| b.0[0].total_cmp(&a.0[0]));
         }
         // The fittest individual (the first on ties).
         let mut best = 0;

@@ -64,7 +64,9 @@ pub fn crowding(objs: &[Objectives], front: &[usize]) -> Vec<f64> {
     for m in [0, 1] {
         let value = |k: usize| objs[front[k]][m];
         let mut order: Vec<usize> = (0..n).collect();
-        order.sort_by(|&a, &b| value(a).total_cmp(&value(b)).then(a.cmp(&b)));
+        crate::sorting::sort_by(&mut order, |&a, &b| {
+            value(a).total_cmp(&value(b)).then(a.cmp(&b))
+        });
         let (lo, hi) = (value(order[0]), value(order[n - 1]));
         dist[order[0]] = f64::INFINITY;
         dist[order[n - 1]] = f64::INFINITY;
@@ -100,7 +102,7 @@ pub fn survive(objs: &[Objectives], keep: usize, rng: &mut Sampler) -> (Vec<usiz
         // Random tie order, then a stable sort by crowding, largest first.
         let mut order: Vec<usize> = (0..front.len()).collect();
         rng.shuffle(&mut order);
-        order.sort_by(|&a, &b| d[b].total_cmp(&d[a]));
+        crate::sorting::sort_by(&mut order, |&a, &b| d[b].total_cmp(&d[a]));
         let room = keep - chosen.len();
         chosen.extend(order.into_iter().take(room).map(|k| front[k]));
     }

@@ -129,7 +129,7 @@ pub fn decode(
                     }),
                 }
             }
-            shares.sort_by_key(|s| s.node);
+            crate::sorting::sort_by_key(&mut shares, |s| s.node);
             (!shares.is_empty()).then_some(Placement::whole(kind, shares))
         })
         .collect()

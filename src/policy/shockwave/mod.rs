@@ -281,7 +281,9 @@ impl Policy for Shockwave {
             .filter(|(i, &r)| in_round[*i] && !placed[r])
             .map(|(_, &r)| r)
             .collect();
-        new_jobs.sort_by_key(|&r| (std::cmp::Reverse(m.gpus[r]), m.jobs[r]));
+        crate::sorting::sort_by_key(&mut new_jobs, |&r| {
+            (std::cmp::Reverse(m.gpus[r]), m.jobs[r])
+        });
         for r in new_jobs {
             if let Some(p) = vview.place(&mut packer, m.jobs[r], m.gpus[r]) {
                 plan_out.push((m.jobs[r], p, batch(r)));
@@ -291,7 +293,7 @@ impl Policy for Shockwave {
         let mut fill: Vec<usize> = (0..runnable.len())
             .filter(|&i| !placed[runnable[i]])
             .collect();
-        fill.sort_by(|&a, &b| {
+        crate::sorting::sort_by(&mut fill, |&a, &b| {
             rem_s[b]
                 .total_cmp(&rem_s[a])
                 .then(m.jobs[runnable[a]].cmp(&m.jobs[runnable[b]]))

@@ -314,7 +314,7 @@ impl PlanInput {
         let mut y = vec![vec![false; f_n]; self.jobs.len()];
         let mut free = vec![self.capacity as i64; f_n];
         let mut order: Vec<usize> = (0..self.jobs.len()).collect();
-        order.sort_by(|&a, &b| {
+        crate::sorting::sort_by(&mut order, |&a, &b| {
             self.jobs[b]
                 .weight
                 .total_cmp(&self.jobs[a].weight)
@@ -347,7 +347,7 @@ impl PlanInput {
             .map(|&j| (n[j] - (n[j] + 1e-6).floor(), j))
             .filter(|(r, _)| *r > 1e-6)
             .collect();
-        frac.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        crate::sorting::sort_by(&mut frac, |a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
         for (_, j) in frac {
             let have = y[j].iter().filter(|b| **b).count();
             if have < self.useful_rounds(j) {
@@ -362,7 +362,7 @@ impl PlanInput {
     pub fn greedy(&self) -> Plan {
         let f_n = self.rounds;
         let mut order: Vec<usize> = (0..self.jobs.len()).collect();
-        order.sort_by(|&a, &b| {
+        crate::sorting::sort_by(&mut order, |&a, &b| {
             self.jobs[b]
                 .weight
                 .total_cmp(&self.jobs[a].weight)

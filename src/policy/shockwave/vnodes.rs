@@ -90,7 +90,9 @@ impl<'c> VirtualView<'c> {
             return Vec::new();
         }
         let mut order: Vec<usize> = (0..self.vnodes.len()).collect();
-        order.sort_by_key(|&i| (std::cmp::Reverse(self.free_in(&self.vnodes[i])), i));
+        crate::sorting::sort_by_key(&mut order, |&i| {
+            (std::cmp::Reverse(self.free_in(&self.vnodes[i])), i)
+        });
         let mut need = count;
         let mut by_kind: Vec<(GpuKind, u32)> = self.cluster.kinds.iter().map(|k| (*k, 0)).collect();
         for i in order {
@@ -107,7 +109,9 @@ impl<'c> VirtualView<'c> {
                 e.1 += take;
             }
         }
-        by_kind.sort_by_key(|(k, n)| (std::cmp::Reverse(*n), power_rank(*k), k.0));
+        crate::sorting::sort_by_key(&mut by_kind, |(k, n)| {
+            (std::cmp::Reverse(*n), power_rank(*k), k.0)
+        });
         by_kind.into_iter().map(|(k, _)| k).collect()
     }
 

@@ -56,7 +56,7 @@ pub fn place(view: &View, targets: &[Target], mode: Fragmentation) -> Placed {
         }
     }
     // 2-3. Multi-node jobs first, then single-node jobs, larger first.
-    pending.sort_by_key(|&t| {
+    crate::sorting::sort_by_key(&mut pending, |&t| {
         let c = targets[t].config;
         (c.nodes == 1, std::cmp::Reverse(c.gpus), targets[t].job)
     });
@@ -86,7 +86,7 @@ pub fn place(view: &View, targets: &[Target], mode: Fragmentation) -> Placed {
             .filter(|n| n.kind == c.kind)
             .map(|n| n.id)
             .collect();
-        nodes.sort_by_key(|&n| (std::cmp::Reverse(packer.free_on(n)), n));
+        crate::sorting::sort_by_key(&mut nodes, |&n| (std::cmp::Reverse(packer.free_on(n)), n));
         let wanted = c.nodes.max(1) as usize;
         for &node in nodes.iter().take(wanted) {
             let mut victims: Vec<usize> = claimed
@@ -99,7 +99,9 @@ pub fn place(view: &View, targets: &[Target], mode: Fragmentation) -> Placed {
                 })
                 .map(|(k, _)| k)
                 .collect();
-            victims.sort_by_key(|&k| (claimed[k].1.gpus(), targets[claimed[k].0].job));
+            crate::sorting::sort_by_key(&mut victims, |&k| {
+                (claimed[k].1.gpus(), targets[claimed[k].0].job)
+            });
             let mut removed = Vec::new();
             for k in victims {
                 if packer.free_on(node) >= need_on_node {

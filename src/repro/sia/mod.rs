@@ -183,7 +183,7 @@ pub fn artifact_traces(dir: &std::path::Path, max_gpus: u32, seed: u64) -> Resul
                 .is_some_and(|n| n.starts_with("workload-") && n.ends_with(".csv"))
         })
         .collect();
-    files.sort();
+    crate::sorting::sort(&mut files);
     if files.is_empty() {
         return Err(Error::config(format!(
             "{}: no workload-*.csv files (expected the Pollux artifact's workloads directory)",

@@ -25,7 +25,7 @@ impl RoundTimes {
             .iter()
             .map(|r| r.policy_s * 1e3)
             .collect();
-        ms.sort_by(f64::total_cmp);
+        crate::sorting::sort_by(&mut ms, f64::total_cmp);
         let at = |q: f64| {
             if ms.is_empty() {
                 f64::NAN
@@ -93,7 +93,7 @@ pub fn contention(run: &PolicyRun) -> (f64, f64) {
     }
     // Departures before arrivals at equal times: a job that finishes as
     // another arrives does not count both.
-    events.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    crate::sorting::sort_by(&mut events, |a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
     let Some(start) = events.first().map(|e| e.0) else {
         return (0.0, 0.0);
     };

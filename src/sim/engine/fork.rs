@@ -85,13 +85,26 @@ impl Simulation {
     /// the arrival), forecast under a copy of the policy, with its state and
     /// declared job lengths, and give every job without a prediction yet the
     /// forecast's completion. The first estimate is the one kept.
+    ///
+    /// Jobs that arrive at the same instant are predicted one at a time, as
+    /// PCS handles each submission as its own event: the prediction at the
+    /// k-th of them forks a state without the later ones (the policy is
+    /// called again in the fork before time moves).
     pub(super) fn predict_at_arrival(&mut self, first_arrived: u32) -> Result<()> {
+        let last = self.next_arrival as u32;
+        for k in first_arrived..last {
+            self.predict_one_arrival(k, k + 1..last)?;
+        }
+        Ok(())
+    }
+
+    /// The prediction at arrival `k`, without the jobs `later` (which
+    /// arrived at the same instant after it).
+    fn predict_one_arrival(&mut self, k: u32, later: std::ops::Range<u32>) -> Result<()> {
         let p = (self.cfg.predict_max as f64 / self.specs.len().max(1) as f64).min(1.0);
         if p < 1.0 {
-            let mut rng = crate::workload::sample::Sampler::derive(
-                self.cfg.seed,
-                &format!("predict-{first_arrived}"),
-            );
+            let mut rng =
+                crate::workload::sample::Sampler::derive(self.cfg.seed, &format!("predict-{k}"));
             if rng.uniform() >= p {
                 return Ok(());
             }
@@ -99,7 +112,17 @@ impl Simulation {
         let Some(policy) = self.policy.as_ref().map(|p| p.clone_box()) else {
             return Ok(());
         };
-        let forecast = self.forecast_with(policy, None, Knowledge::Declared)?;
+        let forecast = if later.is_empty() {
+            self.forecast_with(policy, None, Knowledge::Declared)?
+        } else {
+            let mut before = self.clone();
+            before.cfg.record_timeline = false;
+            before.cfg.record_insight = false;
+            for id in later {
+                before.unarrive(id);
+            }
+            before.forecast_with(policy, Some(false), Knowledge::Declared)?
+        };
         for (job, finish) in forecast.finish {
             let st = &mut self.jobs[job as usize];
             if st.predicted_finish.is_none() {
@@ -107,6 +130,21 @@ impl Simulation {
             }
         }
         Ok(())
+    }
+
+    /// Takes back an arrival that happened at the current instant (no time
+    /// has passed since): the job returns its GPUs and is not active.
+    fn unarrive(&mut self, id: u32) {
+        self.release(id);
+        let st = &mut self.jobs[id as usize];
+        st.open_segment = None;
+        st.version += 1;
+        st.phase = crate::sim::state::Phase::Future;
+        if st.set_placement(None).is_some() {
+            self.running.remove(&id);
+        }
+        self.active.remove(&id);
+        self.waiting.remove(&id);
     }
 
     /// Hands the run to another policy (a fork's forecast policy): its

@@ -9,6 +9,7 @@ mod gavel;
 mod helios;
 mod native;
 mod pai;
+mod pcs;
 mod philly;
 mod philly_csv;
 mod pollux;
@@ -46,6 +47,8 @@ pub enum Format {
     PhillyCsv,
     /// Tiresias simulator CSV (`job_id,num_gpu,submit_time,iterations,model_name,duration,interval`).
     Tiresias,
+    /// PCS artifact traces (`app_id,submit_time,service,num_jobs,sleep_time,model_name`).
+    Pcs,
 }
 
 impl Format {
@@ -100,6 +103,11 @@ impl Format {
             "tiresias",
             "Tiresias simulator CSV: job_id,num_gpu,submit_time,iterations,model_name,duration,interval",
         ),
+        (
+            Format::Pcs,
+            "pcs",
+            "PCS artifact trace CSV: app_id,submit_time,service,num_jobs[,sleep_time,model_name] (service = 1-GPU seconds, num_jobs = GPU demand)",
+        ),
     ];
 
     pub fn by_name(name: &str) -> Option<Format> {
@@ -128,7 +136,7 @@ impl Format {
     /// models itself and takes no fill rule).
     pub fn default_fill(self) -> Option<Fill> {
         match self {
-            Format::Native | Format::Pollux | Format::Gavel => None,
+            Format::Native | Format::Pollux | Format::Gavel | Format::Pcs => None,
             _ => Some(Fill::Afs),
         }
     }
@@ -137,6 +145,8 @@ impl Format {
     pub fn detect(cols: &Columns) -> Option<Format> {
         if cols.has_all(&["arrival", "gpus"]) {
             Some(Format::Native)
+        } else if cols.has_all(&["app_id", "submit_time", "service", "num_jobs"]) {
+            Some(Format::Pcs)
         } else if cols.has_all(&["name", "time", "application", "num_replicas", "batch_size"]) {
             Some(Format::Pollux)
         } else if cols.has_all(&["job_id", "num_gpus", "submit_time", "duration"]) {
@@ -260,6 +270,7 @@ pub fn import(file: &str, text: &str, opts: &ImportOptions) -> Result<Imported> 
                 Format::PhillyCsv => philly_csv::read(csv, &mut out)?,
                 Format::Alibaba => alibaba::read(csv, &mut out)?,
                 Format::Tiresias => tiresias::read(csv, &mut out)?,
+                Format::Pcs => pcs::read(csv, &mut out)?,
                 Format::Philly | Format::Gavel | Format::Pai => unreachable_format(format)?,
             }
         }

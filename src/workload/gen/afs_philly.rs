@@ -149,7 +149,7 @@ fn run(p: &Params, n: usize, seed: u64) -> Result<Vec<JobSpec>> {
         }
     }
     times.extend(arrivals::window(n - times.len(), span, &mut rng_arr));
-    times.sort_by(f64::total_cmp);
+    crate::sorting::sort_by(&mut times, f64::total_cmp);
 
     let mut rng = Sampler::derive(seed, "jobs");
     let weights: Vec<f64> = REQUESTS.iter().map(|(_, w)| *w).collect();
@@ -209,7 +209,7 @@ mod tests {
         }
         // Heavy tail: median about 15 h, p99 / median > 10 (Fig 14; seed000 Fig 3c).
         let mut d: Vec<f64> = jobs.iter().map(|j| j.duration.unwrap()).collect();
-        d.sort_by(f64::total_cmp);
+        crate::sorting::sort_by(&mut d, f64::total_cmp);
         let med = d[d.len() / 2];
         assert!((med / 54_000.0 - 1.0).abs() < 0.1, "{med}");
         assert!(d[d.len() * 99 / 100] / med > 10.0);

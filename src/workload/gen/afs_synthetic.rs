@@ -134,7 +134,7 @@ mod tests {
         let ones = jobs.iter().filter(|j| j.gpus == 1).count() as f64 / jobs.len() as f64;
         assert!((ones - 0.6).abs() < 0.03, "{ones}");
         let mut d: Vec<f64> = jobs.iter().map(|j| j.duration.unwrap()).collect();
-        d.sort_by(f64::total_cmp);
+        crate::sorting::sort_by(&mut d, f64::total_cmp);
         let median = d[d.len() / 2];
         assert!((median / 1200.0 - 1.0).abs() < 0.1, "{median}");
         // Every model can use the requested GPUs.

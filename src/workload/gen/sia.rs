@@ -355,7 +355,7 @@ fn run(p: &Params, n: usize, seed: u64) -> Result<Vec<JobSpec>> {
             }
         }
     }
-    drafts.sort_by(|a, b| a.arrival.total_cmp(&b.arrival));
+    crate::sorting::sort_by(&mut drafts, |a, b| a.arrival.total_cmp(&b.arrival));
 
     let rigid = p.f64("rigid_pct") / 100.0;
     let strong = p.f64("strong_pct") / 100.0;
