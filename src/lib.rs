@@ -19,6 +19,7 @@ pub mod perf;
 pub mod policy;
 pub mod report;
 pub mod repro;
+pub mod search;
 pub mod sim;
 pub mod solve;
 pub mod sorting;

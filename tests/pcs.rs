@@ -243,3 +243,57 @@ fn the_artifact_traces_load_when_present() {
         .iter()
         .all(|j| j.work.unwrap() > 0.0 && j.max_gpus >= 1));
 }
+
+/// The preference solver end to end on a small generated workload: SPEA2's
+/// front is non-dominated, and running a front point's configuration as
+/// `pcs` parameters gives back its objectives (the search evaluates what
+/// the policy runs).
+#[test]
+fn a_small_search_gives_a_front_that_reruns_to_the_same_objectives() {
+    use schedlab::search::front::{dominates, non_dominated, picks};
+    use schedlab::search::pcs::{Objective, WfqProblem};
+    use schedlab::search::spea2;
+    let trace = schedlab::workload::gen::generate("pcs-gavel", Some(120), 3, &[]).unwrap();
+    let objectives = vec![
+        Objective::parse("avg_jct").unwrap(),
+        Objective::parse("p99_pred_error").unwrap(),
+    ];
+    let problem = WfqProblem::new(
+        trace,
+        parse_cluster("pcs-64").unwrap(),
+        ModelZoo::builtin(),
+        vec![("placement".into(), "any".into())],
+        objectives,
+    )
+    .unwrap();
+    let settings = spea2::Settings {
+        population: 8,
+        offspring: 8,
+        evaluations: 24,
+        ..spea2::Settings::default()
+    };
+    let pop = spea2::run(
+        &problem.bounds(),
+        &settings,
+        5,
+        &mut |xs| xs.iter().map(|x| problem.evaluate(x)).collect(),
+        &mut |_| true,
+    );
+    let front = non_dominated(&pop);
+    assert!(!front.is_empty());
+    for a in &front {
+        assert!(front.iter().all(|b| !dominates(&b.f, &a.f)));
+        let cfg = problem.config(&a.x).unwrap();
+        assert_eq!(problem.evaluate_config(&cfg).unwrap(), a.f);
+    }
+    let k = picks(&front).unwrap();
+    assert!(k.jct.f[0] <= k.bal.f[0] && k.bal.f[0] <= k.pred.f[0]);
+}
+
+#[test]
+fn unknown_objectives_are_errors() {
+    let e = schedlab::search::pcs::Objective::parse("avg_happiness")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("unknown objective 'avg_happiness'"), "{e}");
+}

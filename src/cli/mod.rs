@@ -4,6 +4,7 @@
 mod bench;
 mod commands;
 mod models;
+mod pcs;
 mod reproduce;
 mod sweep;
 mod tune;
@@ -48,6 +49,9 @@ pub enum Command {
     /// Sweeps of many runs: plan, run (locally, in shards, on Slurm or Kubernetes), status, merge.
     #[command(subcommand)]
     Sweep(sweep::SweepCommand),
+    /// PCS's preference solver: `search` finds the Pareto front of WFQ configurations.
+    #[command(subcommand)]
+    Pcs(pcs::PcsCommand),
     /// Write the TunedJobs version of a workload (GPU count and batch per job) for the rigid baselines.
     TuneJobs(tune::TuneArgs),
 }
@@ -65,6 +69,7 @@ pub fn main() -> i32 {
         Command::Models(c) => models::models(c),
         Command::Validate(a) => models::validate(a),
         Command::TuneJobs(a) => tune::tune(a),
+        Command::Pcs(c) => pcs::pcs(c),
     };
     match result {
         Ok(()) => 0,

@@ -80,6 +80,31 @@ fn synthetic(
     }))
 }
 
+/// PCS with predictions at every arrival on 2,000 `pcs-themis1` apps (64
+/// GPUs): the "one simulation with predictions" target. The WFQ
+/// configuration is the artifact's themis1 PCS-bal pick (spec §2.5 table).
+fn pcs_themis1(seed: u64) -> Result<Option<Setup>> {
+    let mut overrides = engine(&[("predict", "true"), ("placement", "any")]);
+    overrides.insert(
+        "pcs".into(),
+        [
+            ("thresholds", "434280"),
+            ("weights", "0.735,0.265"),
+            ("clip", "0.978"),
+            ("delta", "0.341"),
+        ]
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect(),
+    );
+    Ok(Some(Setup {
+        trace: generate("pcs-themis1", Some(2000), seed, &[])?,
+        cluster: parse_cluster("pcs-64")?,
+        policy: "pcs",
+        overrides,
+    }))
+}
+
 const CASES: &[Case] = &[
     Case {
         name: "sia-160",
@@ -121,6 +146,11 @@ const CASES: &[Case] = &[
                 overrides: Overrides::new(),
             }))
         },
+    },
+    Case {
+        name: "pcs-2000",
+        about: "PCS (themis1 bal pick) with predictions at every arrival, 2,000 pcs-themis1 apps, pcs-64, placement=any",
+        setup: pcs_themis1,
     },
     Case {
         name: "sia-2048",

@@ -4,6 +4,7 @@
 mod afs_philly;
 mod afs_synthetic;
 mod arrivals;
+mod pcs;
 mod sia;
 
 use super::{JobSpec, Trace};
@@ -37,6 +38,8 @@ pub fn generators() -> &'static [Generator] {
         sia::SPIKE,
         afs_philly::GENERATOR,
         afs_synthetic::GENERATOR,
+        pcs::THEMIS1,
+        pcs::GAVEL,
     ]
 }
 
