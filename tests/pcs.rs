@@ -297,3 +297,22 @@ fn unknown_objectives_are_errors() {
         .to_string();
     assert!(e.contains("unknown objective 'avg_happiness'"), "{e}");
 }
+
+/// `reproduce pcs` without the artifact's data: the toy's table and checks,
+/// and a note that Fig. 7 needs the data.
+#[test]
+fn reproduce_pcs_runs_the_toy_without_data() {
+    use schedlab::repro::pcs;
+    let opts = pcs::Options {
+        pcs_dir: None,
+        traces: vec![],
+        overrides: Default::default(),
+        seed: 1,
+    };
+    let r = pcs::reproduce(&opts, &mut |_| {}).unwrap();
+    assert_eq!(r.toy.len(), 3);
+    assert!(pcs::checks(&r).iter().all(|c| c.holds));
+    assert!(r.notes[0].contains("Fig. 7 skipped"));
+    let text = pcs::to_table(&r);
+    assert!(text.contains("10->27 8->9 2->2 18->18"), "{text}");
+}

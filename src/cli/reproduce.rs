@@ -4,21 +4,22 @@
 use super::write_out;
 use crate::error::{Error, Result};
 use crate::params::split_overrides;
-use crate::repro::{self, afs, sia};
+use crate::repro::{self, afs, pcs, sia};
 use crate::textio::read_text;
 use crate::workload::Trace;
 use clap::Args;
 
 #[derive(Args)]
 pub struct ReproduceArgs {
-    /// What to reproduce: afs | sia
+    /// What to reproduce: afs | pcs | sia
     pub target: String,
     /// Jobs per trace: at most this many (afs: default 1000, capped by the
     /// Philly trace's own count; sia: default the thesis's counts).
     #[arg(long)]
     pub jobs: Option<usize>,
     /// afs: trace ids to run, comma-separated (default: all). sia: traces
-    /// per workload (default 3; the thesis used 10).
+    /// per workload (default 3; the thesis used 10). pcs: Philly VC ids
+    /// (default 0e4a51,b436b2,ee9e8c; `all` adds 6214e9 and 6c71a0, the slowest).
     #[arg(long)]
     pub traces: Option<String>,
     /// sia: parts to run, comma-separated: hetero, homog, ftf, scale (default: all).
@@ -59,6 +60,9 @@ pub struct ReproduceArgs {
     /// afs: print the report from the results of a sweep written by `--sweep DIR`.
     #[arg(long, value_name = "DIR")]
     pub from: Option<String>,
+    /// pcs: the PCS artifact's data (traces/); default ../shared/data/pcs when it exists.
+    #[arg(long, value_name = "DIR")]
+    pub pcs_dir: Option<String>,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Parameter override OWNER.KEY=VALUE (a policy or `engine`); repeatable.
@@ -161,6 +165,7 @@ pub fn reproduce(a: ReproduceArgs) -> Result<()> {
             write_out(a.out.as_deref(), &text)
         }
         "sia" => reproduce_sia(&a),
+        "pcs" => reproduce_pcs(&a),
         other => Err(Error::config(format!(
             "reproduce {other}: unknown target; known: {}",
             repro::TARGETS
@@ -238,6 +243,42 @@ fn reproduce_sia(a: &ReproduceArgs) -> Result<()> {
         report_json(&report, &sia::checks(&report))?
     } else {
         sia::to_table(&report)
+    };
+    write_out(a.out.as_deref(), &text)
+}
+
+/// `reproduce pcs`: the toy always; Fig. 7 when the artifact's data is there.
+fn reproduce_pcs(a: &ReproduceArgs) -> Result<()> {
+    let dir = match &a.pcs_dir {
+        Some(d) => Some(std::path::PathBuf::from(d)),
+        None => {
+            let d = std::path::PathBuf::from("../shared/data/pcs");
+            d.is_dir().then_some(d)
+        }
+    };
+    let traces: Vec<String> = match a.traces.as_deref() {
+        None => vec!["0e4a51".into(), "b436b2".into(), "ee9e8c".into()],
+        Some("all") => pcs::published::FIG7
+            .iter()
+            .map(|f| f.trace.to_string())
+            .collect(),
+        Some(s) => s
+            .split(',')
+            .map(|x| x.trim().to_string())
+            .filter(|x| !x.is_empty())
+            .collect(),
+    };
+    let opts = pcs::Options {
+        pcs_dir: dir,
+        traces,
+        overrides: split_overrides(&a.set)?,
+        seed: a.seed,
+    };
+    let report = pcs::reproduce(&opts, &mut progress(a.quiet))?;
+    let text = if a.format == "json" {
+        report_json(&report, &pcs::checks(&report))?
+    } else {
+        pcs::to_table(&report)
     };
     write_out(a.out.as_deref(), &text)
 }

@@ -96,21 +96,38 @@ impl ThemisPcs {
         }
     }
 
-    fn rho(&self, view: &View, job: u32, x: u32, demand: u32) -> f64 {
-        if x == 0 {
-            return 1.0;
-        }
+    /// What ρ needs of a job, computed once per call: (elapsed, remaining
+    /// 1-GPU time, ideal time's numerator per fair share). None: no rate.
+    fn terms(&self, view: &View, job: u32, demand: u32) -> Option<Terms> {
         let one = view.est_rate(job, 1);
         if one <= 0.0 {
-            return 1.0;
+            return None;
         }
-        let service = view.declared_work(job) / one;
-        let remaining = view.known_remaining_work(job) / one;
-        let t_shared = (view.now - view.spec(job).arrival) + remaining / x as f64;
         let (sum, n) = self.contention.get(&job).copied().unwrap_or((1.0, 1.0));
         let n_bar = (sum / n).max(1e-9);
         let fair = (view.cluster.total_gpus as f64 / n_bar).min(demand as f64);
-        t_shared / (service / fair)
+        Some(Terms {
+            elapsed: view.now - view.spec(job).arrival,
+            remaining: view.known_remaining_work(job) / one,
+            ideal: view.declared_work(job) / one / fair,
+        })
+    }
+}
+
+/// A job's parts of ρ = (elapsed + remaining / x) / ideal.
+#[derive(Clone, Copy)]
+struct Terms {
+    elapsed: f64,
+    remaining: f64,
+    ideal: f64,
+}
+
+impl Terms {
+    fn rho(t: Option<Terms>, x: u32) -> f64 {
+        match t {
+            Some(t) if x > 0 => (t.elapsed + t.remaining / x as f64) / t.ideal,
+            _ => 1.0,
+        }
     }
 }
 
@@ -129,30 +146,29 @@ impl Policy for ThemisPcs {
         let this = &*self;
         place_with_retry(view, out, &pinned, |excluded| {
             let mut left = free;
-            let mut open: Vec<u32> = view
+            let mut open: Vec<(u32, u32, Option<Terms>)> = view
                 .active
                 .iter()
                 .copied()
                 .filter(|j| !pinned.contains(j) && !excluded.contains(j))
+                .map(|j| {
+                    let demand = share_cap(view, j).max(1);
+                    (j, demand, this.terms(view, j, demand))
+                })
                 .collect();
             let mut shares = Vec::new();
             while left > 0 && !open.is_empty() {
                 let mut best = (f64::NEG_INFINITY, 0usize, 0u32);
-                for (i, &j) in open.iter().enumerate() {
-                    let demand = share_cap(view, j).max(1);
+                for (i, &(_, demand, terms)) in open.iter().enumerate() {
                     let x = left.min(demand);
-                    let r = this.rho(view, j, x, demand);
+                    let r = Terms::rho(terms, x);
                     if r > best.0 {
                         best = (r, i, x);
                     }
                 }
-                let j = open.remove(best.1);
+                let (j, demand, _) = open.remove(best.1);
                 let rigid = is_rigid(view, j);
-                let x = if rigid && best.2 < share_cap(view, j) {
-                    0
-                } else {
-                    best.2
-                };
+                let x = if rigid && best.2 < demand { 0 } else { best.2 };
                 left -= x;
                 shares.push(Share {
                     job: j,
@@ -162,7 +178,7 @@ impl Policy for ThemisPcs {
                     } else {
                         x.min(1)
                     },
-                    cap: share_cap(view, j),
+                    cap: demand,
                 });
             }
             shares

@@ -3,6 +3,7 @@
 //! (`schedlab reproduce TARGET`). One module per paper.
 
 pub mod afs;
+pub mod pcs;
 pub mod sia;
 
 /// Known reproduction targets: (name, description).
@@ -10,6 +11,10 @@ pub const TARGETS: &[(&str, &str)] = &[
     (
         "afs",
         "AFS (NSDI'21) §5.2: average / p99 JCT of every policy on the 11 Philly-like traces, reduction rates beside the paper's ranges, qualitative orderings of spec seed003 §6.8",
+    ),
+    (
+        "pcs",
+        "PCS (OSDI'24): the Fig. 1b toy exactly, and Fig. 7 (normalised JCT, avg and p99 prediction error of AFS, Tiresias, Themis, FIFO and the three PCS picks) on the artifact's Philly VC traces, beside the artifact's numbers",
     ),
     (
         "sia",

@@ -4,7 +4,9 @@
 //! data already in display units (hours); this module only draws.
 //!
 //! Kinds: `cdf` (JCT CDF, log x), `bars` (one panel per metric, one bar per
-//! policy, each panel with its own y scale), `lines` (a quantity over time).
+//! policy, each panel with its own y scale), `lines` (a quantity over time),
+//! `scatter` (one point per job on log-log axes with the diagonal y = x:
+//! PCS's predicted against actual completion time).
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -35,6 +37,10 @@ pub struct ChartSpec {
     /// as the AFS paper draws the blocking index.
     #[serde(default)]
     pub y_log: bool,
+    /// `cdf`: values below this are drawn at it (a log axis has no 0; the
+    /// x label should say so), e.g. exact predictions at 0.01%.
+    #[serde(default)]
+    pub x_floor: Option<f64>,
 }
 
 fn one() -> f64 {
@@ -113,6 +119,7 @@ pub fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, spec: &ChartSpec)
         "cdf" => draw_cdf(&area, spec, s),
         "bars" => draw_bars(&area, spec, s),
         "lines" => draw_lines(&area, spec, s),
+        "scatter" => draw_scatter(&area, spec, s),
         other => Err(format!("unknown chart kind '{other}'")),
     }
 }
@@ -137,7 +144,9 @@ fn no_data<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, s: f64) -> Res {
 }
 
 fn draw_cdf<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, spec: &ChartSpec, s: f64) -> Res {
-    let xs = spec.series.iter().flat_map(|r| r.x.iter().copied());
+    let floor = spec.x_floor.unwrap_or(0.0);
+    let at = |x: f64| if floor > 0.0 { x.max(floor) } else { x };
+    let xs = spec.series.iter().flat_map(|r| r.x.iter().map(|x| at(*x)));
     let Some((lo, hi)) = finite_range(xs.filter(|v| *v > 0.0)) else {
         return no_data(area, s);
     };
@@ -164,9 +173,10 @@ fn draw_cdf<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, spec: &ChartSpec,
         let mut pts = Vec::with_capacity(sr.x.len() * 2 + 1);
         let mut prev = 0.0;
         for (x, y) in sr.x.iter().zip(&sr.y) {
-            if *x > 0.0 && x.is_finite() {
-                pts.push((*x, prev));
-                pts.push((*x, *y));
+            let x = at(*x);
+            if x > 0.0 && x.is_finite() {
+                pts.push((x, prev));
+                pts.push((x, *y));
                 prev = *y;
             }
         }
@@ -176,6 +186,57 @@ fn draw_cdf<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, spec: &ChartSpec,
         chart
             .draw_series(LineSeries::new(pts, c.stroke_width((2.0 * s) as u32)))
             .map_err(err)?;
+    }
+    Ok(())
+}
+
+fn draw_scatter<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    spec: &ChartSpec,
+    s: f64,
+) -> Res {
+    let positive = |v: &f64| *v > 0.0 && v.is_finite();
+    let all = spec
+        .series
+        .iter()
+        .flat_map(|r| r.x.iter().chain(&r.y).copied())
+        .filter(positive);
+    let Some((lo, hi)) = finite_range(all) else {
+        return no_data(area, s);
+    };
+    let (lo, hi) = (lo * 0.8, (hi * 1.25).max(lo * 1.01));
+    let mut chart = ChartBuilder::on(area)
+        .margin((8.0 * s) as i32)
+        .x_label_area_size((34.0 * s) as i32)
+        .y_label_area_size((44.0 * s) as i32)
+        .build_cartesian_2d((lo..hi).log_scale(), (lo..hi).log_scale())
+        .map_err(err)?;
+    chart
+        .configure_mesh()
+        .x_desc(spec.x_label.clone())
+        .y_desc(spec.y_label.clone())
+        .label_style(("sans-serif", 11.0 * s))
+        .axis_desc_style(("sans-serif", 12.0 * s))
+        .x_label_formatter(&|v| short(*v))
+        .y_label_formatter(&|v| short(*v))
+        .light_line_style(RGBColor(238, 238, 238))
+        .draw()
+        .map_err(err)?;
+    chart
+        .draw_series(LineSeries::new(
+            [(lo, lo), (hi, hi)],
+            RGBColor(120, 120, 120).stroke_width((1.0 * s).max(1.0) as u32),
+        ))
+        .map_err(err)?;
+    let r = (2.5 * s).max(1.0) as i32;
+    for sr in &spec.series {
+        let c = rgb(&sr.color);
+        let pts =
+            sr.x.iter()
+                .zip(&sr.y)
+                .filter(|(x, y)| positive(x) && positive(y))
+                .map(|(x, y)| Circle::new((*x, *y), r, c.mix(0.6).filled()));
+        chart.draw_series(pts).map_err(err)?;
     }
     Ok(())
 }
@@ -397,7 +458,26 @@ mod tests {
             scale: 1.0,
             y_max: None,
             y_log: false,
+            x_floor: None,
         }
+    }
+
+    #[test]
+    fn scatter_draws_a_point_per_job_and_the_diagonal() {
+        let a = series("pcs", "#009e73", vec![1.0, 2.0, 4.0], vec![1.0, 2.5, 0.0]);
+        let out = svg(&spec("scatter", vec![a], vec![]));
+        // Two drawable points (a zero cannot sit on a log axis), the y = x line.
+        assert_eq!(out.matches("<circle").count(), 2, "{out}");
+        assert!(out.contains("polyline") && out.contains("#009E73"));
+        // Exact predictions (0%) appear in an error CDF at its floor.
+        let mut cdf = spec(
+            "cdf",
+            vec![series("fifo", "#e69f00", vec![0.0, 0.0], vec![0.5, 1.0])],
+            vec![],
+        );
+        assert!(svg(&cdf).contains("no data"));
+        cdf.x_floor = Some(0.01);
+        assert!(svg(&cdf).contains("polyline"));
     }
 
     #[test]

@@ -59,6 +59,9 @@ pub struct JobColumns {
     pub restarts: Vec<u32>,
     pub preemptions: Vec<u32>,
     pub ftf: Vec<f64>,
+    /// Predicted JCT at arrival and its error in percent (`engine.predict`).
+    pub pred_jct: Vec<f64>,
+    pub pred_err: Vec<f64>,
     pub gpus_requested: Vec<u32>,
     /// Index into `models`.
     pub model: Vec<u32>,
@@ -151,6 +154,8 @@ columnar!(JobColumns {
     restarts: U32,
     preemptions: U32,
     ftf: F64,
+    pred_jct: F64,
+    pred_err: F64,
     gpus_requested: U32,
     model: U32,
     models: Str,
@@ -261,6 +266,14 @@ impl JobColumns {
             restarts: jobs.iter().map(|j| j.restarts).collect(),
             preemptions: jobs.iter().map(|j| j.preemptions).collect(),
             ftf: jobs.iter().map(|j| j.ftf_rho.unwrap_or(nan)).collect(),
+            pred_jct: jobs
+                .iter()
+                .map(|j| j.predicted_jct_s.unwrap_or(nan))
+                .collect(),
+            pred_err: jobs
+                .iter()
+                .map(|j| j.pred_error_pct.unwrap_or(nan))
+                .collect(),
             gpus_requested: o.jobs.iter().map(|j| j.gpus_requested).collect(),
             model,
             models,

@@ -252,6 +252,39 @@ test('the state is in the URL: params, seed, policies, time', { timeout: 60_000 
   await page.close();
 });
 
+test('with predictions, PCS gets its charts and a list parameter round-trips through the URL', { timeout: 90_000 }, async () => {
+  // Without predictions the two prediction charts stay hidden.
+  let page = await openPage(browser, `${BASE}?trace=afs-mini&policies=fifo`);
+  await waitDone(page);
+  assert.equal(await page.evaluate(() => document.querySelectorAll('figure[data-needs="predictions"]:not([hidden])').length), 0);
+  await page.close();
+  const q = '?trace=afs-mini&policies=fifo,pcs&set=engine.predict=true&set=pcs.thresholds=1800,36000';
+  page = await openPage(browser, BASE + q);
+  await waitDone(page);
+  const st = await page.evaluate(() => {
+    const ink = (kind) => {
+      const c = document.querySelector(`canvas[data-chart="${kind}"]`);
+      const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+      let coloured = 0;
+      for (let k = 0; k < d.length; k += 4) if (Math.max(d[k], d[k + 1], d[k + 2]) - Math.min(d[k], d[k + 1], d[k + 2]) > 40) coloured++;
+      return coloured;
+    };
+    return {
+      shown: document.querySelectorAll('figure[data-needs="predictions"]:not([hidden])').length,
+      pred: ink('pred'), prederr: ink('prederr'),
+      thresholds: document.querySelector('[data-key="pcs.thresholds"]').value,
+      cells: window.schedlab.view.runs.get('pcs').result.jobs.pred_jct.length,
+    };
+  });
+  assert.equal(st.shown, 2);
+  assert.ok(st.pred > 200 && st.prederr > 200, `prediction charts look blank: ${JSON.stringify(st)}`);
+  assert.equal(st.thresholds, '1800,36000');
+  assert.equal(st.cells, 200);
+  assert.deepEqual(page.errors, []);
+  await page.screenshot({ path: artifact('pcs-predictions.png'), fullPage: true });
+  await page.close();
+});
+
 test('phone layout', { timeout: 60_000 }, async () => {
   const page = await openPage(browser, BASE, { width: 390, height: 844 }, { dpr: 2 });
   await waitDone(page);

@@ -70,14 +70,31 @@ function chartSpec(kind, runs, scale) {
     case 'bi':
       return { kind: 'lines', title: 'Blocking index (BI) over time', x_label: 'time (h)', y_label: 'BI (log)', scale, y_log: true,
         series: runs.map((r) => ({ name: r.policy, color: r.color, x: map(r.result.series.t, H), y: map(r.result.series.bi) })) };
+    case 'pred':
+      return { kind: 'scatter', title: 'Predicted vs actual JCT (at arrival; diagonal = exact)', x_label: 'predicted JCT (h, log)', y_label: 'actual JCT (h, log)', scale,
+        series: predicting(runs).map((r) => ({ name: r.policy, color: r.color, x: map(r.result.jobs.pred_jct, H), y: map(r.result.jobs.jct, H) })) };
+    case 'prederr': {
+      const cdf = (r) => {
+        const e = Array.from(r.result.jobs.pred_err).filter((v) => Number.isFinite(v)).sort((a, b) => a - b);
+        return { x: e, y: e.map((_, i) => (i + 1) / e.length) };
+      };
+      return { kind: 'cdf', title: 'Prediction error CDF, 100 |pred - JCT| / pred', x_label: 'error % (log; exact drawn at 0.01)', y_label: 'fraction of predicted jobs', scale, x_floor: 0.01,
+        series: predicting(runs).map((r) => ({ name: r.policy, color: r.color, ...cdf(r) })) };
+    }
     default:
       throw new Error(kind);
   }
 }
 
-/** Draws every chart canvas (`data-chart` = cdf|bars|util|queue|ce|bi) at its CSS size. */
+/** Runs that made completion-time predictions (`engine.predict`). */
+const predicting = (runs) => runs.filter((r) => r.result.metrics.predicted_frac > 0);
+
+/** Draws every chart canvas (`data-chart` = cdf|bars|util|queue|ce|bi|pred|prederr) at its
+ * CSS size; the prediction charts show only when a run predicted completions. */
 export function drawCharts(root, runs) {
   const dpr = window.devicePixelRatio || 1;
+  const anyPredictions = predicting(runs).length > 0;
+  for (const fig of root.querySelectorAll('figure[data-needs="predictions"]')) fig.hidden = !anyPredictions;
   for (const canvas of root.querySelectorAll('canvas[data-chart]')) {
     const w = canvas.clientWidth, h = canvas.clientHeight;
     if (!w || !h) continue;
@@ -118,12 +135,12 @@ export function summaryCsv(runs) {
 
 /** One row per (policy, job). */
 export function jobsCsv(runs) {
-  const cols = ['policy', 'id', 'name', 'model', 'arrival', 'start', 'finish', 'jct_s', 'queue_s', 'gpu_s', 'restarts', 'preemptions', 'ftf_rho'];
+  const cols = ['policy', 'id', 'name', 'model', 'arrival', 'start', 'finish', 'jct_s', 'queue_s', 'gpu_s', 'restarts', 'preemptions', 'ftf_rho', 'predicted_jct_s', 'pred_error_pct'];
   const lines = [cols.join(',')];
   for (const r of runs) {
     const j = r.result.jobs;
     for (let i = 0; i < j.arrival.length; i++) {
-      lines.push([r.policy, i, j.names[i], j.models[j.model[i]], j.arrival[i], j.start[i], j.finish[i], j.jct[i], j.queue[i], j.gpu_s[i], j.restarts[i], j.preemptions[i], j.ftf[i]].map(csvCell).join(','));
+      lines.push([r.policy, i, j.names[i], j.models[j.model[i]], j.arrival[i], j.start[i], j.finish[i], j.jct[i], j.queue[i], j.gpu_s[i], j.restarts[i], j.preemptions[i], j.ftf[i], j.pred_jct[i], j.pred_err[i]].map(csvCell).join(','));
     }
   }
   return `${lines.join('\n')}\n`;
@@ -131,7 +148,7 @@ export function jobsCsv(runs) {
 
 /** All chart canvases side by side in one PNG blob. */
 export function chartsPng(root) {
-  const cs = [...root.querySelectorAll('canvas[data-chart]')].filter((c) => c.width && c.height);
+  const cs = [...root.querySelectorAll('canvas[data-chart]')].filter((c) => c.width && c.height && !c.closest('[hidden]'));
   const cols = 2;
   const w = Math.max(...cs.map((c) => c.width));
   const h = Math.max(...cs.map((c) => c.height));
