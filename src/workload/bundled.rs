@@ -74,6 +74,8 @@ fn file_text(file: &str) -> Option<&'static str> {
         "sia-spike-240.csv" => include_str!("../../traces/sia-spike-240.csv"),
         "afs-philly-9-1pct.csv" => include_str!("../../traces/afs-philly-9-1pct.csv"),
         "afs-philly-4.csv" => include_str!("../../traces/afs-philly-4.csv"),
+        "pcs-gavel.csv" => include_str!("../../traces/pcs-gavel.csv"),
+        "pcs-themis1.csv" => include_str!("../../traces/pcs-themis1.csv"),
         _ => return None,
     })
 }
