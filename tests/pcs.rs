@@ -6,7 +6,7 @@ use schedlab::metrics::evaluate;
 use schedlab::perf::ModelZoo;
 use schedlab::policy;
 use schedlab::sim::{EngineConfig, Outcome, Simulation};
-use schedlab::workload::{load_named, JobSpec, Trace};
+use schedlab::workload::{load_named, Trace};
 
 fn run(name: &str, set: &[(&str, &str)], trace: &Trace, cluster: &str) -> Outcome {
     let set: Vec<(String, String)> = set
@@ -29,22 +29,9 @@ fn run(name: &str, set: &[(&str, &str)], trace: &Trace, cluster: &str) -> Outcom
 }
 
 /// Fig. 1 of the paper: one GPU, J1 (10) and J2 (8) at t = 0, J3 (1) at
-/// t = 1, J4 (8) at t = 10, sizes known.
+/// t = 1, J4 (8) at t = 10, sizes known (the trace `reproduce pcs` runs).
 fn toy() -> Trace {
-    let jobs = [
-        ("J1", 0.0, 10.0),
-        ("J2", 0.0, 8.0),
-        ("J3", 1.0, 1.0),
-        ("J4", 10.0, 8.0),
-    ]
-    .into_iter()
-    .map(|(n, t, d)| {
-        let mut j = JobSpec::new(n, t, "linear", 1).with_duration(d);
-        j.max_gpus = 1;
-        j
-    })
-    .collect();
-    Trace::from_jobs("pcs-toy", jobs).unwrap()
+    schedlab::repro::pcs::toy_trace()
 }
 
 /// (predicted finish, actual finish) per job, and the mean JCT.

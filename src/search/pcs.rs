@@ -103,18 +103,12 @@ pub struct WfqPoint {
 impl WfqPoint {
     /// The `--set pcs.*` overrides that run this configuration.
     pub fn overrides(&self) -> Vec<(String, String)> {
-        let join = |xs: &[f64]| {
-            xs.iter()
-                .map(|x| x.to_string())
-                .collect::<Vec<_>>()
-                .join(",")
-        };
-        vec![
-            ("thresholds".into(), join(&self.thresholds)),
-            ("weights".into(), join(&self.weights)),
-            ("clip".into(), self.clip.to_string()),
-            ("delta".into(), self.delta.to_string()),
-        ]
+        crate::policy::pcs::config::overrides(
+            &self.thresholds,
+            &self.weights,
+            self.clip,
+            self.delta,
+        )
     }
 
     /// The artifact's configuration file format (`PCS_config_*.json`).

@@ -51,18 +51,34 @@ pub fn overrides_from_json(path: &str, text: &str) -> Result<Vec<(String, String
             ));
         }
     }
+    Ok(overrides(
+        &thresholds,
+        &weights,
+        number("clip_demand_factor")?,
+        number("delta")?,
+    ))
+}
+
+/// The `pcs.*` parameter overrides of a configuration (thresholds without
+/// the last, unbounded class; weights one per class).
+pub fn overrides(
+    thresholds: &[f64],
+    weights: &[f64],
+    clip: f64,
+    delta: f64,
+) -> Vec<(String, String)> {
     let join = |xs: &[f64]| {
         xs.iter()
             .map(|x| x.to_string())
             .collect::<Vec<_>>()
             .join(",")
     };
-    Ok(vec![
-        ("thresholds".into(), join(&thresholds)),
-        ("weights".into(), join(&weights)),
-        ("clip".into(), number("clip_demand_factor")?.to_string()),
-        ("delta".into(), number("delta")?.to_string()),
-    ])
+    vec![
+        ("thresholds".into(), join(thresholds)),
+        ("weights".into(), join(weights)),
+        ("clip".into(), clip.to_string()),
+        ("delta".into(), delta.to_string()),
+    ]
 }
 
 /// Replaces every `pcs.config=FILE` entry of split `--set` overrides by the

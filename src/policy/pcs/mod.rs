@@ -151,10 +151,13 @@ impl Pcs {
                 }
             })
             .collect();
-        let fraction_of = |j: u32| jobs.iter().position(|x| *x == j).map_or(0.0, |i| frac[i]);
+        // `jobs` is in arrival order, i.e. sorted by id.
+        let index_of = |j: u32| jobs.binary_search(&j).ok();
+        let fraction_of = |j: u32| index_of(j).map_or(0.0, |i| frac[i]);
         self.group.retain(|&j| fraction_of(j) > 0.0);
+        let members: std::collections::BTreeSet<u32> = self.group.iter().copied().collect();
         for (i, &j) in jobs.iter().enumerate() {
-            if frac[i] > 0.0 && !self.group.contains(&j) {
+            if frac[i] > 0.0 && !members.contains(&j) {
                 self.group.push(j);
             }
         }
@@ -172,7 +175,7 @@ impl Pcs {
         }
         let extra = (frac.iter().sum::<f64>() + FRAC_EPS).floor() as usize;
         for &j in self.group.iter().take(extra) {
-            if let Some(i) = jobs.iter().position(|x| *x == j) {
+            if let Some(i) = index_of(j) {
                 counts[i] += 1;
             }
         }

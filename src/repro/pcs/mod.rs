@@ -149,18 +149,7 @@ fn run_toy(opts: &Options) -> Result<Vec<ToyRow>> {
 
 /// The `pcs` overrides of a stored pick.
 fn pick_overrides(p: &Pick) -> Vec<(String, String)> {
-    let join = |xs: &[f64]| {
-        xs.iter()
-            .map(|x| x.to_string())
-            .collect::<Vec<_>>()
-            .join(",")
-    };
-    vec![
-        ("thresholds".into(), join(p.0)),
-        ("weights".into(), join(p.1)),
-        ("clip".into(), p.2.to_string()),
-        ("delta".into(), p.3.to_string()),
-    ]
+    crate::policy::pcs::config::overrides(p.0, p.1, p.2, p.3)
 }
 
 /// Runs the seven schemes of Fig. 7 on one artifact trace.
