@@ -289,6 +289,7 @@ fn typed_model(name: &str, speeds: &[(&str, f64)], restart_s: f64) -> ModelInfo 
         restart_s,
         mem_gb: 0.0,
         default_work: None,
+        epochs: None,
         behaviour: Behaviour::Curve {
             curve: SpeedupCurve::Linear,
             type_speed: speeds.iter().map(|(k, s)| (kind(k), *s)).collect(),

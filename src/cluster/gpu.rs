@@ -86,6 +86,20 @@ pub const CATALOG: &[GpuType] = &[
         memory_gb: 80.0,
         tdp_w: 400.0,
     },
+    // STS counts a K80 or M60 board (two GPU dies) as one GPU: its memory
+    // (24 and 16 GB) sets which GPU fractions a job fits (Table IV).
+    GpuType {
+        name: "k80-board",
+        label: "NVIDIA K80 board (24 GB, as STS counts it)",
+        memory_gb: 24.0,
+        tdp_w: 300.0,
+    },
+    GpuType {
+        name: "m60-board",
+        label: "NVIDIA Tesla M60 board (16 GB, as STS counts it)",
+        memory_gb: 16.0,
+        tdp_w: 300.0,
+    },
 ];
 
 impl GpuKind {

@@ -362,6 +362,27 @@ impl<'c> Packer<'c> {
     /// Claims `count` GPUs of `kind` for `job`. Returns the placement, or
     /// `None` (nothing changes) if it cannot be placed under the rule.
     pub fn claim(&mut self, job: u32, kind: GpuKind, count: u32) -> Option<Placement> {
+        self.claim_with(job, kind, count, true)
+    }
+
+    /// As [`Packer::claim`] but never takes GPUs other running jobs have
+    /// reserved: a placement that evicts nobody.
+    pub fn claim_without_evicting(
+        &mut self,
+        job: u32,
+        kind: GpuKind,
+        count: u32,
+    ) -> Option<Placement> {
+        self.claim_with(job, kind, count, false)
+    }
+
+    fn claim_with(
+        &mut self,
+        job: u32,
+        kind: GpuKind,
+        count: u32,
+        evict: bool,
+    ) -> Option<Placement> {
         if count == 0 || self.free_of(kind) < count {
             return None;
         }
@@ -394,7 +415,11 @@ impl<'c> Packer<'c> {
         let placed = self
             .find(kind, count, &avail, own)
             // 3. Take GPUs reserved by lower-priority running jobs.
-            .or_else(|| self.find(kind, count, &self.free, own));
+            .or_else(|| {
+                evict
+                    .then(|| self.find(kind, count, &self.free, own))
+                    .flatten()
+            });
         self.avail = avail;
         let placed = placed?;
         self.release_slot(slot);

@@ -21,7 +21,7 @@ pub fn builtin_clusters() -> &'static [BuiltinCluster] {
         BuiltinCluster { name: "afs-64", spec: "gtx1080:16x4", description: "AFS/CoDDL cluster: 16 servers with 4 identical GPUs each (64 GPUs)" },
         BuiltinCluster { name: "pcs-64", spec: "v100:16x4", description: "PCS simulation: homogeneous pool of 64 GPUs (no placement effects)" },
         BuiltinCluster { name: "pcs-testbed-16", spec: "v100:4x4", description: "PCS testbed: 16 GPUs" },
-        BuiltinCluster { name: "sts-hetero", spec: "k80:4x8,m60:4x8,a100-80:4x8", description: "STS experiments: nodes of 8 K80, M60 or A100 GPUs" },
+        BuiltinCluster { name: "sts-hetero", spec: "k80-board:4x8,m60-board:4x8,a100-80:4x8", description: "STS experiments: 12 nodes of 8 K80 (24 GB), M60 (16 GB) or A100 (80 GB) GPUs; sts-N gives N such nodes" },
         BuiltinCluster { name: "sia-hetero-2048", spec: "t4:192x4,rtx:96x8,a100:64x8", description: "Sia scaling experiment: the heterogeneous cluster x32 (2048 GPUs)" },
         BuiltinCluster { name: "bench-1024", spec: "v100:128x8", description: "Benchmark cluster: 128 nodes with 8 GPUs (1024 GPUs)" },
     ]
@@ -38,7 +38,49 @@ pub fn parse_cluster(text: &str) -> Result<Cluster> {
         c.name = b.name.to_string();
         return Ok(c);
     }
+    if let Some(spec) = sts_family(text)? {
+        let mut c = parse_spec(&spec)?;
+        c.name = text.to_string();
+        return Ok(c);
+    }
     parse_spec(text)
+}
+
+/// STS's node family (spec seed002 §4.2): `sts-N` is N nodes of 8 GPUs whose
+/// types go round-robin K80, M60, A100 (the paper draws them uniformly;
+/// round-robin gives every size the same mix); `sts-k80m60-N` and
+/// `sts-a100-N` are the two families of the sharing study (Fig 6).
+fn sts_family(text: &str) -> Result<Option<String>> {
+    let (types, n): (&[&str], &str) = if let Some(n) = text.strip_prefix("sts-k80m60-") {
+        (&["k80-board", "m60-board"], n)
+    } else if let Some(n) = text.strip_prefix("sts-a100-") {
+        (&["a100-80"], n)
+    } else if let Some(n) = text.strip_prefix("sts-") {
+        if !n.bytes().all(|b| b.is_ascii_digit()) {
+            return Ok(None);
+        }
+        (&["k80-board", "m60-board", "a100-80"], n)
+    } else {
+        return Ok(None);
+    };
+    let nodes: u32 = n
+        .parse()
+        .ok()
+        .filter(|n| (1..=10_000).contains(n))
+        .ok_or_else(|| {
+            Error::config(format!(
+                "cluster '{text}': the node count must be an integer from 1 to 10000 (e.g. sts-100)"
+            ))
+        })?;
+    let k = types.len() as u32;
+    let groups: Vec<String> = types
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (t, (nodes + k - 1 - i as u32) / k))
+        .filter(|(_, count)| *count > 0)
+        .map(|(t, count)| format!("{t}:{count}x8"))
+        .collect();
+    Ok(Some(groups.join(",")))
 }
 
 fn parse_spec(text: &str) -> Result<Cluster> {
@@ -143,6 +185,20 @@ mod tests {
         assert_eq!(c.nodes[8].first_gpu, 24 + 16);
         assert_eq!(c.node_of_gpu(25).id, 6);
         assert_eq!(c.spec_string(), "t4:6x4,rtx:3x8");
+    }
+
+    #[test]
+    fn sts_family_sizes_and_mix() {
+        let c = parse_cluster("sts-10").unwrap();
+        assert_eq!((c.nodes.len(), c.total_gpus), (10, 80));
+        let k80 = GpuKind::by_name("k80-board").unwrap();
+        let a100 = GpuKind::by_name("a100-80").unwrap();
+        assert_eq!((c.nodes_of(k80), c.nodes_of(a100)), (4, 3));
+        assert_eq!(parse_cluster("sts-a100-7").unwrap().nodes_of(a100), 7);
+        assert_eq!(parse_cluster("sts-k80m60-5").unwrap().nodes_of(k80), 3);
+        let e = parse_cluster("sts-0").unwrap_err().to_string();
+        assert!(e.contains("sts-0") && e.contains("node count"), "{e}");
+        assert!(parse_cluster("sts-hetero").is_ok());
     }
 
     #[test]

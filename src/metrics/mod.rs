@@ -63,6 +63,10 @@ pub struct JobMetrics {
     /// Seconds past its due date (None without one).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tardiness_s: Option<f64>,
+    /// Tardiness x the job's weight, read as dollars per second late
+    /// (STS's eta; None without a due date).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tardiness_cost_usd: Option<f64>,
     /// JCT predicted at arrival (`engine.predict`): predicted finish minus arrival.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub predicted_jct_s: Option<f64>,
@@ -97,6 +101,19 @@ pub struct Summary {
     pub avg_tardiness_s: f64,
     /// Fraction of the jobs with a due date that missed it (0 without any).
     pub due_missed_frac: f64,
+    /// Largest tardiness of a job with a due date (0 without any).
+    #[serde(default)]
+    pub max_tardiness_s: f64,
+    /// STS's cost (spec seed002 §5): the price of the GPU time used
+    /// (`Outcome::gpu_cost_usd`; 0 when no GPU type has a price) ...
+    #[serde(default)]
+    pub gpu_cost_usd: f64,
+    /// ... plus the tardiness penalty, the sum of weight x tardiness ...
+    #[serde(default)]
+    pub tardiness_cost_usd: f64,
+    /// ... makes the total cost.
+    #[serde(default)]
+    pub total_cost_usd: f64,
     /// Fraction of the jobs with a completion predicted at arrival
     /// (`engine.predict`; 0 without predictions).
     pub predicted_frac: f64,
@@ -173,6 +190,9 @@ pub fn evaluate(
                 tardiness_s: r
                     .due
                     .map(|due| (r.finish.unwrap_or(outcome.end_time) - due).max(0.0)),
+                tardiness_cost_usd: r
+                    .due
+                    .map(|due| spec.weight * (r.finish.unwrap_or(outcome.end_time) - due).max(0.0)),
                 predicted_jct_s: r.predicted_finish.map(|p| p - r.arrival),
                 pred_error_pct: match (r.predicted_finish, jct) {
                     (Some(p), Some(j)) if p > r.arrival => {
@@ -229,7 +249,13 @@ fn summarize(jobs: &[JobMetrics], outcome: &Outcome, cluster: &Cluster) -> Summa
         }
     };
     let predicted = jobs.iter().filter(|j| j.predicted_jct_s.is_some()).count();
+    let gpu_cost_usd = outcome.gpu_cost_usd.unwrap_or(0.0);
+    let tardiness_cost_usd: f64 = jobs.iter().filter_map(|j| j.tardiness_cost_usd).sum();
     Summary {
+        max_tardiness_s: due.iter().map(|d| d.0).fold(0.0, f64::max),
+        gpu_cost_usd,
+        tardiness_cost_usd,
+        total_cost_usd: gpu_cost_usd + tardiness_cost_usd,
         predicted_frac: if jobs.is_empty() {
             0.0
         } else {

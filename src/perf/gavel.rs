@@ -160,6 +160,7 @@ fn entries(job_type: &str, m: &Measured, source: &str) -> Vec<ModelInfo> {
             restart_s: 0.0,
             mem_gb: 0.0,
             default_work: None,
+            epochs: None,
             behaviour: Behaviour::Curve {
                 curve: SpeedupCurve::Table { s },
                 type_speed: speeds,

@@ -21,13 +21,16 @@ mod afs_tables;
 pub mod apps;
 mod builtin_fits;
 mod curve;
+pub mod epochs;
 pub mod fitting;
 mod gavel;
 pub mod goodput;
 pub mod optim;
 pub mod power;
+pub mod price;
 pub mod profiles;
 pub mod sharing;
+pub mod sts_jobs;
 pub mod table;
 mod zoo;
 

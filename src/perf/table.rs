@@ -188,6 +188,7 @@ pub fn table_models_from_json(file: &str, text: &str) -> Result<Vec<ModelInfo>> 
             restart_s: m.restart_s,
             mem_gb: 0.0,
             default_work: m.work,
+            epochs: None,
             behaviour: Behaviour::Table(Box::new(table)),
         });
     }

@@ -58,6 +58,10 @@ pub struct ModelInfo {
     pub mem_gb: f64,
     /// Work of a complete run when the trace gives neither work nor duration.
     pub default_work: Option<f64>,
+    /// Epochs a job actually runs, if early stopping makes it random (the
+    /// job's work is then in epochs and its declared work is the maximum).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub epochs: Option<super::epochs::EpochDistribution>,
     pub behaviour: Behaviour,
 }
 
@@ -136,6 +140,7 @@ impl ModelZoo {
             restart_s: 0.0,
             mem_gb: 0.0,
             default_work: None,
+            epochs: None,
             behaviour: Behaviour::Curve { curve: SpeedupCurve::Linear, type_speed: Vec::new() },
         }];
         for (name, desc, batch, k_star) in AFS_MODELS {
@@ -151,11 +156,14 @@ impl ModelZoo {
                 restart_s: 0.0,
                 mem_gb: 0.0,
                 default_work: None,
+                epochs: None,
                 behaviour: Behaviour::Curve { curve: SpeedupCurve::bsp(*k_star, 0.0), type_speed: Vec::new() },
             });
         }
         // Gavel's measured job types (perf/gavel.rs), for Gavel traces.
         models.extend(super::gavel::gavel_models());
+        // STS's job types (perf/sts_jobs.rs), with early-stopping laws.
+        models.extend(super::sts_jobs::sts_models());
         let mut zoo = ModelZoo { models };
         for app in super::builtin_fits::FITTED {
             zoo.insert(pollux_info(
@@ -467,6 +475,7 @@ fn pollux_info(name: &str, model: GoodputModel, provenance: String) -> ModelInfo
         restart_s: c.restart_s,
         mem_gb: 0.0,
         default_work: Some(model.efficiency.total_progress),
+        epochs: None,
         behaviour: Behaviour::Goodput(Box::new(model)),
     }
 }

@@ -21,6 +21,7 @@ pub mod shockwave;
 pub mod sia;
 mod srtf;
 mod srtf_e;
+pub mod sts;
 mod themis;
 mod themis_pcs;
 mod tiresias;
@@ -75,6 +76,13 @@ pub fn registry() -> &'static [PolicyInfo] {
         pool_fcfs::INFO,
         pcs::INFO,
         themis_pcs::INFO,
+        sts::sts::INFO,
+        sts::edf::INFO,
+        sts::edf::AVG_INFO,
+        sts::rg::INFO,
+        sts::rg::AVG_INFO,
+        sts::dp::INFO,
+        sts::dp::AVG_INFO,
     ]
 }
 

@@ -12,6 +12,8 @@ pub const ENGINE_PARAMS: &[ParamSpec] = &[
     ParamSpec::boolean("charge_first_start", "true", "The first allocation of a job also pays the restart delay (as the Pollux/Sia simulator does); not counted as a restart"),
     ParamSpec::choice("placement", "packed", &["packed", "any", "netpack"], "packed: a job that fits in a node gets one node, larger jobs whole nodes plus one partial; any: any free GPUs, fewest nodes first; netpack: CoDDL network packing for elastic policies (shares regulated to 1, 2, .., node, multiples of node; AFS §4.4), packed otherwise"),
     ParamSpec::float("length_noise", "0", 0.0, 5.0, "Hidden random job lengths: each job's true work is its declared work times a mean-one log-normal factor with this sigma, drawn from the run's seed; policies see the declared work, only oracle policies the truth (0 = lengths as declared)"),
+    ParamSpec::boolean("early_stop", "true", "Jobs whose model has an epoch law (STS's job types) stop early: each job's true work is W / max epochs of its declared work, W drawn from the law with the run's seed (the same draws for every policy); policies see the law and the declared maximum, not W. Off: every job runs its maximum"),
+    ParamSpec::float("idle_price", "0", 0.0, 1.0, "Cost of an idle GPU on a powered node (one with a busy GPU) as a fraction of its price (STS's theta; 0 = the paper's setting, where a node pays only for the GPUs it uses)"),
     ParamSpec::boolean("predict", "false", "Predict each job's completion at its arrival, as PCS does for every policy (§2.3): fork the run with no future arrivals and declared job lengths, run the fork under a copy of the policy, keep each job's first predicted finish; prediction-error metrics follow"),
     ParamSpec::int("predict_max", "5000", 1, 100_000_000, "predict: forecast at an arrival with probability min(1, predict_max / jobs), as the PCS simulator bounds its cost; a job whose own arrival was not sampled keeps the first prediction a later arrival makes"),
     ParamSpec::float("max_days", "3650", 0.001, 1e6, "Stop after this much simulated time; unfinished jobs are reported as incomplete"),
@@ -66,6 +68,10 @@ pub struct EngineConfig {
     pub predict_max: u64,
     /// Sigma of the hidden length factor (`length_noise`).
     pub length_noise: f64,
+    /// Draw early stops from models' epoch laws (`early_stop`).
+    pub early_stop: bool,
+    /// Idle GPUs on powered nodes cost this fraction of their price (`idle_price`).
+    pub idle_price: f64,
     /// The run's seed (hidden lengths); set by whoever starts the run, not a parameter.
     pub seed: u64,
     pub params: Params,
@@ -103,6 +109,8 @@ impl EngineConfig {
             measure: p.text("measure") == "overestimate",
             measure_s: p.f64("measure_s"),
             length_noise: p.f64("length_noise"),
+            idle_price: p.f64("idle_price"),
+            early_stop: p.bool("early_stop"),
             predict: p.bool("predict"),
             predict_max: p.i64("predict_max").max(1) as u64,
             seed: 0,

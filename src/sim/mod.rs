@@ -20,7 +20,7 @@ mod view;
 
 pub use config::{EngineConfig, Reconfig, ENGINE_PARAMS};
 pub use contract::{Knowledge, Policy, Trigger};
-pub use engine::{Forecast, JobResult, Outcome, Progress, Simulation};
+pub use engine::{Forecast, JobResult, Outcome, Progress, Simulation, TypeTime};
 pub use insight::{ConfigCol, RoundInsight};
 pub use pools::PoolResult;
 pub use state::{JobState, Phase, RestartKinds};

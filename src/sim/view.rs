@@ -30,6 +30,9 @@ pub struct View<'a> {
     pub round_tick: bool,
     /// Throughput is learnt by measurement (`engine.measure=overestimate`).
     pub measure: bool,
+    /// Jobs stop early by their models' epoch laws (`engine.early_stop`);
+    /// when not, every job runs its maximum and policies are told so.
+    pub early_stop: bool,
     /// The engine records a per-round diagnostic (`Decision::insight`); see [`View::want_insight`].
     pub insight: bool,
     /// The policy declared oracle knowledge of job lengths (its registry
@@ -161,6 +164,16 @@ impl<'a> View<'a> {
     }
 
     /// The work the job was submitted with.
+    /// The law of the number of epochs the job will run, if early stopping
+    /// makes it random (its declared work is then the maximum, in epochs).
+    /// None when the engine runs every job to its maximum (`engine.early_stop=false`).
+    pub fn epoch_law(&self, job: u32) -> Option<&'a crate::perf::epochs::EpochDistribution> {
+        if !self.early_stop {
+            return None;
+        }
+        self.zoo.get(self.jobs[job as usize].model).epochs.as_ref()
+    }
+
     pub fn declared_work(&self, job: u32) -> f64 {
         self.jobs[job as usize].declared_work
     }

@@ -203,6 +203,8 @@ mod tests {
             notes: Vec::new(),
             sia_calibration: false,
             pools: vec![],
+            gpu_time: vec![],
+            gpu_cost_usd: None,
         };
         let s = over_time(&o, 4, 4);
         assert_eq!(s.t, vec![12.5, 37.5, 62.5, 87.5]);

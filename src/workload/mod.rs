@@ -135,9 +135,23 @@ impl Trace {
                     format!("weight {} must be positive", j.weight),
                 ));
             }
+            if let Some(m) = j.mem_gb {
+                if !(m > 0.0 && m.is_finite()) {
+                    return Err(err(
+                        "mem_gb",
+                        format!("memory need {m} GB must be positive"),
+                    ));
+                }
+            }
             if let Some(d) = j.due {
                 if !d.is_finite() {
                     return Err(err("due", "due date must be finite".into()));
+                }
+                if d < j.arrival {
+                    return Err(err(
+                        "due",
+                        format!("due date {d} is before the job's arrival {}", j.arrival),
+                    ));
                 }
             }
         }

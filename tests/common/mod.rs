@@ -23,6 +23,7 @@ pub fn zoo_with(name: &str, speedups: &[f64]) -> ModelZoo {
         restart_s: 0.0,
         mem_gb: 0.0,
         default_work: None,
+        epochs: None,
         behaviour: Behaviour::Curve {
             curve: SpeedupCurve::Table {
                 s: speedups.to_vec(),

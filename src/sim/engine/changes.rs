@@ -54,7 +54,7 @@ impl Simulation {
             if let Some(a) = a {
                 let p = &a.placement;
                 let need = self.memory_need_mb(*job);
-                if let Err(why) = self.occupancy.claim(&self.cluster, p, need) {
+                if let Err(why) = self.occupancy.claim(&self.cluster, p, need, self.now) {
                     return bad(format!("job {job} {why}"));
                 }
                 let pool = self.jobs[*job as usize].pool;

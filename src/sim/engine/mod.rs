@@ -13,7 +13,7 @@ use occupancy::Occupancy;
 use resolve::resolve_jobs;
 
 pub use fork::Forecast;
-pub use outcome::{JobResult, Outcome, Progress};
+pub use outcome::{JobResult, Outcome, Progress, TypeTime};
 
 use super::config::EngineConfig;
 use super::events::{EventKind, EventQueue};
@@ -93,6 +93,21 @@ fn hide_lengths(jobs: &mut [JobState], sigma: f64, seed: u64) {
     }
 }
 
+/// Draws how many epochs each job runs when its model has an epoch law
+/// (`engine.early_stop`): the true work becomes W / max of the declared
+/// work, W from a stream keyed by the run's seed and the job's id, so every
+/// policy sees the same draws (common random numbers).
+fn draw_early_stops(jobs: &mut [JobState], zoo: &ModelZoo, seed: u64) {
+    for (id, st) in jobs.iter_mut().enumerate() {
+        let Some(law) = &zoo.get(st.model).epochs else {
+            continue;
+        };
+        let mut rng = crate::workload::sample::Sampler::derive(seed, &format!("stop-{id}"));
+        let w = law.quantile(rng.uniform()).max(1);
+        st.work *= w as f64 / law.max_epochs as f64;
+    }
+}
+
 /// Calls with nothing running and nothing arriving before a round-based
 /// run is declared stuck.
 const STUCK_CALLS: u32 = 10_000;
@@ -128,13 +143,16 @@ impl Simulation {
         let mut notes = Vec::new();
         let mut jobs = resolve_jobs(trace, &mut specs, &cluster, &zoo, &mut notes)?;
         hide_lengths(&mut jobs, cfg.length_noise, cfg.seed);
+        if cfg.early_stop {
+            draw_early_stops(&mut jobs, &zoo, cfg.seed);
+        }
         let trigger = policy.trigger();
         let oracle = policy.knowledge() == crate::sim::Knowledge::Oracle;
         let first = trace.jobs.first().map_or(0.0, |j| j.arrival);
         let next_tick = trigger.round_s.map(|r| (first / r).ceil() * r);
         let jobs = JobStore::from_vec(jobs);
         Ok(Simulation {
-            occupancy: Occupancy::new(cluster.nodes.len()),
+            occupancy: Occupancy::new(&cluster),
             recorder: Recorder::new(cfg.record_timeline, cfg.record_insight),
             pending_call: None,
             cfg,
@@ -431,7 +449,7 @@ impl Simulation {
     /// Frees the GPUs of a job in the usage map (its state is untouched).
     fn release(&mut self, id: u32) {
         if let Some(p) = &self.jobs[id as usize].placement {
-            self.occupancy.release(p);
+            self.occupancy.release(p, self.now);
             let (pool, gpus) = (self.jobs[id as usize].pool, p.gpus());
             self.pools.release(pool, gpus, self.now);
         }
@@ -457,6 +475,7 @@ impl Simulation {
                 completed: &self.completed_since,
                 round_tick: tick,
                 measure: self.cfg.measure,
+                early_stop: self.cfg.early_stop,
                 insight: want_insight,
                 oracle: self.oracle,
                 sim: self,

@@ -1,6 +1,9 @@
 //! Which GPUs are held: whole GPUs as per-node bit masks, and GPUs that
 //! slices share with the fraction and memory each slice takes. The engine
 //! checks every placement of a decision against it before applying it.
+//! It also meters, per GPU type, the time GPUs are busy (a shared GPU
+//! counts once) and the time idle GPUs sit on powered nodes (a node with no
+//! busy GPU is off): STS's cost accounting (spec seed002 §2.2, §5).
 
 use crate::cluster::{gpu_mem_mb, node_mask, Cluster, Placement, Slice};
 use std::collections::BTreeMap;
@@ -22,16 +25,99 @@ pub(super) struct Occupancy {
     shared: BTreeMap<(u32, u64), SharedGpu>,
     /// GPUs held whole or in part.
     busy: u32,
+    meter: Meter,
+}
+
+/// Busy and powered-idle GPU-seconds per GPU type (catalog index).
+#[derive(Debug, Clone)]
+struct Meter {
+    node_kind: Vec<u8>,
+    node_gpus: Vec<u32>,
+    /// Distinct busy GPUs per node.
+    node_busy: Vec<u32>,
+    busy_now: Vec<u32>,
+    idle_on_now: Vec<u32>,
+    busy_s: Vec<f64>,
+    idle_on_s: Vec<f64>,
+    t_mark: f64,
+}
+
+/// GPU time of one type over a run.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct KindTime {
+    /// GPU-seconds some job held the GPU (whole or a slice of it).
+    pub busy_s: f64,
+    /// GPU-seconds the GPU sat idle on a node that had a busy GPU.
+    pub idle_on_s: f64,
+}
+
+impl Meter {
+    fn new(cluster: &Cluster) -> Meter {
+        let kinds = crate::cluster::CATALOG.len();
+        Meter {
+            node_kind: cluster.nodes.iter().map(|n| n.kind.0).collect(),
+            node_gpus: cluster.nodes.iter().map(|n| n.gpus).collect(),
+            node_busy: vec![0; cluster.nodes.len()],
+            busy_now: vec![0; kinds],
+            idle_on_now: vec![0; kinds],
+            busy_s: vec![0.0; kinds],
+            idle_on_s: vec![0.0; kinds],
+            t_mark: 0.0,
+        }
+    }
+
+    fn accrue(&mut self, now: f64) {
+        let dt = now - self.t_mark;
+        if dt > 0.0 {
+            for k in 0..self.busy_now.len() {
+                self.busy_s[k] += self.busy_now[k] as f64 * dt;
+                self.idle_on_s[k] += self.idle_on_now[k] as f64 * dt;
+            }
+            self.t_mark = now;
+        }
+    }
+
+    /// Node `node` gains (or loses) `delta` distinct busy GPUs at `now`.
+    fn change(&mut self, node: u32, delta: i64, now: f64) {
+        self.accrue(now);
+        let n = node as usize;
+        let k = self.node_kind[n] as usize;
+        let idle_on = |busy: u32, gpus: u32| if busy > 0 { gpus - busy } else { 0 };
+        let old = self.node_busy[n];
+        let new = (old as i64 + delta) as u32;
+        self.node_busy[n] = new;
+        self.busy_now[k] = self.busy_now[k] + new - old;
+        self.idle_on_now[k] =
+            self.idle_on_now[k] + idle_on(new, self.node_gpus[n]) - idle_on(old, self.node_gpus[n]);
+    }
+
+    /// Time per GPU type up to `now` (without moving the mark).
+    fn at(&self, now: f64) -> Vec<KindTime> {
+        let dt = (now - self.t_mark).max(0.0);
+        (0..self.busy_now.len())
+            .map(|k| KindTime {
+                busy_s: self.busy_s[k] + self.busy_now[k] as f64 * dt,
+                idle_on_s: self.idle_on_s[k] + self.idle_on_now[k] as f64 * dt,
+            })
+            .collect()
+    }
 }
 
 impl Occupancy {
-    pub(super) fn new(nodes: usize) -> Occupancy {
+    pub(super) fn new(cluster: &Cluster) -> Occupancy {
+        let nodes = cluster.nodes.len();
         Occupancy {
             whole: vec![0; nodes],
             sliced: vec![0; nodes],
             shared: BTreeMap::new(),
             busy: 0,
+            meter: Meter::new(cluster),
         }
+    }
+
+    /// Busy and powered-idle GPU-seconds per GPU type (catalog index) up to `now`.
+    pub(super) fn gpu_time(&self, now: f64) -> Vec<KindTime> {
+        self.meter.at(now)
     }
 
     /// GPUs held whole or in part.
@@ -39,14 +125,15 @@ impl Occupancy {
         self.busy
     }
 
-    /// Checks a placement and takes its GPUs; `need_mb` is the memory the
-    /// job needs (0 if unknown), which a slice must reserve. On error
-    /// nothing is taken and the message says what is wrong.
+    /// Checks a placement and takes its GPUs at `now`; `need_mb` is the
+    /// memory the job needs (0 if unknown), which a slice must reserve. On
+    /// error nothing is taken and the message says what is wrong.
     pub(super) fn claim(
         &mut self,
         cluster: &Cluster,
         p: &Placement,
         need_mb: u32,
+        now: f64,
     ) -> Result<(), String> {
         if p.gpus() == 0 {
             return Err("assigned zero GPUs".into());
@@ -77,6 +164,7 @@ impl Occupancy {
                 }
                 for s in &p.shares {
                     self.whole[s.node as usize] |= s.mask;
+                    self.meter.change(s.node, s.count() as i64, now);
                 }
                 self.busy += p.gpus();
             }
@@ -118,6 +206,7 @@ impl Occupancy {
                 }
                 if cur.jobs == 0 {
                     self.busy += 1;
+                    self.meter.change(s.node, 1, now);
                 }
                 self.sliced[s.node as usize] |= s.mask;
                 self.shared.insert(
@@ -133,12 +222,13 @@ impl Occupancy {
         Ok(())
     }
 
-    /// Gives a held placement's GPUs back.
-    pub(super) fn release(&mut self, p: &Placement) {
+    /// Gives a held placement's GPUs back at `now`.
+    pub(super) fn release(&mut self, p: &Placement, now: f64) {
         match p.slice {
             None => {
                 for s in &p.shares {
                     self.whole[s.node as usize] &= !s.mask;
+                    self.meter.change(s.node, -(s.count() as i64), now);
                 }
                 self.busy -= p.gpus();
             }
@@ -153,6 +243,7 @@ impl Occupancy {
                         self.shared.remove(&key);
                         self.sliced[s.node as usize] &= !s.mask;
                         self.busy -= 1;
+                        self.meter.change(s.node, -1, now);
                     }
                 }
             }

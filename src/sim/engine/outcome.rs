@@ -69,6 +69,22 @@ pub struct Outcome {
     /// Per-pool usage (empty unless the run declares pools).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub pools: Vec<crate::sim::PoolResult>,
+    /// GPU time and cost per GPU type present in the cluster.
+    pub gpu_time: Vec<TypeTime>,
+    /// Price of the GPU time (`perf::price`): busy GPUs plus `engine.idle_price`
+    /// x idle GPUs on powered nodes; None when no GPU type has a price.
+    pub gpu_cost_usd: Option<f64>,
+}
+
+/// One GPU type's time over a run (STS's cost accounting).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TypeTime {
+    pub kind: String,
+    /// GPU-hours some job held the GPU (a shared GPU counts once).
+    pub busy_gpu_h: f64,
+    /// GPU-hours idle GPUs sat on a node with a busy GPU (powered).
+    pub idle_on_gpu_h: f64,
+    pub price_usd_h: Option<f64>,
 }
 
 impl Simulation {
@@ -123,7 +139,29 @@ impl Simulation {
             }
         }
         let pools = self.pools.results(&self.cluster.pools, &pool_jobs, now);
+        let per_kind = self.occupancy.gpu_time(now);
+        let gpu_time: Vec<TypeTime> = self
+            .cluster
+            .kinds
+            .iter()
+            .map(|k| TypeTime {
+                kind: k.name().to_string(),
+                busy_gpu_h: per_kind[k.0 as usize].busy_s / 3600.0,
+                idle_on_gpu_h: per_kind[k.0 as usize].idle_on_s / 3600.0,
+                price_usd_h: crate::perf::price::gpu_price_usd_h(*k),
+            })
+            .collect();
+        let theta = self.cfg.idle_price;
+        let gpu_cost_usd = gpu_time
+            .iter()
+            .filter_map(|t| {
+                t.price_usd_h
+                    .map(|p| p * (t.busy_gpu_h + theta * t.idle_on_gpu_h))
+            })
+            .reduce(|a, b| a + b);
         Outcome {
+            gpu_time,
+            gpu_cost_usd,
             pools,
             jobs,
             timeline,

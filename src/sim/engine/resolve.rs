@@ -55,6 +55,23 @@ pub(super) fn resolve_jobs(
             }
             None => cluster.kinds[0],
         };
+        if let Some(mem) = spec.mem_gb {
+            let largest = cluster
+                .kinds
+                .iter()
+                .filter(|k| spec.gpu_type.is_none() || **k == kind)
+                .map(|k| k.info().memory_gb)
+                .fold(0.0, f64::max);
+            if mem > largest {
+                return Err(err(
+                    "mem_gb",
+                    format!(
+                        "the job needs {mem} GB per GPU but the largest GPU it may use in cluster '{}' has {largest} GB",
+                        cluster.name
+                    ),
+                ));
+            }
+        }
         let limit = if spec.gpu_type.is_some() {
             cluster.gpus_of(kind)
         } else {

@@ -6,6 +6,7 @@ mod afs_synthetic;
 mod arrivals;
 mod pcs;
 mod sia;
+mod sts;
 
 use super::{JobSpec, Trace};
 use crate::error::{Error, Result};
@@ -40,6 +41,7 @@ pub fn generators() -> &'static [Generator] {
         afs_synthetic::GENERATOR,
         pcs::THEMIS1,
         pcs::GAVEL,
+        sts::GENERATOR,
     ]
 }
 
