@@ -174,3 +174,38 @@ fn bad_sts_input_names_file_line_and_field() {
         .to_string();
     assert!(e.contains("not normalised"), "{e}");
 }
+
+#[test]
+fn reproduce_sts_runs_every_method_and_reports_the_targets() {
+    use schedlab::repro::sts::{reproduce, to_table, Options, METHODS};
+    let opts = Options {
+        sizes: vec![3],
+        patterns: vec!["high".into()],
+        instances: 1,
+        timing_sizes: vec![3],
+        overrides: Default::default(),
+        seed: 4,
+    };
+    let r = reproduce(&opts, &mut |_| {}).unwrap();
+    assert_eq!(r.scenarios.len(), METHODS.len());
+    for row in &r.scenarios {
+        assert!(
+            row.total_cost_usd >= row.gpu_cost_usd && row.gpu_cost_usd > 0.0,
+            "{row:?}"
+        );
+    }
+    // Sharing rows for both families; timing for sts, rg, edf at 2N and 4N jobs.
+    assert_eq!(r.sharing.len(), 2);
+    assert_eq!(r.timing.len(), 6);
+    assert!(r.timing.iter().all(|t| t.call_ms > 0.0));
+    for id in ["R1", "R2", "R3", "R4", "R5", "R6", "R7", "R11", "R12"] {
+        assert!(r.targets.iter().any(|t| t.id == id), "{id} missing");
+    }
+    let text = to_table(&r);
+    assert!(text.contains("R6") && text.contains("avg-dp"), "{text}");
+    let bad = Options {
+        patterns: vec!["bursty".into()],
+        ..opts
+    };
+    assert!(reproduce(&bad, &mut |_| {}).is_err());
+}

@@ -4,14 +4,14 @@
 use super::write_out;
 use crate::error::{Error, Result};
 use crate::params::split_overrides;
-use crate::repro::{self, afs, pcs, sia};
+use crate::repro::{self, afs, pcs, sia, sts};
 use crate::textio::read_text;
 use crate::workload::Trace;
 use clap::Args;
 
 #[derive(Args)]
 pub struct ReproduceArgs {
-    /// What to reproduce: afs | pcs | sia
+    /// What to reproduce: afs | pcs | sia | sts
     pub target: String,
     /// Jobs per trace: at most this many (afs: default 1000, capped by the
     /// Philly trace's own count; sia: default the thesis's counts).
@@ -20,6 +20,7 @@ pub struct ReproduceArgs {
     /// afs: trace ids to run, comma-separated (default: all). sia: traces
     /// per workload (default 3; the thesis used 10). pcs: Philly VC ids
     /// (default 0e4a51,b436b2,ee9e8c; `all` adds 6214e9 and 6c71a0, the slowest).
+    /// sts: arrival patterns (default exponential,high,low).
     #[arg(long)]
     pub traces: Option<String>,
     /// sia: parts to run, comma-separated: hetero, homog, ftf, scale (default: all).
@@ -63,6 +64,15 @@ pub struct ReproduceArgs {
     /// pcs: the PCS artifact's data (traces/); default ../shared/data/pcs when it exists.
     #[arg(long, value_name = "DIR")]
     pub pcs_dir: Option<String>,
+    /// sts: cluster sizes in nodes, comma-separated (default 10,30,50; the paper: 10 to 100).
+    #[arg(long)]
+    pub sizes: Option<String>,
+    /// sts: instances (seeds) per scenario (the paper: 3).
+    #[arg(long, default_value_t = 2)]
+    pub instances: u32,
+    /// sts: cluster sizes of the scheduling-call timing (Fig. 7), in nodes.
+    #[arg(long, default_value = "10,50,100")]
+    pub timing_sizes: String,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Parameter override OWNER.KEY=VALUE (a policy or `engine`); repeatable.
@@ -166,6 +176,7 @@ pub fn reproduce(a: ReproduceArgs) -> Result<()> {
         }
         "sia" => reproduce_sia(&a),
         "pcs" => reproduce_pcs(&a),
+        "sts" => reproduce_sts(&a),
         other => Err(Error::config(format!(
             "reproduce {other}: unknown target; known: {}",
             repro::TARGETS
@@ -279,6 +290,44 @@ fn reproduce_pcs(a: &ReproduceArgs) -> Result<()> {
         report_json(&report, &pcs::checks(&report))?
     } else {
         pcs::to_table(&report)
+    };
+    write_out(a.out.as_deref(), &text)
+}
+
+/// `reproduce sts`: Figs. 4-7 on generated STS workloads.
+fn reproduce_sts(a: &ReproduceArgs) -> Result<()> {
+    let nodes = |text: &str, what: &str| -> Result<Vec<u32>> {
+        text.split(',')
+            .map(|x| {
+                x.trim()
+                    .parse::<u32>()
+                    .ok()
+                    .filter(|n| (1..=1000).contains(n))
+                    .ok_or_else(|| {
+                        Error::config(format!("--{what}: '{x}' is not a node count 1..1000"))
+                    })
+            })
+            .collect()
+    };
+    let opts = sts::Options {
+        sizes: nodes(a.sizes.as_deref().unwrap_or("10,30,50"), "sizes")?,
+        patterns: a
+            .traces
+            .as_deref()
+            .unwrap_or("exponential,high,low")
+            .split(',')
+            .map(|x| x.trim().to_string())
+            .collect(),
+        instances: a.instances,
+        timing_sizes: nodes(&a.timing_sizes, "timing-sizes")?,
+        overrides: split_overrides(&a.set)?,
+        seed: a.seed,
+    };
+    let report = sts::reproduce(&opts, &mut progress(a.quiet))?;
+    let text = if a.format == "json" {
+        report_json(&report, &report.targets)?
+    } else {
+        sts::to_table(&report)
     };
     write_out(a.out.as_deref(), &text)
 }

@@ -250,7 +250,11 @@ fn summarize(jobs: &[JobMetrics], outcome: &Outcome, cluster: &Cluster) -> Summa
     };
     let predicted = jobs.iter().filter(|j| j.predicted_jct_s.is_some()).count();
     let gpu_cost_usd = outcome.gpu_cost_usd.unwrap_or(0.0);
-    let tardiness_cost_usd: f64 = jobs.iter().filter_map(|j| j.tardiness_cost_usd).sum();
+    // fold from +0: an empty f64 sum is -0, which JSON would print as "-0".
+    let tardiness_cost_usd = jobs
+        .iter()
+        .filter_map(|j| j.tardiness_cost_usd)
+        .fold(0.0, |a, b| a + b);
     Summary {
         max_tardiness_s: due.iter().map(|d| d.0).fold(0.0, f64::max),
         gpu_cost_usd,

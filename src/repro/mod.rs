@@ -5,6 +5,7 @@
 pub mod afs;
 pub mod pcs;
 pub mod sia;
+pub mod sts;
 
 /// Known reproduction targets: (name, description).
 pub const TARGETS: &[(&str, &str)] = &[
@@ -19,6 +20,10 @@ pub const TARGETS: &[(&str, &str)] = &[
     (
         "sia",
         "Sia (thesis ch. 3): Table 3.3 (heterogeneous: Philly-, Helios-, newTrace-like), Table 3.4 (homogeneous), finish-time fairness (Fig 3.7) and policy runtime from 64 to 2,048 GPUs (Fig 3.10), beside the thesis's numbers",
+    ),
+    (
+        "sts",
+        "STS (TCC 2024) §VII: total and energy cost of STS, EDF, RG, DP and the avg* variants by cluster size and arrival pattern (Figs 4-5), the GPU-sharing gain (Fig 6) and one scheduling call's time (Fig 7) on generated STS workloads, beside the paper's stated results",
     ),
 ];
 

@@ -6,7 +6,9 @@
 //! Kinds: `cdf` (JCT CDF, log x), `bars` (one panel per metric, one bar per
 //! policy, each panel with its own y scale), `lines` (a quantity over time),
 //! `scatter` (one point per job on log-log axes with the diagonal y = x:
-//! PCS's predicted against actual completion time).
+//! PCS's predicted against actual completion time), `stack` (one bar per
+//! policy made of its `groups` parts, the first solid, the others paler:
+//! STS's energy and tardiness cost, Fig. 4b).
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -120,6 +122,7 @@ pub fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, spec: &ChartSpec)
         "bars" => draw_bars(&area, spec, s),
         "lines" => draw_lines(&area, spec, s),
         "scatter" => draw_scatter(&area, spec, s),
+        "stack" => draw_stack(&area, spec, s),
         other => Err(format!("unknown chart kind '{other}'")),
     }
 }
@@ -395,6 +398,74 @@ fn draw_bars<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, spec: &ChartSpec
     Ok(())
 }
 
+/// One bar per policy, stacked from its values `y[0..groups]`: the first
+/// part in the policy's colour, each later one paler; the total on top and
+/// the parts named under the axis.
+fn draw_stack<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, spec: &ChartSpec, s: f64) -> Res {
+    let n = spec.series.len();
+    if n == 0 || spec.groups.is_empty() {
+        return no_data(area, s);
+    }
+    let total = |sr: &SeriesSpec| sr.y.iter().filter(|v| v.is_finite()).sum::<f64>();
+    let top = spec.series.iter().map(total).fold(0.0, f64::max) * 1.15;
+    let top = if top > 0.0 { top } else { 1.0 };
+    let parts = spec
+        .groups
+        .iter()
+        .enumerate()
+        .map(|(i, g)| format!("{g} ({})", if i == 0 { "solid" } else { "pale" }))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let mut chart = ChartBuilder::on(area)
+        .margin((8.0 * s) as i32)
+        .y_label_area_size((48.0 * s) as i32)
+        .x_label_area_size((22.0 * s) as i32)
+        .build_cartesian_2d(0.0..n as f64, 0.0..top)
+        .map_err(err)?;
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .x_labels(0)
+        .x_desc(parts)
+        .y_desc(spec.y_label.clone())
+        .label_style(("sans-serif", 11.0 * s))
+        .axis_desc_style(("sans-serif", 11.0 * s))
+        .y_label_formatter(&|v| short(*v))
+        .light_line_style(RGBColor(238, 238, 238))
+        .draw()
+        .map_err(err)?;
+    for (i, sr) in spec.series.iter().enumerate() {
+        let c = rgb(&sr.color);
+        let (l, r) = (i as f64 + 0.15, i as f64 + 0.85);
+        let mut base = 0.0;
+        for (k, v) in sr.y.iter().enumerate() {
+            if !(v.is_finite() && *v > 0.0) {
+                continue;
+            }
+            let style = if k == 0 {
+                c.filled()
+            } else {
+                c.mix(0.35).filled()
+            };
+            chart
+                .draw_series(std::iter::once(Rectangle::new(
+                    [(l, base), (r, base + v)],
+                    style,
+                )))
+                .map_err(err)?;
+            base += v;
+        }
+        chart
+            .draw_series(std::iter::once(Text::new(
+                short(base),
+                (i as f64 + 0.3, base + top * 0.06),
+                ("sans-serif", 10.0 * s).into_font().color(&BLACK),
+            )))
+            .map_err(err)?;
+    }
+    Ok(())
+}
+
 /// A compact axis label: at most 3 significant digits, no trailing zeros.
 pub fn short(v: f64) -> String {
     if v == 0.0 || !v.is_finite() {
@@ -460,6 +531,25 @@ mod tests {
             y_log: false,
             x_floor: None,
         }
+    }
+
+    #[test]
+    fn stack_draws_each_part_of_each_policy() {
+        let a = series("sts", "#009e73", vec![], vec![200.0, 0.0]);
+        let b = series("edf", "#d55e00", vec![], vec![250.0, 100.0]);
+        let out = svg(&spec(
+            "stack",
+            vec![a, b],
+            vec!["GPU cost".into(), "tardiness".into()],
+        ));
+        // Bars: sts's GPU part, edf's two parts (plus the two legend chips).
+        // edf's colour: its legend chip and its two parts.
+        assert!(out.to_lowercase().matches("#d55e00").count() >= 3, "{out}");
+        assert!(
+            out.contains("350") && out.contains("GPU cost (solid)"),
+            "{out}"
+        );
+        assert!(out.contains("opacity=\"0.35\""), "{out}");
     }
 
     #[test]

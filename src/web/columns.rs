@@ -62,6 +62,9 @@ pub struct JobColumns {
     /// Predicted JCT at arrival and its error in percent (`engine.predict`).
     pub pred_jct: Vec<f64>,
     pub pred_err: Vec<f64>,
+    /// Due date (absolute seconds; NaN without one) and weight x tardiness.
+    pub due: Vec<f64>,
+    pub tardiness_cost: Vec<f64>,
     pub gpus_requested: Vec<u32>,
     /// Index into `models`.
     pub model: Vec<u32>,
@@ -156,6 +159,8 @@ columnar!(JobColumns {
     ftf: F64,
     pred_jct: F64,
     pred_err: F64,
+    due: F64,
+    tardiness_cost: F64,
     gpus_requested: U32,
     model: U32,
     models: Str,
@@ -273,6 +278,11 @@ impl JobColumns {
             pred_err: jobs
                 .iter()
                 .map(|j| j.pred_error_pct.unwrap_or(nan))
+                .collect(),
+            due: o.jobs.iter().map(|j| j.due.unwrap_or(nan)).collect(),
+            tardiness_cost: jobs
+                .iter()
+                .map(|j| j.tardiness_cost_usd.unwrap_or(nan))
                 .collect(),
             gpus_requested: o.jobs.iter().map(|j| j.gpus_requested).collect(),
             model,

@@ -76,6 +76,7 @@ fn file_text(file: &str) -> Option<&'static str> {
         "afs-philly-4.csv" => include_str!("../../traces/afs-philly-4.csv"),
         "pcs-gavel.csv" => include_str!("../../traces/pcs-gavel.csv"),
         "pcs-themis1.csv" => include_str!("../../traces/pcs-themis1.csv"),
+        "sts-mixed-10.csv" => include_str!("../../traces/sts-mixed-10.csv"),
         _ => return None,
     })
 }

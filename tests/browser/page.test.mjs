@@ -285,6 +285,34 @@ test('with predictions, PCS gets its charts and a list parameter round-trips thr
   await page.close();
 });
 
+test('STS trace: the cost chart stacks GPU and tardiness cost, the Gantt marks due dates', { timeout: 90_000 }, async () => {
+  const page = await openPage(browser, `${BASE}?trace=sts-mixed-10&policies=sts,edf,avg-edf`);
+  await waitDone(page);
+  const st = await page.evaluate(() => {
+    const c = document.querySelector('canvas[data-chart="cost"]');
+    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    let coloured = 0;
+    for (let k = 0; k < d.length; k += 4) if (Math.max(d[k], d[k + 1], d[k + 2]) - Math.min(d[k], d[k + 1], d[k + 2]) > 40) coloured++;
+    const runs = window.schedlab.view.runs;
+    const m = (p) => runs.get(p).result.metrics;
+    return {
+      shown: !c.closest('figure').hidden, coloured,
+      due: Array.from(runs.get('sts').result.jobs.due).filter((v) => Number.isFinite(v)).length,
+      sts: m('sts').total_cost_usd, edf: m('edf').total_cost_usd, late: m('avg-edf').tardiness_cost_usd,
+    };
+  });
+  assert.ok(st.shown && st.coloured > 500, `cost chart blank: ${JSON.stringify(st)}`);
+  assert.equal(st.due, 100);
+  // The CLI's numbers, bit for bit (wasm == native).
+  const cliRun = (p) => JSON.parse(cli(['run', '--trace', path.join(root, 'traces', 'sts-mixed-10.csv'), '--cluster', 'sts-10', '--policy', p, '--format', 'json'])).results[0].metrics.total_cost_usd;
+  assert.equal(st.sts, cliRun('sts'));
+  assert.equal(st.edf, cliRun('edf'));
+  assert.ok(st.sts < st.edf && st.late > 0, JSON.stringify(st));
+  assert.deepEqual(page.errors, []);
+  await page.screenshot({ path: artifact('sts-costs.png'), fullPage: true });
+  await page.close();
+});
+
 test('phone layout', { timeout: 60_000 }, async () => {
   const page = await openPage(browser, BASE, { width: 390, height: 844 }, { dpr: 2 });
   await waitDone(page);

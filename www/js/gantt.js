@@ -1,7 +1,8 @@
 // Per-job Gantt view: one swim lane per job (arrival order). A thin grey
 // line spans the job's life (waiting), bars show it holding GPUs, the
 // restore part of a bar is pale, and a dark triangle marks each restart, so
-// preemptions (gaps in the bars) and restarts are visible at a glance.
+// preemptions (gaps in the bars) and restarts are visible at a glance. A
+// job with a due date has a tick there: green if it finished by then, red if not.
 // Only the lanes in view are drawn; the canvas sticks inside a scroller.
 // With many jobs the view zooms to a time window around the clock (about
 // 400 jobs' worth of the run) and follows it: when the clock moves, the
@@ -133,6 +134,21 @@ export class Gantt {
           ctx.fillStyle = col;
         }
         prevRestarts = r;
+      }
+      const due = jobs.due ? jobs.due[j] : NaN;
+      if (due === due) {
+        // Due date: a tick, red when the job finished (or is still running) after it.
+        const late = !(f <= due);
+        const x = this.x(due);
+        ctx.fillStyle = late ? '#c62828' : '#2e7d32';
+        ctx.fillRect(x - 1, y, 2, L);
+        if (L >= 7) {
+          ctx.beginPath();
+          ctx.moveTo(x - 3, y);
+          ctx.lineTo(x + 3, y);
+          ctx.lineTo(x, y + 3);
+          ctx.fill();
+        }
       }
       if (this.gutter) {
         ctx.fillStyle = '#333';

@@ -81,20 +81,30 @@ function chartSpec(kind, runs, scale) {
       return { kind: 'cdf', title: 'Prediction error CDF, 100 |pred - JCT| / pred', x_label: 'error % (log; exact drawn at 0.01)', y_label: 'fraction of predicted jobs', scale, x_floor: 0.01,
         series: predicting(runs).map((r) => ({ name: r.policy, color: r.color, ...cdf(r) })) };
     }
+    case 'cost':
+      return { kind: 'stack', title: 'Cost per policy (STS: energy + tardiness, Fig. 4b)', y_label: 'dollars', scale,
+        groups: ['GPU (energy) cost', 'tardiness cost'],
+        series: costing(runs).map((r) => ({ name: r.policy, color: r.color, y: [r.result.metrics.gpu_cost_usd, r.result.metrics.tardiness_cost_usd] })) };
     default:
       throw new Error(kind);
   }
 }
 
+/** Runs with a cost: priced GPU types or jobs with due dates (STS). */
+const costing = (runs) => runs.filter((r) => r.result.metrics.total_cost_usd > 0);
+
 /** Runs that made completion-time predictions (`engine.predict`). */
 const predicting = (runs) => runs.filter((r) => r.result.metrics.predicted_frac > 0);
 
-/** Draws every chart canvas (`data-chart` = cdf|bars|util|queue|ce|bi|pred|prederr) at its
- * CSS size; the prediction charts show only when a run predicted completions. */
+/** Draws every chart canvas (`data-chart` = cdf|bars|util|queue|ce|bi|pred|prederr|cost) at
+ * its CSS size; the prediction charts show only when a run predicted completions, the
+ * cost chart only when a run has a cost. */
 export function drawCharts(root, runs) {
   const dpr = window.devicePixelRatio || 1;
   const anyPredictions = predicting(runs).length > 0;
   for (const fig of root.querySelectorAll('figure[data-needs="predictions"]')) fig.hidden = !anyPredictions;
+  const anyCost = costing(runs).length > 0;
+  for (const fig of root.querySelectorAll('figure[data-needs="costs"]')) fig.hidden = !anyCost;
   for (const canvas of root.querySelectorAll('canvas[data-chart]')) {
     const w = canvas.clientWidth, h = canvas.clientHeight;
     if (!w || !h) continue;
@@ -135,12 +145,12 @@ export function summaryCsv(runs) {
 
 /** One row per (policy, job). */
 export function jobsCsv(runs) {
-  const cols = ['policy', 'id', 'name', 'model', 'arrival', 'start', 'finish', 'jct_s', 'queue_s', 'gpu_s', 'restarts', 'preemptions', 'ftf_rho', 'predicted_jct_s', 'pred_error_pct'];
+  const cols = ['policy', 'id', 'name', 'model', 'arrival', 'start', 'finish', 'jct_s', 'queue_s', 'gpu_s', 'restarts', 'preemptions', 'ftf_rho', 'predicted_jct_s', 'pred_error_pct', 'due', 'tardiness_cost_usd'];
   const lines = [cols.join(',')];
   for (const r of runs) {
     const j = r.result.jobs;
     for (let i = 0; i < j.arrival.length; i++) {
-      lines.push([r.policy, i, j.names[i], j.models[j.model[i]], j.arrival[i], j.start[i], j.finish[i], j.jct[i], j.queue[i], j.gpu_s[i], j.restarts[i], j.preemptions[i], j.ftf[i], j.pred_jct[i], j.pred_err[i]].map(csvCell).join(','));
+      lines.push([r.policy, i, j.names[i], j.models[j.model[i]], j.arrival[i], j.start[i], j.finish[i], j.jct[i], j.queue[i], j.gpu_s[i], j.restarts[i], j.preemptions[i], j.ftf[i], j.pred_jct[i], j.pred_err[i], j.due[i], j.tardiness_cost[i]].map(csvCell).join(','));
     }
   }
   return `${lines.join('\n')}\n`;

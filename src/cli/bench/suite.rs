@@ -49,6 +49,20 @@ fn engine(pairs: &[(&str, &str)]) -> Overrides {
     o
 }
 
+/// An STS workload of 10 jobs per node on `sts-N` under STS.
+fn sts_case(nodes: u32, arrivals: &str, seed: u64, eng: &[(&str, &str)]) -> Result<Option<Setup>> {
+    let set = vec![
+        ("nodes".to_string(), nodes.to_string()),
+        ("arrivals".to_string(), arrivals.to_string()),
+    ];
+    Ok(Some(Setup {
+        trace: generate("sts", None, seed, &set)?,
+        cluster: parse_cluster(&format!("sts-{nodes}"))?,
+        policy: "sts",
+        overrides: engine(eng),
+    }))
+}
+
 /// The 160-job Sia-format workload on `sia-hetero-64` under the Sia
 /// simulator's calibration, as a new user tries Sia, Pollux or Gavel.
 fn sia_workload(policy: &'static str, seed: u64) -> Result<Option<Setup>> {
@@ -151,6 +165,16 @@ const CASES: &[Case] = &[
         name: "pcs-2000",
         about: "PCS (themis1 bal pick) with predictions at every arrival, 2,000 pcs-themis1 apps, pcs-64, placement=any",
         setup: pcs_themis1,
+    },
+    Case {
+        name: "sts-100",
+        about: "STS, 1,000 jobs of `gen sts` with high arrivals on sts-100 (100 nodes, 800 GPUs): the median call is the issue's 50 ms target",
+        setup: |seed| sts_case(100, "high", seed, &[]),
+    },
+    Case {
+        name: "sts-1000",
+        about: "STS, 10,000 jobs of `gen sts` with exponential arrivals on sts-1000 (8,000 GPUs), no timeline: a 1,000-node run completes",
+        setup: |seed| sts_case(1000, "exponential", seed, &[("timeline", "false")]),
     },
     Case {
         name: "sia-2048",
