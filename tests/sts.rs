@@ -209,3 +209,38 @@ fn reproduce_sts_runs_every_method_and_reports_the_targets() {
     };
     assert!(reproduce(&bad, &mut |_| {}).is_err());
 }
+
+#[test]
+fn table_models_bring_their_own_early_stopping_law() {
+    // A user's profile (e.g. the paper's Zenodo data) as a table model with an epoch law.
+    let json = r#"[{"name": "my-net", "work": 4, "epochs": [0, 0.5, 0, 0, 0.5],
+        "types": {"a100-80": {"counts": [1, 2], "rates": [0.01, 0.018]}}}]"#;
+    let mut zoo = ModelZoo::builtin();
+    for m in schedlab::perf::table_models_from_json("mine.json", json).unwrap() {
+        zoo.insert(m);
+    }
+    let jobs: Vec<_> = (0..40)
+        .map(|i| {
+            let mut j =
+                schedlab::workload::JobSpec::new(format!("j{i}"), i as f64 * 1000.0, "my-net", 1);
+            j.due = Some(i as f64 * 1000.0 + 800.0);
+            j.weight = 0.03;
+            j
+        })
+        .collect();
+    let trace = Trace::from_jobs("mine", jobs).unwrap();
+    let cluster = parse_cluster("sts-a100-1").unwrap();
+    let (s, _, o) = run_engine(&trace, &cluster, &zoo, "sts", &[], &[]);
+    assert_eq!(s.completed, 40);
+    // Half the jobs stop after one epoch, the others run all four.
+    let short = o
+        .jobs
+        .iter()
+        .filter(|j| (j.work - 1.0).abs() < 1e-9)
+        .count();
+    assert!((10..=30).contains(&short), "{short}");
+    assert!(o
+        .jobs
+        .iter()
+        .all(|j| (j.work - 1.0).abs() < 1e-9 || (j.work - 4.0).abs() < 1e-9));
+}

@@ -14,6 +14,9 @@
 //!
 //! `rates` are work units per second at each count; `work` is the default
 //! length of a job of this model (iterations, samples: the unit of `rates`).
+//! An optional `"epochs": [p0, p1, .., pmax]` gives the law of the number of
+//! epochs a job runs before early stopping (STS); `work` is then the maximum
+//! in epochs and `rates` are epochs per second.
 
 use super::{Behaviour, ModelInfo};
 use crate::cluster::GpuKind;
@@ -95,6 +98,10 @@ struct ModelEntry {
     restart_s: f64,
     #[serde(default)]
     work: Option<f64>,
+    /// P(the job stops after exactly e epochs), e = 0..=max: an early-stopping
+    /// law (STS); `work` is then the maximum, in epochs.
+    #[serde(default)]
+    epochs: Option<Vec<f64>>,
     types: BTreeMap<String, TypeEntry>,
 }
 
@@ -171,6 +178,13 @@ pub fn table_models_from_json(file: &str, text: &str) -> Result<Vec<ModelInfo>> 
         if types.is_empty() {
             return Err(err("types", "no GPU type".into()));
         }
+        let epochs = match &m.epochs {
+            None => None,
+            Some(pmf) => Some(
+                super::epochs::EpochDistribution::new(pmf.clone())
+                    .map_err(|e| err("epochs", e.to_string()))?,
+            ),
+        };
         let table = GoodputTable { types };
         out.push(ModelInfo {
             name: m.name.trim().to_ascii_lowercase(),
@@ -188,7 +202,7 @@ pub fn table_models_from_json(file: &str, text: &str) -> Result<Vec<ModelInfo>> 
             restart_s: m.restart_s,
             mem_gb: 0.0,
             default_work: m.work,
-            epochs: None,
+            epochs,
             behaviour: Behaviour::Table(Box::new(table)),
         });
     }
@@ -234,6 +248,10 @@ mod tests {
             (T.replace("[30, 20]", "[30]"), "rates"),
             (T.replace("v100", "h900"), "types"),
             (T.replace("\"work\": 1000", "\"work\": -1"), "work"),
+            (
+                T.replace("\"work\": 1000", "\"work\": 2, \"epochs\": [0, 0.5, 0.4]"),
+                "not normalised",
+            ),
         ] {
             let e = table_models_from_json("t.json", &text)
                 .unwrap_err()
