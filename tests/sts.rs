@@ -244,3 +244,28 @@ fn table_models_bring_their_own_early_stopping_law() {
         .iter()
         .all(|j| (j.work - 1.0).abs() < 1e-9 || (j.work - 4.0).abs() < 1e-9));
 }
+
+#[test]
+fn sts_announces_its_staircases_and_the_timeline_keeps_them() {
+    let zoo = ModelZoo::builtin();
+    let cluster = parse_cluster("sts-10").unwrap();
+    let trace = sts_trace(10, "exponential", 1, "1");
+    let (_, _, o) = run_engine(&trace, &cluster, &zoo, "sts", &[], &[]);
+    let plans = &o.timeline.plans;
+    assert!(plans.len() >= trace.jobs.len(), "{} plans", plans.len());
+    for p in plans {
+        let declared = o.jobs[p.job as usize].declared_work;
+        assert!((p.steps.last().unwrap().until - declared).abs() < 1e-6);
+        assert!(p.from <= p.steps[0].until);
+        for w in p.steps.windows(2) {
+            // A staircase: more GPUs later, thresholds in order.
+            assert!(w[0].gpus < w[1].gpus && w[0].until <= w[1].until, "{p:?}");
+        }
+    }
+    // A repeated plan is not stored twice in a row.
+    for w in plans.windows(2) {
+        assert!(w[0].job != w[1].job || w[0].steps != w[1].steps);
+    }
+    let (_, _, fifo) = run_engine(&trace, &cluster, &zoo, "edf", &[], &[]);
+    assert!(fifo.timeline.plans.is_empty());
+}

@@ -8,6 +8,7 @@ import { Pool } from './js/pool.js';
 import { Controls } from './js/controls.js';
 import { GpuMap } from './js/gpumap.js';
 import { Gantt } from './js/gantt.js';
+import { Staircase } from './js/staircase.js';
 import { Heatmap } from './js/heatmap.js';
 import { hasInsight } from './js/insight.js';
 import { policyColor, jobColor, VIRIDIS_CSS } from './js/colors.js';
@@ -26,7 +27,7 @@ let batch = null; // the run in progress
 const anim = { t: 0, t0: 0, t1: 1, playing: false, speed: 1000, last: 0, dirty: true, userSpeed: false };
 app.anim = anim;
 let hoverJob = -1;
-let gantt, heat;
+let gantt, heat, stair;
 
 // ---------- errors ----------
 function showError(err, where = '') {
@@ -248,6 +249,7 @@ function layoutAll() {
   }
   const gp = view.runs.get($('#gantt-policy').value) || orderedRuns()[0] || null;
   gantt.setRun(gp ? gp.result : null, anim.t0, anim.t1, $('#gantt-scroll').clientWidth);
+  $('#plan-section').hidden = !stair.setRun(gp ? gp.result : null);
   layoutInsight();
   anim.dirty = true;
 }
@@ -353,6 +355,10 @@ function render(now) {
     }
   }
   gantt.draw(t, hoverJob);
+  if (stair.has) {
+    stair.select(hoverJob);
+    stair.draw(t);
+  }
   const ir = view && !$('#insight-section').hidden ? insightRun() : null;
   if (ir) {
     const shown = heat.cur;
@@ -686,6 +692,7 @@ async function boot() {
   });
   controls.apply(state);
   gantt = new Gantt($('#gantt-scroll'), $('#gantt'), $('#gantt-spacer'));
+  stair = new Staircase($('#plan'), $('#plan-caption'));
   heat = new Heatmap($('#heatmap'), catalog.gpu_types);
   app.heat = heat;
   document.querySelector('#insight-section .cbar').style.background = VIRIDIS_CSS;

@@ -25,7 +25,7 @@ pub use insight::{ConfigCol, RoundInsight};
 pub use pools::PoolResult;
 pub use state::{JobState, Phase, RestartKinds};
 pub use store::JobStore;
-pub use timeline::{RoundStat, Segment, Timeline};
+pub use timeline::{PlanRecord, PlanStep, RoundStat, Segment, Timeline};
 pub use view::{
     max_useful_gpus, natural_batch, rigid_batch, Assignment, Decision, Oracle, RateFn, View,
 };

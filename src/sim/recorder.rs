@@ -6,7 +6,7 @@
 //! (a `Simulation` clone) gets a switched-off recorder instead of a copy.
 
 use super::insight::{RoundInsight, MAX_CELLS_PER_RUN};
-use super::timeline::{RoundStat, Timeline};
+use super::timeline::{PlanRecord, PlanStep, RoundStat, Timeline};
 use crate::cluster::GpuKind;
 
 #[derive(Debug, Default)]
@@ -17,7 +17,13 @@ pub struct Recorder {
     rounds: Vec<RoundStat>,
     /// Insight cells stored so far (bounded by `MAX_CELLS_PER_RUN`).
     insight_cells: usize,
+    /// Index in `timeline.plans` of each job's last plan (to skip repeats).
+    last_plan: std::collections::BTreeMap<u32, usize>,
+    plan_steps: usize,
 }
+
+/// Plan steps a run keeps at most (the page's memory bound).
+const MAX_PLAN_STEPS: usize = 2_000_000;
 
 impl Clone for Recorder {
     /// A copy records nothing: forks do not pay for the parent's history.
@@ -60,6 +66,27 @@ impl Recorder {
     /// True when a policy's per-round diagnostic would be kept now.
     pub fn wants_insight(&self) -> bool {
         self.on && self.insight && self.insight_cells < MAX_CELLS_PER_RUN
+    }
+
+    /// Keeps a plan a policy announced, unless it repeats the job's last
+    /// one (same steps) or the run has stored `MAX_PLAN_STEPS` steps.
+    pub fn plan(&mut self, job: u32, t: f64, from: f64, steps: Vec<PlanStep>) {
+        if !self.on || self.plan_steps > MAX_PLAN_STEPS {
+            return;
+        }
+        if let Some(&i) = self.last_plan.get(&job) {
+            if self.timeline.plans[i].steps == steps {
+                return;
+            }
+        }
+        self.last_plan.insert(job, self.timeline.plans.len());
+        self.plan_steps += steps.len();
+        self.timeline.plans.push(PlanRecord {
+            job,
+            t,
+            from,
+            steps,
+        });
     }
 
     /// Opens a segment; None when not recording.

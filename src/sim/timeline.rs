@@ -34,11 +34,33 @@ fn is_whole(share: &f64) -> bool {
     *share >= 1.0
 }
 
-/// All segments plus the flat list of GPU ids they reference.
+/// All segments plus the flat list of GPU ids they reference, and the
+/// plans policies announced.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Timeline {
     pub segments: Vec<Segment>,
     pub gpus: Vec<u32>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub plans: Vec<PlanRecord>,
+}
+
+/// A step of a policy's plan for a job: hold `gpus` (a fraction for a
+/// slice) until the job has done `until` of its work (work units).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct PlanStep {
+    pub gpus: f64,
+    pub until: f64,
+}
+
+/// A plan a policy announced for a job at time `t`, when the job had done
+/// `from` of its work: what it meant to give the job over its remaining
+/// work (STS's staircase). The page draws it against what happened.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PlanRecord {
+    pub job: u32,
+    pub t: f64,
+    pub from: f64,
+    pub steps: Vec<PlanStep>,
 }
 
 impl Timeline {

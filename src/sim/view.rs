@@ -358,6 +358,9 @@ pub struct Decision {
     pub solver_s: f64,
     /// What the policy saw this round, when asked (`View::want_insight`).
     pub insight: Option<Box<RoundInsight>>,
+    /// Plans announced for jobs: (job, work done, steps); the timeline
+    /// keeps them when it records (see [`Decision::announce_plan`]).
+    pub plans: Vec<(u32, f64, Vec<crate::sim::timeline::PlanStep>)>,
 }
 
 impl Decision {
@@ -368,6 +371,18 @@ impl Decision {
 
     pub fn preempt(&mut self, job: u32) {
         self.changes.push((job, None));
+    }
+
+    /// Announces what the policy means to give `job` over its remaining
+    /// work (e.g. STS's staircase of GPU counts), from `done` work units:
+    /// recorded for the page, never binding.
+    pub fn announce_plan(
+        &mut self,
+        job: u32,
+        done: f64,
+        steps: Vec<crate::sim::timeline::PlanStep>,
+    ) {
+        self.plans.push((job, done, steps));
     }
 
     pub fn wake_at(&mut self, t: f64) {

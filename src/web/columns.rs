@@ -35,6 +35,16 @@ pub struct TimelineColumns {
     /// Every distinct instant something visible happens (arrival, start,
     /// end, restore done, finish), sorted: "step to next event" jumps along it.
     pub events: Vec<f64>,
+    /// Plans policies announced (`Decision::announce_plan`): plan p is for
+    /// job `plan_job[p]`, made at `plan_t[p]` when the job had done
+    /// `plan_from[p]` work units; its steps are `plan_gpus` / `plan_until`
+    /// `[plan_offsets[p] .. plan_offsets[p+1]]`.
+    pub plan_job: Vec<u32>,
+    pub plan_t: Vec<f64>,
+    pub plan_from: Vec<f64>,
+    pub plan_offsets: Vec<u32>,
+    pub plan_gpus: Vec<f64>,
+    pub plan_until: Vec<f64>,
 }
 
 /// Per-policy-call statistics as columns.
@@ -64,6 +74,9 @@ pub struct JobColumns {
     pub pred_err: Vec<f64>,
     /// Due date (absolute seconds; NaN without one) and weight x tardiness.
     pub due: Vec<f64>,
+    /// True and declared work (model units; they differ when a job stops early).
+    pub work: Vec<f64>,
+    pub declared_work: Vec<f64>,
     pub tardiness_cost: Vec<f64>,
     pub gpus_requested: Vec<u32>,
     /// Index into `models`.
@@ -139,6 +152,12 @@ columnar!(TimelineColumns {
     job_offsets: U32,
     job_segs: U32,
     events: F64,
+    plan_job: U32,
+    plan_t: F64,
+    plan_from: F64,
+    plan_offsets: U32,
+    plan_gpus: F64,
+    plan_until: F64,
 });
 columnar!(RoundColumns {
     t: F64,
@@ -160,6 +179,8 @@ columnar!(JobColumns {
     pred_jct: F64,
     pred_err: F64,
     due: F64,
+    work: F64,
+    declared_work: F64,
     tardiness_cost: F64,
     gpus_requested: U32,
     model: U32,
@@ -231,6 +252,15 @@ impl TimelineColumns {
         crate::sorting::sort_by(&mut ev, f64::total_cmp);
         ev.dedup();
         c.events = ev;
+        c.plan_offsets.push(0);
+        for p in &tl.plans {
+            c.plan_job.push(p.job);
+            c.plan_t.push(p.t);
+            c.plan_from.push(p.from);
+            c.plan_gpus.extend(p.steps.iter().map(|s| s.gpus));
+            c.plan_until.extend(p.steps.iter().map(|s| s.until));
+            c.plan_offsets.push(c.plan_gpus.len() as u32);
+        }
         c
     }
 }
@@ -280,6 +310,8 @@ impl JobColumns {
                 .map(|j| j.pred_error_pct.unwrap_or(nan))
                 .collect(),
             due: o.jobs.iter().map(|j| j.due.unwrap_or(nan)).collect(),
+            work: o.jobs.iter().map(|j| j.work).collect(),
+            declared_work: o.jobs.iter().map(|j| j.declared_work).collect(),
             tardiness_cost: jobs
                 .iter()
                 .map(|j| j.tardiness_cost_usd.unwrap_or(nan))

@@ -176,6 +176,7 @@ mod tests {
             migrations: 0,
             cancelled: 0,
             work: 1.0,
+            declared_work: 1.0,
             n_avg: 1.0,
             due: None,
             energy_j: 0.0,

@@ -299,6 +299,7 @@ test('STS trace: the cost chart stacks GPU and tardiness cost, the Gantt marks d
       shown: !c.closest('figure').hidden, coloured,
       due: Array.from(runs.get('sts').result.jobs.due).filter((v) => Number.isFinite(v)).length,
       sts: m('sts').total_cost_usd, edf: m('edf').total_cost_usd, late: m('avg-edf').tardiness_cost_usd,
+      plans: runs.get('sts').result.timeline.plan_job.length,
     };
   });
   assert.ok(st.shown && st.coloured > 500, `cost chart blank: ${JSON.stringify(st)}`);
@@ -308,6 +309,19 @@ test('STS trace: the cost chart stacks GPU and tardiness cost, the Gantt marks d
   assert.equal(st.sts, cliRun('sts'));
   assert.equal(st.edf, cliRun('edf'));
   assert.ok(st.sts < st.edf && st.late > 0, JSON.stringify(st));
+  // STS announces its staircases: the plan view shows one job's plan against what it held.
+  assert.ok(st.plans >= 100, `${st.plans} plans`);
+  await page.selectOption('#gantt-policy', 'sts');
+  await scrubTo(page, 0.6);
+  await nextFrame(page);
+  const plan = await page.evaluate(() => {
+    const c = document.querySelector('#plan');
+    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    let dark = 0;
+    for (let k = 0; k < d.length; k += 4) if (d[k] < 60 && d[k + 1] < 60 && d[k + 2] < 60) dark++;
+    return { shown: !document.querySelector('#plan-section').hidden, dark, caption: document.querySelector('#plan-caption').textContent };
+  });
+  assert.ok(plan.shown && plan.dark > 100 && /plan made at/.test(plan.caption), JSON.stringify(plan));
   assert.deepEqual(page.errors, []);
   await page.screenshot({ path: artifact('sts-costs.png'), fullPage: true });
   await page.close();

@@ -284,6 +284,22 @@ impl Policy for Sts {
                     None => packer.claim_without_evicting(*j, o.config.kind, o.config.gpus),
                 };
                 if let Some(p) = placed {
+                    let shared = p.fraction();
+                    let steps = o
+                        .plan
+                        .steps
+                        .iter()
+                        .enumerate()
+                        .map(|(k, (level, until))| crate::sim::PlanStep {
+                            gpus: if k == 0 && shared < 1.0 {
+                                shared
+                            } else {
+                                level.gpus as f64
+                            },
+                            until: until / f.per_work,
+                        })
+                        .collect();
+                    out.announce_plan(*j, f.done / f.per_work, steps);
                     let switch_at = o
                         .plan
                         .switch_after(f.done)

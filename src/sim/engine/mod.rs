@@ -490,6 +490,9 @@ impl Simulation {
         self.completed_since.clear();
         let changes = decision.changes.len() as u32;
         self.apply(&decision)?;
+        for (job, done, steps) in std::mem::take(&mut decision.plans) {
+            self.recorder.plan(job, self.now, done, steps);
+        }
         if let Some(w) = decision.wake_at {
             if w > self.now && self.timer_at.is_none_or(|t| t != w) {
                 self.timer_token += 1;

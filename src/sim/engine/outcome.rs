@@ -36,8 +36,10 @@ pub struct JobResult {
     pub migrations: u32,
     /// In-flight reconfigurations cancelled by a newer order (CoDDL mode).
     pub cancelled: u32,
-    /// Total work (model units).
+    /// Total work (model units): the truth, revealed after the run.
     pub work: f64,
+    /// The work the job declared (its maximum when it may stop early).
+    pub declared_work: f64,
     /// Mean number of active jobs while this job was active.
     pub n_avg: f64,
     pub due: Option<f64>,
@@ -113,6 +115,7 @@ impl Simulation {
                 migrations: st.migrations,
                 cancelled: st.cancelled,
                 work: st.work,
+                declared_work: st.declared_work,
                 n_avg: st.n_avg,
                 due: spec.due,
                 energy_j: st.energy_at(now),
