@@ -96,6 +96,30 @@ fn gpu_cost_is_the_price_of_busy_gpus_and_shared_gpus_count_once() {
         .filter(|s| s.share < 1.0)
         .count();
     assert!(slices > 0, "some jobs share GPUs");
+    // At no instant do the slices on one GPU add up to more than the GPU.
+    let mut events: Vec<(u32, f64, f64)> = Vec::new(); // (gpu, time, +/- share)
+    for sg in so.timeline.segments.iter().filter(|s| s.share < 1.0) {
+        for g in so.timeline.gpus_of(sg) {
+            events.push((*g, sg.start, sg.share));
+            events.push((*g, sg.end, -sg.share));
+        }
+    }
+    // Ends before starts at the same instant.
+    events.sort_by(|a, b| {
+        a.0.cmp(&b.0)
+            .then(a.1.total_cmp(&b.1))
+            .then(a.2.total_cmp(&b.2))
+    });
+    let (mut gpu, mut load, mut most) = (u32::MAX, 0.0f64, 0.0f64);
+    for (g, _, d) in events {
+        if g != gpu {
+            gpu = g;
+            load = 0.0;
+        }
+        load += d;
+        most = most.max(load);
+    }
+    assert!(most <= 1.0 + 1e-9 && most > 0.1, "{most}");
     // A shared GPU is paid once: busy GPU-hours below the summed shares' time
     // would be impossible, and fewer than if every slice paid a whole GPU.
     assert!(so.gpu_time[0].busy_gpu_h >= shared.gpu_hours - 1e-9);
