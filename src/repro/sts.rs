@@ -453,54 +453,53 @@ fn grid(head: &[&str], rows: Vec<Vec<String>>) -> String {
     super::table(&all)
 }
 
+/// One row per arrival pattern: the pattern, then `cell(its scenarios,
+/// method)` for every method.
+fn per_pattern(r: &Report, cell: impl Fn(&[ScenarioRow], &str) -> String) -> Vec<Vec<String>> {
+    let mut patterns: Vec<String> = r.scenarios.iter().map(|s| s.pattern.clone()).collect();
+    patterns.dedup();
+    patterns
+        .iter()
+        .map(|p| {
+            let mine: Vec<ScenarioRow> = r
+                .scenarios
+                .iter()
+                .filter(|s| &s.pattern == p)
+                .cloned()
+                .collect();
+            let mut row = vec![p.clone()];
+            row.extend(METHODS.iter().map(|m| cell(&mine, m)));
+            row
+        })
+        .collect()
+}
+
 /// The report as text tables.
 pub fn to_table(r: &Report) -> String {
     let mut out = String::new();
     out.push_str("STS reproduction (spec seed002 §6): total cost per method / EDF's, averaged over sizes\n\n");
-    let mut patterns: Vec<String> = r.scenarios.iter().map(|s| s.pattern.clone()).collect();
-    patterns.dedup();
     let mut head = vec!["pattern"];
     head.extend(METHODS.iter().copied());
-    let mut rows = Vec::new();
-    for p in &patterns {
-        let mine: Vec<ScenarioRow> = r
-            .scenarios
-            .iter()
-            .filter(|s| &s.pattern == p)
-            .cloned()
-            .collect();
-        let mut row = vec![p.clone()];
-        for m in METHODS {
-            let v = over_scenarios(&mine, |g| cost(g, m, false) / cost(g, "edf", false));
-            row.push(format!("{v:.3}"));
-        }
-        rows.push(row);
-    }
-    out.push_str(&grid(&head, rows));
+    out.push_str(&grid(
+        &head,
+        per_pattern(r, |mine, m| {
+            let v = over_scenarios(mine, |g| cost(g, m, false) / cost(g, "edf", false));
+            format!("{v:.3}")
+        }),
+    ));
     out.push_str("\nEnergy (GPU) cost / EDF's, and missed due dates (jobs per instance)\n\n");
-    let mut rows = Vec::new();
-    for p in &patterns {
-        let mine: Vec<ScenarioRow> = r
-            .scenarios
-            .iter()
-            .filter(|s| &s.pattern == p)
-            .cloned()
-            .collect();
-        let mut row = vec![p.clone()];
-        for m in METHODS {
-            let e = over_scenarios(&mine, |g| cost(g, m, true) / cost(g, "edf", true));
-            let missed = mean(
-                &mine
-                    .iter()
-                    .filter(|s| s.method == *m)
-                    .map(|s| s.missed_jobs)
-                    .collect::<Vec<f64>>(),
-            );
-            row.push(format!("{e:.3} ({missed:.1})"));
-        }
-        rows.push(row);
-    }
-    out.push_str(&grid(&head, rows));
+    out.push_str(&grid(
+        &head,
+        per_pattern(r, |mine, m| {
+            let e = over_scenarios(mine, |g| cost(g, m, true) / cost(g, "edf", true));
+            let missed: Vec<f64> = mine
+                .iter()
+                .filter(|s| s.method == m)
+                .map(|s| s.missed_jobs)
+                .collect();
+            format!("{e:.3} ({:.1})", mean(&missed))
+        }),
+    ));
     out.push_str(
         "\nSharing (Fig. 6): STS total cost without and with GPU sharing, due dates x1.2\n\n",
     );
