@@ -20,10 +20,20 @@ chmod 755 "$T"
 HOST=$(hostname -s)
 CONF="$T/slurm.conf"
 cleanup() {
-  [ -f "$T/slurmd.pid" ] && kill "$(cat "$T/slurmd.pid")" 2>/dev/null || true
-  [ -f "$T/slurmctld.pid" ] && kill "$(cat "$T/slurmctld.pid")" 2>/dev/null || true
-  [ -f "$T/munged.pid" ] && kill "$(cat "$T/munged.pid")" 2>/dev/null || true
-  rm -rf "$T"
+  local pids=() p alive
+  for d in slurmd slurmctld munged; do
+    [ -f "$T/$d.pid" ] && pids+=("$(cat "$T/$d.pid")")
+  done
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  # The daemons write their state while shutting down: wait for them (up to
+  # 10 s) before removing the folder, or rm races with slurmctld's last write.
+  for _ in $(seq 50); do
+    alive=0
+    for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null && alive=1; done
+    [ "$alive" = 0 ] && break
+    sleep 0.2
+  done
+  rm -rf "$T" 2>/dev/null || { sleep 1; rm -rf "$T" 2>/dev/null || true; }
 }
 trap cleanup EXIT
 
