@@ -22,6 +22,7 @@ pub fn builtin_clusters() -> &'static [BuiltinCluster] {
         BuiltinCluster { name: "pcs-64", spec: "v100:16x4", description: "PCS simulation: homogeneous pool of 64 GPUs (no placement effects)" },
         BuiltinCluster { name: "pcs-testbed-16", spec: "v100:4x4", description: "PCS testbed: 16 GPUs" },
         BuiltinCluster { name: "sts-hetero", spec: "k80-board:4x8,m60-board:4x8,a100-80:4x8", description: "STS experiments: 12 nodes of 8 K80 (24 GB), M60 (16 GB) or A100 (80 GB) GPUs; sts-N gives N such nodes" },
+        BuiltinCluster { name: "sts-10", spec: "k80-board:4x8,m60-board:3x8,a100-80:3x8", description: "STS: 10 nodes of 8 GPUs, K80, M60 and A100 round-robin (= the family sts-N at N = 10; the bundled sts-mixed-10 trace's cluster)" },
         BuiltinCluster { name: "sia-hetero-2048", spec: "t4:192x4,rtx:96x8,a100:64x8", description: "Sia scaling experiment: the heterogeneous cluster x32 (2048 GPUs)" },
         BuiltinCluster { name: "bench-1024", spec: "v100:128x8", description: "Benchmark cluster: 128 nodes with 8 GPUs (1024 GPUs)" },
     ]
@@ -199,6 +200,11 @@ mod tests {
         let e = parse_cluster("sts-0").unwrap_err().to_string();
         assert!(e.contains("sts-0") && e.contains("node count"), "{e}");
         assert!(parse_cluster("sts-hetero").is_ok());
+        // The listed sts-10 is the family's N = 10.
+        assert_eq!(
+            parse_cluster("sts-10").unwrap().spec_string(),
+            sts_family("sts-10").unwrap().unwrap()
+        );
     }
 
     #[test]
