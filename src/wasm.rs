@@ -108,6 +108,15 @@ pub fn parse_trace(name: &str, text: &str) -> Result<JsValue, JsValue> {
     to_js(&TraceInfo::of(&load_trace(name, text).map_err(js_err)?))
 }
 
+/// STS's single-job model for one job type on one GPU type and a deadline
+/// in seconds (the page's sandbox; `web::sandbox`).
+#[wasm_bindgen]
+pub fn sts_sandbox(model: &str, gpu_type: &str, deadline_s: f64) -> Result<JsValue, JsValue> {
+    static ZOO: std::sync::OnceLock<crate::perf::ModelZoo> = std::sync::OnceLock::new();
+    let zoo = ZOO.get_or_init(crate::perf::ModelZoo::builtin);
+    to_js(&crate::web::sandbox::plan(zoo, model, gpu_type, deadline_s).map_err(js_err)?)
+}
+
 /// The text of a bundled trace (for download).
 #[wasm_bindgen]
 pub fn bundled_trace_text(name: &str) -> Option<String> {

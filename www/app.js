@@ -9,6 +9,7 @@ import { Controls } from './js/controls.js';
 import { GpuMap } from './js/gpumap.js';
 import { Gantt } from './js/gantt.js';
 import { Staircase } from './js/staircase.js';
+import { Sandbox } from './js/sandbox.js';
 import { Heatmap } from './js/heatmap.js';
 import { hasInsight } from './js/insight.js';
 import { policyColor, jobColor, VIRIDIS_CSS } from './js/colors.js';
@@ -693,6 +694,7 @@ async function boot() {
   controls.apply(state);
   gantt = new Gantt($('#gantt-scroll'), $('#gantt'), $('#gantt-spacer'));
   stair = new Staircase($('#plan'), $('#plan-caption'));
+  app.sandbox = new Sandbox($('#sandbox'), catalog);
   heat = new Heatmap($('#heatmap'), catalog.gpu_types);
   app.heat = heat;
   document.querySelector('#insight-section .cbar').style.background = VIRIDIS_CSS;

@@ -19,6 +19,7 @@ pub mod charts;
 pub mod columns;
 pub mod insight;
 pub mod runner;
+pub mod sandbox;
 pub mod series;
 
 use crate::error::Error;

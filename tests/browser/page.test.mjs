@@ -322,6 +322,20 @@ test('STS trace: the cost chart stacks GPU and tardiness cost, the Gantt marks d
     return { shown: !document.querySelector('#plan-section').hidden, dark, caption: document.querySelector('#plan-caption').textContent };
   });
   assert.ok(plan.shown && plan.dark > 100 && /plan made at/.test(plan.caption), JSON.stringify(plan));
+  // The single-job sandbox: a tighter deadline costs more and steps up sooner.
+  const sandbox = await page.evaluate(() => {
+    const d = document.querySelector('#sandbox');
+    d.open = true;
+    const slider = document.querySelector('#sb-deadline');
+    const cost = (v) => {
+      slider.value = String(v);
+      slider.dispatchEvent(new Event('input', { bubbles: true }));
+      const m = /Expected cost \$([0-9]+\.[0-9]+)/.exec(document.querySelector('#sb-text').textContent);
+      return m ? Number(m[1]) : NaN;
+    };
+    return { loose: cost(0.95), tight: cost(0.3), text: document.querySelector('#sb-text').textContent };
+  });
+  assert.ok(sandbox.tight > sandbox.loose && sandbox.loose > 0, JSON.stringify(sandbox));
   assert.deepEqual(page.errors, []);
   await page.screenshot({ path: artifact('sts-costs.png'), fullPage: true });
   await page.close();
