@@ -261,6 +261,7 @@ test('with predictions, PCS gets its charts and a list parameter round-trips thr
   const q = '?trace=afs-mini&policies=fifo,pcs&set=engine.predict=true&set=pcs.thresholds=1800,36000';
   page = await openPage(browser, BASE + q);
   await waitDone(page);
+  await page.waitForFunction(() => !document.querySelector('figure[data-needs="predictions"]').hidden, null, { timeout: 10_000 });
   const st = await page.evaluate(() => {
     const ink = (kind) => {
       const c = document.querySelector(`canvas[data-chart="${kind}"]`);
@@ -280,6 +281,17 @@ test('with predictions, PCS gets its charts and a list parameter round-trips thr
   assert.ok(st.pred > 200 && st.prederr > 200, `prediction charts look blank: ${JSON.stringify(st)}`);
   assert.equal(st.thresholds, '1800,36000');
   assert.equal(st.cells, 200);
+  // The Gantt view of the PCS run marks each job's promised date in blue.
+  await page.selectOption('#gantt-policy', 'pcs');
+  await nextFrame(page);
+  const blue = await page.evaluate(() => {
+    const c = document.querySelector('#gantt');
+    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    let n = 0;
+    for (let k = 0; k < d.length; k += 4) if (d[k] === 0x15 && d[k + 1] === 0x65 && d[k + 2] === 0xc0) n++;
+    return n;
+  });
+  assert.ok(blue > 50, `${blue} promised-date pixels`);
   assert.deepEqual(page.errors, []);
   await page.screenshot({ path: artifact('pcs-predictions.png'), fullPage: true });
   await page.close();
@@ -288,6 +300,8 @@ test('with predictions, PCS gets its charts and a list parameter round-trips thr
 test('STS trace: the cost chart stacks GPU and tardiness cost, the Gantt marks due dates', { timeout: 90_000 }, async () => {
   const page = await openPage(browser, `${BASE}?trace=sts-mixed-10&policies=sts,edf,avg-edf`);
   await waitDone(page);
+  // Charts are drawn shortly after the results arrive.
+  await page.waitForFunction(() => !document.querySelector('figure[data-needs="costs"]').hidden, null, { timeout: 10_000 });
   const st = await page.evaluate(() => {
     const c = document.querySelector('canvas[data-chart="cost"]');
     const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;

@@ -2,7 +2,8 @@
 // line spans the job's life (waiting), bars show it holding GPUs, the
 // restore part of a bar is pale, and a dark triangle marks each restart, so
 // preemptions (gaps in the bars) and restarts are visible at a glance. A
-// job with a due date has a tick there: green if it finished by then, red if not.
+// job with a due date has a tick there: green if it finished by then, red if not;
+// a job whose completion was predicted at arrival has a blue tick at that promise.
 // Only the lanes in view are drawn; the canvas sticks inside a scroller.
 // With many jobs the view zooms to a time window around the clock (about
 // 400 jobs' worth of the run) and follows it: when the clock moves, the
@@ -134,6 +135,13 @@ export class Gantt {
           ctx.fillStyle = col;
         }
         prevRestarts = r;
+      }
+      // Promised date (a completion predicted at arrival, `engine.predict`):
+      // a blue tick, as PCS tells each user when the job will finish.
+      const promised = jobs.pred_jct ? jobs.arrival[j] + jobs.pred_jct[j] : NaN;
+      if (promised === promised) {
+        ctx.fillStyle = '#1565c0';
+        ctx.fillRect(this.x(promised) - 1, y, 2, L);
       }
       const due = jobs.due ? jobs.due[j] : NaN;
       if (due === due) {
