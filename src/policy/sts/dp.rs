@@ -99,7 +99,7 @@ impl Policy for Dp {
         // Jobs in FIFO order (active is in arrival order) with their options.
         let mut jobs = Vec::new();
         for j in super::movable(view) {
-            let (f, _) = self.laws.facts(view, j);
+            let f = self.laws.facts(view, j);
             let all = configs(view, &f);
             let max_k = all.iter().map(|c| c.gpus).max().unwrap_or(0);
             let left = f.left(self.times);

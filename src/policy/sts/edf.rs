@@ -67,7 +67,7 @@ impl Policy for Edf {
             if packer.free_total() == 0 {
                 break;
             }
-            let (f, _) = self.laws.facts(view, j);
+            let f = self.laws.facts(view, j);
             let all = configs(view, &f);
             for c in greedy_order(view.now, &f, &all, self.times) {
                 if let Some(p) = packer.claim(j, c.kind, c.gpus) {

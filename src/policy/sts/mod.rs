@@ -72,8 +72,8 @@ pub struct Laws {
 }
 
 impl Laws {
-    /// The job's facts and its (cached) survival function.
-    pub fn facts<'s>(&'s mut self, view: &View, job: u32) -> (Facts, &'s Survival) {
+    /// The job's facts (its model's survival function is cached on the way).
+    pub fn facts(&mut self, view: &View, job: u32) -> Facts {
         let model = view.state(job).model;
         let (survival, mean) = self.by_model.entry(model.0).or_insert_with(|| {
             let law = view.epoch_law(job).cloned().unwrap_or_else(|| {
@@ -87,7 +87,7 @@ impl Laws {
         let declared = view.declared_work(job).max(f64::MIN_POSITIVE);
         let per_work = max / declared;
         let spec = view.spec(job);
-        let facts = Facts {
+        Facts {
             job,
             per_work,
             done: ((declared - view.declared_remaining_work(job)) * per_work).clamp(0.0, max),
@@ -95,8 +95,13 @@ impl Laws {
             mean: *mean,
             due: spec.due.unwrap_or(f64::INFINITY),
             eta: spec.weight,
-        };
-        (facts, survival)
+        }
+    }
+
+    /// The survival function of the job's model; `facts` must have been
+    /// asked for a job of that model first.
+    pub fn survival(&self, view: &View, job: u32) -> &Survival {
+        &self.by_model[&view.state(job).model.0].0
     }
 }
 

@@ -67,6 +67,13 @@ struct Rg {
     laws: Laws,
 }
 
+/// A job's facts, configurations and greedy preference order.
+struct Job {
+    facts: Facts,
+    all: Vec<Config>,
+    cands: Vec<Config>,
+}
+
 type Plan = Vec<(u32, Placement, Option<crate::perf::BatchChoice>)>;
 
 impl Rg {
@@ -76,21 +83,28 @@ impl Rg {
         view: &View,
         base: &Packer,
         order: &[usize],
-        jobs: &[(Facts, Vec<Config>)],
+        jobs: &[Job],
         randomise: bool,
     ) -> (Plan, f64) {
         let mut packer = base.clone();
         let mut plan = Vec::new();
         let mut score = 0.0;
         for &i in order {
-            let (f, all) = &jobs[i];
-            let mut cands = greedy_order(view.now, f, all, self.times);
-            if randomise && cands.len() > 1 && self.rng.chance(self.alpha) {
-                cands.swap(0, 1);
-            }
+            let Job {
+                facts: f,
+                all,
+                cands,
+            } = &jobs[i];
+            // With probability alpha the second-best configuration goes first.
+            let second_first = randomise && cands.len() > 1 && self.rng.chance(self.alpha);
+            let tries = (0..cands.len()).map(|k| match k {
+                0 if second_first => 1,
+                1 if second_first => 0,
+                k => k,
+            });
             let left = f.left(self.times);
-            let placed = cands
-                .iter()
+            let placed = tries
+                .map(|k| &cands[k])
                 .find_map(|c| packer.claim(f.job, c.kind, c.gpus).map(|p| (c, p)));
             match placed {
                 Some((c, p)) => {
@@ -127,10 +141,16 @@ impl Policy for Rg {
         let mut jobs = Vec::new();
         let mut keyed = Vec::new();
         for j in super::movable(view) {
-            let (f, _) = self.laws.facts(view, j);
+            let f = self.laws.facts(view, j);
             let all = configs(view, &f);
             keyed.push((pressure(view.now, &f, &all, false), jobs.len() as u32));
-            jobs.push((f, all));
+            // The greedy preference is the same in every construction.
+            let cands = greedy_order(view.now, &f, &all, self.times);
+            jobs.push(Job {
+                facts: f,
+                all,
+                cands,
+            });
         }
         let order: Vec<usize> = by_pressure(keyed).into_iter().map(|i| i as usize).collect();
         let (base, pinned) = super::start_plan(view);

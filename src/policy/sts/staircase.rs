@@ -79,15 +79,14 @@ pub fn hull(levels: &[Level]) -> Vec<Level> {
         if !(l.speed > 0.0 && l.speed.is_finite()) {
             continue;
         }
-        if pts.last().is_some_and(|p| l.speed <= p.speed) {
-            // Not faster: worth keeping only if cheaper.
-            if pts
-                .last()
-                .is_some_and(|p| l.cost < p.cost && l.speed == p.speed)
-            {
+        if let Some(p) = pts.last().copied() {
+            if l.speed <= p.speed {
+                // Not faster: it replaces the last point only at the same
+                // speed for less.
+                if l.speed < p.speed || l.cost >= p.cost {
+                    continue;
+                }
                 pts.pop();
-            } else {
-                continue;
             }
         }
         // Pop points strictly above the segment from their predecessor to l.

@@ -230,7 +230,7 @@ impl Policy for Sts {
         let mut facts = Vec::new();
         let mut keyed = Vec::new();
         for j in super::movable(view) {
-            let (f, _) = self.laws.facts(view, j);
+            let f = self.laws.facts(view, j);
             let all = configs(view, &f);
             keyed.push((pressure(now, &f, &all, self.weighted), j));
             facts.push((f, all));
@@ -253,9 +253,7 @@ impl Policy for Sts {
         let mut chosen: BTreeMap<u32, Chosen> = BTreeMap::new();
         for j in &order {
             let (f, all) = &facts[index[j]];
-            let (_, survival) = self.laws.facts(view, *j);
-            let survival = survival.clone();
-            let options = self.options(view, f, &survival, all);
+            let options = self.options(view, f, self.laws.survival(view, *j), all);
             // Deadline-feasible options first; within each group, placements
             // that evict nobody before those that take a running job's GPUs
             // (running jobs are re-planned too, but moving them only when
