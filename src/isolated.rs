@@ -218,6 +218,7 @@ impl<'a> Isolated<'a> {
             jobs: vec![job],
             skipped: 0,
             notes: Vec::new(),
+            pools: Default::default(),
         };
         let run = run_policy(
             &trace,

@@ -3,7 +3,7 @@
 
 use crate::cluster::Cluster;
 use crate::error::Result;
-use crate::metrics::{evaluate, JobMetrics, RestartMix, Summary};
+use crate::metrics::{against_reference, evaluate, JobMetrics, RestartMix, Summary};
 use crate::params::Params;
 use crate::perf::ModelZoo;
 use crate::policy;
@@ -62,9 +62,56 @@ pub fn run_policy(
     let started = web_time::Instant::now();
     let outcome = sim.run(progress)?;
     let wall_s = started.elapsed().as_secs_f64();
-    Ok(finish_policy(
-        name, params, outcome, trace, cluster, zoo, wall_s,
-    ))
+    let mut run = finish_policy(name, params, outcome, trace, cluster, zoo, wall_s);
+    compare_to_reference(&mut run, trace, cluster, zoo, overrides, seed)?;
+    Ok(run)
+}
+
+/// For runs with pools, the per-job speedups and slowdowns against the
+/// reference run: per-pool FCFS without sharing (`pool-fcfs`) on the same
+/// trace, cluster, engine settings and seed (spec seed000 §5, a metric of
+/// every policy). Runs without pools are left as they are.
+pub fn compare_to_reference(
+    run: &mut PolicyRun,
+    trace: &Trace,
+    cluster: &Arc<Cluster>,
+    zoo: &Arc<ModelZoo>,
+    overrides: &Overrides,
+    seed: u64,
+) -> Result<()> {
+    if cluster.pools.is_empty() {
+        return Ok(());
+    }
+    let reference = if run.policy == REFERENCE_POLICY {
+        jcts(&run.outcome)
+    } else {
+        let mut engine_only = Overrides::new();
+        if let Some(sets) = overrides.get("engine") {
+            // Predictions never change a run; the reference need not make them.
+            let sets = sets
+                .iter()
+                .filter(|(k, _)| k != "predict")
+                .cloned()
+                .collect();
+            engine_only.insert("engine".to_string(), sets);
+        }
+        let (mut sim, _) =
+            prepare_policy(trace, cluster, zoo, REFERENCE_POLICY, &engine_only, seed)?;
+        jcts(&sim.run(&mut |_| true)?)
+    };
+    run.metrics.speedup = against_reference(&mut run.jobs, &reference);
+    Ok(())
+}
+
+/// The policy every run with pools is compared with.
+pub const REFERENCE_POLICY: &str = "pool-fcfs";
+
+fn jcts(outcome: &Outcome) -> Vec<Option<f64>> {
+    outcome
+        .jobs
+        .iter()
+        .map(|j| j.finish.map(|f| f - j.arrival))
+        .collect()
 }
 
 /// The first half of [`run_policy`]: builds the policy and the simulation.

@@ -29,6 +29,7 @@ fn trace(jobs: Vec<JobSpec>) -> Trace {
         jobs,
         skipped: 0,
         notes: Vec::new(),
+        pools: Default::default(),
     }
 }
 

@@ -9,7 +9,7 @@ use crate::policy::{registry, Knowledge};
 use crate::report::{check_owners, run_policy, to_csv, to_table, RunReport};
 use crate::sim::ENGINE_PARAMS;
 use crate::textio::read_text;
-use crate::workload::gen::{generate, generators, provenance_comment};
+use crate::workload::gen::{generate, generators, trace_header};
 use crate::workload::{
     bundled_trace, bundled_traces, load_named, write_native, Fill, Format, ImportOptions, Trace,
 };
@@ -181,8 +181,8 @@ pub fn run(a: RunArgs) -> Result<()> {
     let mut cluster = parse_cluster(&cluster_name)?;
     if let Some(p) = &a.pools {
         cluster.pools = crate::cluster::Pools::from_arg(p)?;
-        cluster.pools.check(&cluster.name, cluster.total_gpus)?;
     }
+    cluster.adopt_pools(&trace.pools)?;
     let cluster: Arc<Cluster> = Arc::new(cluster);
     let policies: Vec<String> = match (&a.policy, &bundled) {
         (Some(p), _) => p
@@ -431,7 +431,7 @@ pub fn gen(a: GenArgs) -> Result<()> {
     let n = trace.jobs.len();
     let text = write_native(
         &trace.jobs,
-        &provenance_comment(&a.name, n, a.seed, &overrides),
+        &trace_header(&trace, &a.name, a.seed, &overrides),
     );
     write_out(a.out.as_deref(), &text)?;
     if a.out.is_some() {

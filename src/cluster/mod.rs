@@ -55,6 +55,15 @@ pub const MAX_CLUSTER_GPUS: u32 = 1 << 20;
 pub const MAX_GPUS_PER_NODE: u32 = 64;
 
 impl Cluster {
+    /// Takes the pools a trace declares unless the run declared its own
+    /// (`--pools` wins), then checks the quotas fit the cluster.
+    pub fn adopt_pools(&mut self, from_trace: &Pools) -> crate::error::Result<()> {
+        if self.pools.is_empty() {
+            self.pools = from_trace.clone();
+        }
+        self.pools.check(&self.name, self.total_gpus)
+    }
+
     /// Builds a cluster from groups; `rack_size` nodes per rack (0 = one rack).
     pub fn from_groups(name: impl Into<String>, groups: Vec<NodeGroup>, rack_size: u32) -> Cluster {
         let mut nodes = Vec::new();

@@ -126,6 +126,9 @@ impl Pools {
         if name.is_empty() {
             return Err("empty pool name".into());
         }
+        if quota == 0 {
+            return Err(format!("pool '{name}' has no GPUs (quota 0)"));
+        }
         if self.id_of(name).is_some() {
             return Err(format!("pool '{name}' declared twice"));
         }
@@ -137,6 +140,15 @@ impl Pools {
             quota,
         });
         Ok(())
+    }
+
+    /// `NAME=GPUS,...`, the form `--pools` and the trace directive take.
+    pub fn to_list(&self) -> String {
+        self.pools
+            .iter()
+            .map(|p| format!("{}={}", p.name, p.quota))
+            .collect::<Vec<_>>()
+            .join(",")
     }
 
     /// Checks the quotas against the cluster: together they may not exceed

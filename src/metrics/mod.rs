@@ -25,9 +25,11 @@
 //!   (`compare`): reduction rates, JCT blowup, per-length bins.
 
 mod compare;
+mod reference;
 mod series;
 
 pub use compare::{blowup, length_bins, reduction, tail_reduction, LengthBin};
+pub use reference::{against_reference, SpeedupSummary, SLOWED_TOLERANCE_S};
 pub use series::{share_steps, time_series, ShareSteps, TimeSeries};
 
 use crate::cluster::Cluster;
@@ -74,6 +76,10 @@ pub struct JobMetrics {
     /// (finished jobs with a positive predicted JCT).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pred_error_pct: Option<f64>,
+    /// JCT under the reference run (per-pool FCFS without sharing) / JCT
+    /// here; None without pools (see `reference`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub speedup: Option<f64>,
 }
 
 /// A run's summary (the CLI's `metrics` object).
@@ -123,6 +129,10 @@ pub struct Summary {
     pub p50_pred_error_pct: f64,
     pub p95_pred_error_pct: f64,
     pub p99_pred_error_pct: f64,
+    /// Speedup and slowdown against per-pool FCFS without sharing (runs
+    /// with pools; all 0 otherwise).
+    #[serde(flatten, default)]
+    pub speedup: SpeedupSummary,
 }
 
 /// Restarts per job by what changed (see `sim::RestartKinds`); the four
@@ -201,6 +211,7 @@ pub fn evaluate(
                     }
                     _ => None,
                 },
+                speedup: None,
             }
         })
         .collect();
@@ -256,6 +267,7 @@ fn summarize(jobs: &[JobMetrics], outcome: &Outcome, cluster: &Cluster) -> Summa
         .filter_map(|j| j.tardiness_cost_usd)
         .fold(0.0, |a, b| a + b);
     Summary {
+        speedup: SpeedupSummary::default(),
         max_tardiness_s: due.iter().map(|d| d.0).fold(0.0, f64::max),
         gpu_cost_usd,
         tardiness_cost_usd,

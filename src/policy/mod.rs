@@ -7,6 +7,7 @@
 pub mod admission;
 pub mod afs;
 pub mod alloc;
+pub mod anticipatory;
 mod common;
 pub mod estimates;
 mod fifo;
@@ -83,6 +84,12 @@ pub fn registry() -> &'static [PolicyInfo] {
         sts::rg::AVG_INFO,
         sts::dp::INFO,
         sts::dp::AVG_INFO,
+        anticipatory::asia::INFO,
+        anticipatory::vc::INFO,
+        anticipatory::oracle::INFO,
+        anticipatory::ssf::POOL_INFO,
+        anticipatory::ssf::GLOBAL_INFO,
+        anticipatory::maxmin::INFO,
     ]
 }
 

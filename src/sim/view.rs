@@ -52,7 +52,7 @@ pub struct Oracle<'v, 'a> {
     view: &'v View<'a>,
 }
 
-impl Oracle<'_, '_> {
+impl<'a> Oracle<'_, 'a> {
     /// True total work of the job.
     pub fn work(&self, job: u32) -> f64 {
         self.view.jobs[job as usize].work
@@ -62,6 +62,16 @@ impl Oracle<'_, '_> {
     pub fn remaining_work(&self, job: u32) -> f64 {
         let s = &self.view.jobs[job as usize];
         (s.work - s.progress_at(self.view.now)).max(0.0)
+    }
+
+    /// The jobs that arrive in (`from`, `to`], in arrival order: the future
+    /// a clairvoyant policy plans for (the anticipatory scheduler's perfect
+    /// predictions, its A-SIA-VC and oracle references).
+    pub fn arrivals_between(&self, from: f64, to: f64) -> &'a [JobSpec] {
+        let specs = self.view.specs;
+        let lo = specs.partition_point(|s| s.arrival <= from);
+        let hi = specs.partition_point(|s| s.arrival <= to);
+        &specs[lo..hi.max(lo)]
     }
 
     /// True remaining time at `gpus` GPUs (infinite at zero GPUs).

@@ -13,7 +13,9 @@ use crate::cluster::{parse_cluster, Cluster};
 use crate::error::{Error, Result};
 use crate::params::{split_overrides, Params};
 use crate::perf::ModelZoo;
-use crate::report::{check_owners, finish_policy, prepare_policy, PolicyRun};
+use crate::report::{
+    check_owners, compare_to_reference, finish_policy, prepare_policy, Overrides, PolicyRun,
+};
 use crate::sim::{Progress, Simulation, ENGINE_PARAMS};
 use crate::workload::{load_named, Trace};
 use serde::Serialize;
@@ -67,6 +69,9 @@ pub struct Runner {
     policy: String,
     params: Params,
     engine: Params,
+    /// The `--set` overrides, for the reference run of runs with pools.
+    overrides: Overrides,
+    seed: u64,
     sim: Simulation,
     wall_s: f64,
 }
@@ -124,7 +129,9 @@ impl Runner {
         crate::policy::info(policy)?;
         let overrides = split_overrides(sets)?;
         check_owners(&overrides, &[policy.to_string()])?;
-        let cluster = Arc::new(parse_cluster(cluster)?);
+        let mut cluster = parse_cluster(cluster)?;
+        cluster.adopt_pools(&trace.pools)?;
+        let cluster = Arc::new(cluster);
         let zoo = Arc::new(ModelZoo::builtin());
         let (mut sim, params) = prepare_policy(&trace, &cluster, &zoo, policy, &overrides, seed)?;
         sim.set_record_insight(true);
@@ -140,6 +147,8 @@ impl Runner {
             policy: policy.to_string(),
             params,
             engine,
+            overrides,
+            seed,
             sim,
             wall_s: 0.0,
         })
@@ -205,7 +214,7 @@ impl Runner {
         let mut series = series::over_time(&outcome, total, series::BINS);
         let ts = crate::metrics::time_series(&outcome, &self.trace.jobs, &self.cluster, &self.zoo);
         series::add_efficiency(&mut series, &ts);
-        let run = finish_policy(
+        let mut run = finish_policy(
             &self.policy,
             self.params,
             outcome,
@@ -214,6 +223,14 @@ impl Runner {
             &self.zoo,
             self.wall_s,
         );
+        compare_to_reference(
+            &mut run,
+            &self.trace,
+            &self.cluster,
+            &self.zoo,
+            &self.overrides,
+            self.seed,
+        )?;
         let jobs = JobColumns::from_metrics(&run.outcome, &run.jobs);
         let (cdf_x, cdf_y) = series::cdf(&jobs.jct, CDF_POINTS);
         Ok(Finished {

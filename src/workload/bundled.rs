@@ -44,7 +44,7 @@ impl BundledTrace {
 
     /// What the trace's generator makes today for the manifest's settings.
     pub fn regenerate(&self) -> crate::error::Result<String> {
-        use crate::workload::gen::{generate, provenance_comment};
+        use crate::workload::gen::{generate, trace_header};
         let set: Vec<(String, String)> = self
             .set
             .iter()
@@ -53,7 +53,7 @@ impl BundledTrace {
         let trace = generate(self.generator, Some(self.jobs), self.seed, &set)?;
         Ok(crate::workload::write_native(
             &trace.jobs,
-            &provenance_comment(self.generator, self.jobs, self.seed, &set),
+            &trace_header(&trace, self.generator, self.seed, &set),
         ))
     }
 }

@@ -14,6 +14,7 @@ pub use fill::Fill;
 pub use formats::{write_native, write_pollux, Format, ImportOptions};
 pub use job::{Adaptivity, JobSpec};
 
+use crate::cluster::Pools;
 use crate::error::{Error, Result};
 use serde::Serialize;
 
@@ -29,6 +30,11 @@ pub struct Trace {
     /// Rows the importer skipped on purpose (counted, reported).
     pub skipped: usize,
     pub notes: Vec<String>,
+    /// Pools (tenants with GPU quotas) the trace declares in a
+    /// `# pools: NAME=GPUS,...` comment line; empty when it declares none.
+    /// `--pools` overrides them.
+    #[serde(skip_serializing_if = "Pools::is_empty")]
+    pub pools: Pools,
 }
 
 impl Trace {
@@ -67,6 +73,7 @@ impl Trace {
             jobs: imported.jobs,
             skipped: imported.skipped,
             notes: imported.notes,
+            pools: pools_directive(file, text)?,
         };
         trace.finish(file)?;
         Ok(trace)
@@ -80,6 +87,7 @@ impl Trace {
             jobs,
             skipped: 0,
             notes: Vec::new(),
+            pools: Pools::default(),
         };
         trace.finish(name)?;
         Ok(trace)
@@ -204,6 +212,29 @@ pub fn load_named(name: &str) -> Option<Result<Trace>> {
         t.name = b.name.to_string();
         Ok(t)
     })
+}
+
+/// The comment line that declares a trace's pools.
+pub const POOLS_DIRECTIVE: &str = "pools:";
+
+/// Reads the pools a trace declares in a comment line `# pools: a=8,b=16`
+/// (before the first data line), so that a trace of pooled jobs carries its
+/// quotas wherever it goes (the page, the CLI without `--pools`).
+fn pools_directive(file: &str, text: &str) -> Result<Pools> {
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim_start_matches('\u{feff}').trim();
+        let Some(comment) = line.strip_prefix('#') else {
+            if line.is_empty() {
+                continue;
+            }
+            break;
+        };
+        if let Some(list) = comment.trim().strip_prefix(POOLS_DIRECTIVE) {
+            return Pools::parse_list(list)
+                .map_err(|e| Error::input(file, i + 1, "pools", e.to_string()));
+        }
+    }
+    Ok(Pools::default())
 }
 
 #[cfg(test)]

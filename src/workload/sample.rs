@@ -15,6 +15,23 @@ pub struct Sampler {
     rng: ChaCha8Rng,
 }
 
+/// A uniform draw in [0, 1) addressed by a key rather than by call order
+/// (a counter-based generator: splitmix64 finalisers over the seed and the
+/// key), so a policy's draw for (pool, window, slot) is the same however
+/// often, and in whatever order, it is asked.
+pub fn keyed_uniform(seed: u64, key: &[u64]) -> f64 {
+    fn mix(mut z: u64) -> u64 {
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    let mut h = mix(seed.wrapping_add(0x9e37_79b9_7f4a_7c15));
+    for &k in key {
+        h = mix(h ^ k.wrapping_add(0x9e37_79b9_7f4a_7c15));
+    }
+    (h >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+}
+
 impl Sampler {
     pub fn new(seed: u64) -> Sampler {
         Sampler {

@@ -252,6 +252,7 @@ pub fn tune_trace(trace: &Trace, zoo: &ModelZoo, o: &TuneOptions) -> Result<(Tra
         jobs,
         skipped: trace.skipped,
         notes: trace.notes.clone(),
+        pools: trace.pools.clone(),
     };
     Ok((tuned, chosen))
 }

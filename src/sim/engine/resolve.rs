@@ -185,6 +185,16 @@ pub(super) fn resolve_jobs(
                     ),
                 )
             })?;
+            let quota = cluster.pools.get(st.pool).map_or(0, |p| p.quota);
+            if spec.gpus > quota {
+                return Err(err(
+                    "gpus",
+                    format!(
+                        "the job asks for {} GPUs but its pool '{}' has a quota of {quota}: it could never start within its quota",
+                        spec.gpus, spec.tenant
+                    ),
+                ));
+            }
         }
         out.push(st);
     }

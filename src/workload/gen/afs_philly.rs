@@ -122,6 +122,7 @@ pub const GENERATOR: Generator = Generator {
             .map_or(956, |(_, _, n)| *n)
     }),
     run,
+    pools: None,
 };
 
 fn run(p: &Params, n: usize, seed: u64) -> Result<Vec<JobSpec>> {

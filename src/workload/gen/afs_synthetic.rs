@@ -75,6 +75,7 @@ pub const GENERATOR: Generator = Generator {
     params: PARAMS,
     jobs_from: None,
     run,
+    pools: None,
 };
 
 fn run(p: &Params, n: usize, seed: u64) -> Result<Vec<JobSpec>> {

@@ -88,6 +88,7 @@ pub const THEMIS1: Generator = Generator {
     params: THEMIS1_PARAMS,
     jobs_from: None,
     run: run_themis1,
+    pools: None,
 };
 
 pub const GAVEL: Generator = Generator {
@@ -97,6 +98,7 @@ pub const GAVEL: Generator = Generator {
     params: GAVEL_PARAMS,
     jobs_from: None,
     run: run_gavel,
+    pools: None,
 };
 
 /// Apps as (service, demand) in arrival order, with Poisson arrivals. The

@@ -192,6 +192,7 @@ pub const PHILLY: Generator = Generator {
     params: &P_PHILLY,
     jobs_from: None,
     run,
+    pools: None,
 };
 
 pub const HELIOS: Generator = Generator {
@@ -201,6 +202,7 @@ pub const HELIOS: Generator = Generator {
     params: &P_HELIOS,
     jobs_from: None,
     run,
+    pools: None,
 };
 
 pub const NEWTRACE: Generator = Generator {
@@ -210,6 +212,7 @@ pub const NEWTRACE: Generator = Generator {
     params: &P_NEWTRACE,
     jobs_from: None,
     run,
+    pools: None,
 };
 
 pub const POLLUX: Generator = Generator {
@@ -219,6 +222,7 @@ pub const POLLUX: Generator = Generator {
     params: &P_POLLUX,
     jobs_from: None,
     run,
+    pools: None,
 };
 
 pub const RATE: Generator = Generator {
@@ -228,6 +232,7 @@ pub const RATE: Generator = Generator {
     params: &P_RATE,
     jobs_from: Some(|p| (p.f64("rate") * 8.0).round().max(1.0) as usize),
     run,
+    pools: None,
 };
 
 pub const SPIKE: Generator = Generator {
@@ -237,6 +242,7 @@ pub const SPIKE: Generator = Generator {
     params: &P_SPIKE,
     jobs_from: None,
     run,
+    pools: None,
 };
 
 /// One sampled job before naming: arrival, model, GPUs, batch.

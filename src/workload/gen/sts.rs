@@ -40,6 +40,7 @@ pub const GENERATOR: Generator = Generator {
     params: PARAMS,
     jobs_from: Some(|p| 10 * p.i64("nodes") as usize),
     run,
+    pools: None,
 };
 
 /// The GPU types of a cluster family.

@@ -1,0 +1,204 @@
+//! A-SIA, the anticipatory pool-sharing scheduler (spec seed000 §2.4, the
+//! paper's Figs 7-8). At every arrival, completion and `tick_s` tick with
+//! idle GPUs and waiting jobs:
+//! 1. the dedicated stream: pools in increasing current allocation / quota
+//!    each start their FCFS head-of-line job if it fits the pool's unused
+//!    quota and the idle GPUs (strict per-pool FCFS, no backfilling);
+//! 2. the spare stream, per window w ascending (5 min, 1 h, 12 h): reserve
+//!    min(pending + TotalNewLoad(q, w), unused quota) for every pool, and
+//!    start out of order the first job (visiting pools by share again)
+//!    whose predicted duration bin fits in w and whose width fits the idle
+//!    GPUs minus the reservations; recompute after every start.
+//!
+//! A job started in the spare stream stays opportunistic for life and does
+//! not count against its pool's quota; jobs predicted longer than the
+//! largest window never borrow (the paper's Table 12).
+
+use super::predict::{ArrivalIndex, Mode, Predictor, PredictorConfig, MODES};
+use super::{bin_upper, forget_finished, ledger_pool, run_time, Ledger};
+use crate::cluster::Packer;
+use crate::error::{Error, Result};
+use crate::params::{ParamSpec, Params};
+use crate::policy::{Knowledge, Policy, PolicyInfo, Trigger};
+use crate::sim::{Decision, View};
+use std::collections::BTreeSet;
+
+const PARAMS: &[ParamSpec] = &[
+    ParamSpec::choice("predict", "perfect", MODES, "Predictor: perfect (true arriving load and bins), noisy (target precision/recall, hour-correlated errors, sliding-max load), random-arrive (ablation a: coin-flip WillJobsArrive), random-all (ablation b: also random bins)"),
+    ParamSpec::list("windows_min", "5,60,720", 0.1, 1e6, "Prediction windows in minutes, ascending (the paper's 5 min, 1 h, 12 h)"),
+    ParamSpec::list("precision", "0.66,0.62,0.66", 0.01, 1.0, "noisy: target precision of WillJobsArrive per window (Table 10, CloudML)"),
+    ParamSpec::list("recall", "0.85,0.72,0.64", 0.0, 1.0, "noisy: target recall per window (Table 10)"),
+    ParamSpec::float("correlation", "0.8", 0.0, 1.0, "noisy: probability a 5-minute prediction shares its hour's error draw (Fig 21's all-right-or-all-wrong hours)"),
+    ParamSpec::int("history", "3", 1, 1000, "NewLoadEstimate: the largest load seen in this many past windows of the same size"),
+    ParamSpec::float("bin_error", "0.1", 0.0, 1.0, "noisy: probability a job's duration bin is predicted as a neighbouring bin"),
+    ParamSpec::float("tick_s", "300", 1.0, 86_400.0, "Re-run every this many seconds while GPUs are idle and jobs wait (the 5-minute prediction cadence)"),
+    ParamSpec::choice("pick", "earliest", &["earliest", "narrowest"], "Spare stream: which eligible job of a pool starts (earliest arrival, or fewest GPUs)"),
+    ParamSpec::boolean("share", "true", "Lend idle quota at all; false is per-pool FCFS"),
+];
+
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "anticipatory",
+    title: "Anticipatory sharing (A-SIA)",
+    source: "Anticipatory resource allocation for ML training (the paper's \"SIA\"), Figs 7-8; spec seed000 §2.4",
+    description: "Per-pool FCFS within quota, plus idle GPUs lent to short jobs of other pools after reserving each pool's predicted load over 5 min / 1 h / 12 h windows; non-preemptive. Predictions are built on the trace's truth (perfect, noisy or random), so the policy declares oracle knowledge.",
+    params: PARAMS,
+    knowledge: Knowledge::Oracle,
+    build,
+};
+
+fn build(p: &Params, seed: u64) -> Result<Box<dyn Policy>> {
+    let windows_s: Vec<f64> = p.list("windows_min").iter().map(|m| m * 60.0).collect();
+    if windows_s.is_empty() || windows_s.windows(2).any(|w| w[0] >= w[1]) {
+        return Err(Error::config(
+            "anticipatory.windows_min: give one or more windows in increasing order (e.g. 5,60,720)",
+        ));
+    }
+    Ok(Box::new(Asia {
+        cfg: PredictorConfig {
+            mode: Mode::parse(p.text("predict")),
+            windows_s,
+            precision: p.list("precision").to_vec(),
+            recall: p.list("recall").to_vec(),
+            correlation: p.f64("correlation"),
+            history: p.i64("history") as u32,
+            bin_error: p.f64("bin_error"),
+            slot_s: p.f64("tick_s"),
+            seed,
+        },
+        tick_s: p.f64("tick_s"),
+        narrowest: p.text("pick") == "narrowest",
+        share: p.bool("share"),
+        predictor: None,
+        opportunistic: BTreeSet::new(),
+    }))
+}
+
+#[derive(Clone)]
+struct Asia {
+    cfg: PredictorConfig,
+    tick_s: f64,
+    narrowest: bool,
+    share: bool,
+    /// Built at the first call, from the trace the oracle reveals.
+    predictor: Option<Predictor>,
+    /// Running jobs started in the spare stream.
+    opportunistic: BTreeSet<u32>,
+}
+
+/// Every job's arrival by pool, for the predictors (the oracle's view of
+/// the whole trace; predictors read only what their mode allows).
+pub fn arrival_index(view: &View) -> ArrivalIndex {
+    let pools = if view.pools().is_empty() {
+        1
+    } else {
+        view.pools().len()
+    };
+    let all = view.oracle().map_or(&[][..], |o| {
+        o.arrivals_between(f64::NEG_INFINITY, f64::INFINITY)
+    });
+    ArrivalIndex::build(
+        all.iter()
+            .map(|s| (s.arrival, ledger_pool(view, s.id), s.gpus)),
+        pools,
+    )
+}
+
+impl Asia {
+    fn dedicated(&self, view: &View, ledger: &mut Ledger, packer: &mut Packer, out: &mut Decision) {
+        loop {
+            let mut started = false;
+            for q in ledger.by_share() {
+                let Some(&j) = ledger.pending[q].first() else {
+                    continue;
+                };
+                let g = view.spec(j).gpus;
+                if g <= ledger.unused_quota(q)
+                    && g <= packer.free_total()
+                    && ledger.start(view, packer, out, j, true)
+                {
+                    started = true;
+                    break;
+                }
+            }
+            if !started {
+                return;
+            }
+        }
+    }
+
+    fn spare(&mut self, view: &View, ledger: &mut Ledger, packer: &mut Packer, out: &mut Decision) {
+        let Some(pred) = self.predictor.as_ref() else {
+            return;
+        };
+        for (w, &len) in pred.windows_s().iter().enumerate() {
+            loop {
+                let reserved: u64 = (0..ledger.pools())
+                    .map(|q| {
+                        let want = ledger.pending_load(view, q) as u64
+                            + pred.total_new_load(q, w, view.now);
+                        want.min(ledger.unused_quota(q) as u64)
+                    })
+                    .sum();
+                let usable = packer.free_total() as i64 - reserved as i64;
+                if usable <= 0 {
+                    break;
+                }
+                let mut started = None;
+                for q in ledger.by_share() {
+                    let eligible = ledger.pending[q].iter().copied().filter(|&j| {
+                        view.spec(j).gpus as i64 <= usable
+                            && bin_upper(pred.bin(j, run_time(view, j)), pred.windows_s()) <= len
+                    });
+                    let pick = if self.narrowest {
+                        eligible.min_by_key(|&j| (view.spec(j).gpus, j))
+                    } else {
+                        eligible.min()
+                    };
+                    if let Some(j) = pick {
+                        if ledger.start(view, packer, out, j, false) {
+                            started = Some(j);
+                            break;
+                        }
+                    }
+                }
+                match started {
+                    Some(j) => {
+                        self.opportunistic.insert(j);
+                    }
+                    None => break,
+                }
+            }
+        }
+    }
+}
+
+impl Policy for Asia {
+    fn name(&self) -> &str {
+        "anticipatory"
+    }
+
+    fn trigger(&self) -> Trigger {
+        Trigger::events_or_rounds(0.0)
+    }
+
+    fn schedule(&mut self, view: &View<'_>, out: &mut Decision) {
+        forget_finished(view, &mut self.opportunistic);
+        if self.share && self.predictor.is_none() {
+            self.predictor = Some(Predictor::new(self.cfg.clone(), arrival_index(view)));
+        }
+        let mut ledger = Ledger::new(view, &self.opportunistic);
+        let mut packer = view.packer_idle();
+        self.dedicated(view, &mut ledger, &mut packer, out);
+        if self.share {
+            self.spare(view, &mut ledger, &mut packer, out);
+            let waiting = ledger.pending.iter().any(|p| !p.is_empty());
+            if waiting && packer.free_total() > 0 {
+                out.wake_at(view.now + self.tick_s);
+            }
+        }
+    }
+
+    fn clone_box(&self) -> Box<dyn Policy> {
+        Box::new(self.clone())
+    }
+}

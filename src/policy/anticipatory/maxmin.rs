@@ -1,0 +1,61 @@
+//! MaxMin (MMFS, "naive sharing"; spec seed000 §3): instantaneous max-min
+//! fairness between the pools with waiting jobs, weighted by quota. Pools
+//! are visited in increasing current allocation / quota; each starts its
+//! FCFS head-of-line job if it fits the idle GPUs (skipped otherwise), and
+//! the visit repeats until no head fits. No reservations, no duration
+//! knowledge, non-preemptive: a donor pool's later jobs wait for lent GPUs
+//! to drain (the paper's Fig 1).
+
+use super::Ledger;
+use crate::policy::{Knowledge, Policy, PolicyInfo, Trigger};
+use crate::sim::{Decision, View};
+use std::collections::BTreeSet;
+
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "pool-maxmin",
+    title: "MaxMin pool sharing",
+    source: "Anticipatory resource allocation, baseline MaxMin / MMFS; spec seed000 §3",
+    description: "Idle GPUs shared max-min fairly (weighted by quota) among pools with waiting jobs, FCFS within a pool; non-preemptive, no predictions.",
+    params: &[],
+    knowledge: Knowledge::Declared,
+    build: |_, _| Ok(Box::new(PoolMaxMin)),
+};
+
+#[derive(Clone)]
+struct PoolMaxMin;
+
+impl Policy for PoolMaxMin {
+    fn name(&self) -> &str {
+        "pool-maxmin"
+    }
+
+    fn trigger(&self) -> Trigger {
+        Trigger::events_or_rounds(0.0)
+    }
+
+    fn schedule(&mut self, view: &View<'_>, out: &mut Decision) {
+        let mut ledger = Ledger::new(view, &BTreeSet::new());
+        let mut packer = view.packer_idle();
+        loop {
+            let mut started = false;
+            for q in ledger.by_share() {
+                let Some(&j) = ledger.pending[q].first() else {
+                    continue;
+                };
+                if view.spec(j).gpus <= packer.free_total()
+                    && ledger.start(view, &mut packer, out, j, true)
+                {
+                    started = true;
+                    break;
+                }
+            }
+            if !started {
+                return;
+            }
+        }
+    }
+
+    fn clone_box(&self) -> Box<dyn Policy> {
+        Box::new(self.clone())
+    }
+}

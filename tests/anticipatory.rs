@@ -1,0 +1,257 @@
+//! Anticipatory pool sharing (spec seed000): the Fig 1 example to the
+//! minute, sharing off equals per-pool FCFS, perfect predictions never slow
+//! a job (A-SIA empirically, A-SIA-VC by Theorem 1) while MaxMin does, and
+//! bad pools are clear errors.
+
+use schedlab::cluster::{parse_cluster, Cluster};
+use schedlab::perf::ModelZoo;
+use schedlab::report::{run_policy, Overrides, PolicyRun};
+use schedlab::workload::gen::generate;
+use schedlab::workload::Trace;
+use std::sync::Arc;
+
+fn sets(list: &[(&str, &str)]) -> Vec<(String, String)> {
+    list.iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+fn cluster_for(trace: &Trace, spec: &str) -> Arc<Cluster> {
+    let mut c = parse_cluster(spec).unwrap();
+    c.adopt_pools(&trace.pools).unwrap();
+    Arc::new(c)
+}
+
+/// Runs `policy` with `--set` entries `OWNER.KEY=VALUE`.
+fn run(
+    trace: &Trace,
+    cluster: &Arc<Cluster>,
+    policy: &str,
+    set: &[(&str, &str, &str)],
+) -> PolicyRun {
+    let mut o = Overrides::new();
+    for (owner, k, v) in set {
+        o.entry(owner.to_string())
+            .or_default()
+            .push((k.to_string(), v.to_string()));
+    }
+    let zoo = Arc::new(ModelZoo::builtin());
+    run_policy(trace, cluster, &zoo, policy, &o, 1, &mut |_| true).unwrap()
+}
+
+/// Finish times in the example's time units, J0..J7.
+fn finishes(r: &PolicyRun) -> Vec<f64> {
+    r.jobs.iter().map(|j| j.finish.unwrap() / 600.0).collect()
+}
+
+#[test]
+fn the_fig1_example_matches_the_spec_table() {
+    let trace = generate("anticipatory-fig1", None, 1, &[]).unwrap();
+    let c = cluster_for(&trace, "v100:1x8");
+    // Spec §4.5: finish times of J0..J7 under FCFS, MaxMin and A-SIA with
+    // W = {2, 4} time units and perfect predictions.
+    let fcfs = run(&trace, &c, "pool-fcfs", &[]);
+    assert_eq!(
+        finishes(&fcfs),
+        [10.0, 5.0, 20.0, 12.0, 12.0, 14.0, 7.0, 8.0]
+    );
+    let maxmin = run(&trace, &c, "pool-maxmin", &[]);
+    assert_eq!(
+        finishes(&maxmin),
+        [10.0, 5.0, 11.0, 12.0, 12.0, 12.0, 8.0, 11.0]
+    );
+    assert_eq!(
+        maxmin.metrics.speedup.slowed_frac, 0.25,
+        "J6 and J7 are slowed"
+    );
+    let asia = run(
+        &trace,
+        &c,
+        "anticipatory",
+        &[("anticipatory", "windows_min", "20,40")],
+    );
+    assert_eq!(finishes(&asia), [10.0, 5.0, 20.0, 3.0, 3.0, 9.0, 7.0, 8.0]);
+    assert_eq!(asia.metrics.speedup.slowed_frac, 0.0);
+    assert!(asia.metrics.speedup.speedup_geo > 1.5);
+}
+
+fn synthetic(seed: u64, variant: &str) -> Trace {
+    generate(
+        "anticipatory-synthetic",
+        None,
+        seed,
+        &sets(&[("variant", variant), ("days", "2")]),
+    )
+    .unwrap()
+}
+
+#[test]
+fn sharing_off_is_per_pool_fcfs() {
+    let trace = synthetic(3, "base");
+    let c = cluster_for(&trace, "v100:4x8");
+    // Fungible GPUs: the pools' visiting order then cannot change a placement.
+    let any = ("engine", "placement", "any");
+    let fcfs = run(&trace, &c, "pool-fcfs", &[any]);
+    let off = run(
+        &trace,
+        &c,
+        "anticipatory",
+        &[any, ("anticipatory", "share", "false")],
+    );
+    let starts = |r: &PolicyRun| r.jobs.iter().map(|j| j.start).collect::<Vec<_>>();
+    assert_eq!(starts(&off), starts(&fcfs));
+    assert_eq!(off.metrics.speedup.speedup_geo, 1.0);
+    // Per-pool SSF never lends either: no pool ever holds more than its quota.
+    let ssf = run(&trace, &c, "pool-ssf", &[]);
+    assert!(ssf
+        .outcome
+        .pools
+        .iter()
+        .all(|p| p.peak_gpus <= p.quota && p.borrowed_gpu_s == 0.0));
+}
+
+/// The property of Fig 15a and Theorem 1 on random synthetic traces (GPUs
+/// fungible, as the paper's simulations without locality): with perfect
+/// predictions neither A-SIA nor A-SIA-VC slows any job, both share (the
+/// pools borrow), and MaxMin, which shares without looking ahead, slows
+/// jobs on the loaded variant.
+#[test]
+fn perfect_predictions_never_slow_a_job() {
+    let mut maxmin_slowed = 0.0;
+    for (seed, variant) in [
+        (1, "base"),
+        (2, "higher-load"),
+        (3, "more-wide"),
+        (4, "more-skewed"),
+        (5, "less-queues"),
+    ] {
+        let trace = synthetic(seed, variant);
+        let queues = trace.pools.len();
+        let c = cluster_for(&trace, &format!("v100:{queues}x8"));
+        let any = ("engine", "placement", "any");
+        for policy in ["anticipatory", "anticipatory-vc"] {
+            let r = run(&trace, &c, policy, &[any]);
+            let s = r.metrics.speedup;
+            assert_eq!(r.metrics.completed, trace.jobs.len());
+            assert_eq!(
+                (s.slowed_frac, s.slowdown_max_s),
+                (0.0, 0.0),
+                "{policy} slowed jobs on seed {seed} ({variant})"
+            );
+            assert!(s.speedup_geo > 1.05, "{policy} on seed {seed}: {s:?}");
+            assert!(r.outcome.pools.iter().any(|p| p.borrowed_gpu_s > 0.0));
+        }
+        maxmin_slowed += run(&trace, &c, "pool-maxmin", &[any])
+            .metrics
+            .speedup
+            .slowed_frac;
+    }
+    assert!(maxmin_slowed > 0.0, "MaxMin never slowed a job");
+}
+
+#[test]
+fn the_random_ablation_slows_jobs_where_perfect_does_not() {
+    let trace = synthetic(2, "higher-load");
+    let c = cluster_for(&trace, "v100:4x8");
+    let any = ("engine", "placement", "any");
+    let random = run(
+        &trace,
+        &c,
+        "anticipatory",
+        &[any, ("anticipatory", "predict", "random-all")],
+    );
+    assert!(random.metrics.speedup.slowed_frac > 0.0);
+    // Same seed, same inputs: the same run.
+    let again = run(
+        &trace,
+        &c,
+        "anticipatory",
+        &[any, ("anticipatory", "predict", "random-all")],
+    );
+    assert_eq!(random.metrics, again.metrics);
+}
+
+#[test]
+fn bad_pools_are_clear_errors() {
+    let trace = generate("anticipatory-fig1", None, 1, &[]).unwrap();
+    // Quotas above the cluster.
+    let mut c = parse_cluster("v100:1x4").unwrap();
+    let e = c.adopt_pools(&trace.pools).unwrap_err().to_string();
+    assert!(e.contains("8 GPUs") && e.contains("v100:1x4"), "{e}");
+    // A job wider than its pool.
+    let text = "# pools: a=2,b=6\nname,arrival,tenant,model,gpus,duration,adaptivity,preemptible\nx,0,a,linear,4,60,rigid,false\n";
+    let t = Trace::parse("wide.csv", text, None).unwrap();
+    let c = cluster_for(&t, "v100:1x8");
+    let zoo = Arc::new(ModelZoo::builtin());
+    let e = run_policy(
+        &t,
+        &c,
+        &zoo,
+        "anticipatory",
+        &Overrides::new(),
+        1,
+        &mut |_| true,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("wide.csv") && e.contains("quota of 2"), "{e}");
+    // A pool with no GPUs, and a malformed directive, name file and line.
+    let e = Trace::parse("zero.csv", "# pools: a=0\nname,arrival,gpus\nx,0,1\n", None)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("zero.csv") && e.contains("line 1") && e.contains("no GPUs"),
+        "{e}"
+    );
+    let e = Trace::parse(
+        "bad.csv",
+        "# note\n# pools: a=x\nname,arrival,gpus\nx,0,1\n",
+        None,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("bad.csv") && e.contains("line 2"), "{e}");
+}
+
+/// The oracle MILP (Fig 19) on tiny traces whose times are multiples of its
+/// slot: its checked answer slows no job and waits no longer in total than
+/// A-SIA or A-SIA-VC, which it bounds.
+#[test]
+fn the_oracle_bounds_the_anticipatory_schedulers() {
+    for seed in 1..=3 {
+        let trace = generate(
+            "anticipatory-synthetic",
+            None,
+            seed,
+            &sets(&[
+                ("variant", "less-queues"),
+                ("queue_gpus", "4"),
+                ("days", "0.4"),
+                ("quantum_s", "600"),
+            ]),
+        )
+        .unwrap();
+        let c = cluster_for(&trace, "v100:1x8");
+        let oracle = run(
+            &trace,
+            &c,
+            "anticipatory-oracle",
+            &[("anticipatory-oracle", "slot_s", "600")],
+        );
+        assert!(
+            !oracle.outcome.rounds.is_empty()
+                && oracle.outcome.rounds.iter().all(|r| r.fallback.is_none()),
+            "the MILP was solved to optimality on seed {seed}"
+        );
+        assert_eq!(oracle.metrics.speedup.slowed_frac, 0.0);
+        for other in ["anticipatory", "anticipatory-vc", "pool-fcfs"] {
+            let r = run(&trace, &c, other, &[]);
+            assert!(
+                oracle.metrics.avg_jct_s <= r.metrics.avg_jct_s + 1e-6,
+                "seed {seed}: oracle {} > {other} {}",
+                oracle.metrics.avg_jct_s,
+                r.metrics.avg_jct_s
+            );
+        }
+    }
+}
