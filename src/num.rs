@@ -40,6 +40,12 @@ pub fn cos(x: f64) -> f64 {
     libm::cos(x)
 }
 
+/// The standard normal distribution function.
+#[inline]
+pub fn normal_cdf(x: f64) -> f64 {
+    0.5 * libm::erfc(-x / std::f64::consts::SQRT_2)
+}
+
 /// ln(e^u + e^v) as max + ln(e^(u-max) + e^(v-max)), skipping the exp of
 /// the larger one (exp(0) is 1 exactly, so the bits are those of the
 /// symmetric form).

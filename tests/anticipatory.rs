@@ -255,3 +255,32 @@ fn the_oracle_bounds_the_anticipatory_schedulers() {
         }
     }
 }
+
+/// `reproduce anticipatory` in miniature: every section runs, Fig 1 holds
+/// exactly, perfect predictions slow nothing, and the targets are printed.
+#[test]
+fn the_reproduction_runs_in_miniature() {
+    use schedlab::repro::anticipatory::{reproduce, to_table, Options};
+    let opts = Options {
+        seeds: 1,
+        variants: vec!["base".into()],
+        days: 1.0,
+        helios_days: 3.0,
+        helios_scales: vec![1.0],
+        overrides: Overrides::new(),
+        seed: 1,
+    };
+    let r = reproduce(&opts, &mut |_| {}).unwrap();
+    let holds = |id: &str| r.targets.iter().find(|t| t.id == id).and_then(|t| t.holds);
+    assert_eq!(holds("fig1"), Some(true));
+    assert_eq!(holds("zero-slowed"), Some(true));
+    assert_eq!(holds("vc-zero-slowed"), Some(true));
+    assert_eq!(holds("oracle-dominates"), Some(true));
+    assert!(r.rows.iter().any(|x| x.section == "helios"));
+    assert_eq!(r.predictors.len(), 12);
+    let text = to_table(&r);
+    assert!(
+        text.contains("Table 17") && text.contains("Fig 15a"),
+        "{text}"
+    );
+}

@@ -4,14 +4,14 @@
 use super::write_out;
 use crate::error::{Error, Result};
 use crate::params::split_overrides;
-use crate::repro::{self, afs, pcs, sia, sts};
+use crate::repro::{self, afs, anticipatory, pcs, sia, sts};
 use crate::textio::read_text;
 use crate::workload::Trace;
 use clap::Args;
 
 #[derive(Args)]
 pub struct ReproduceArgs {
-    /// What to reproduce: afs | pcs | sia | sts
+    /// What to reproduce: afs | anticipatory | pcs | sia | sts
     pub target: String,
     /// Jobs per trace: at most this many (afs: default 1000, capped by the
     /// Philly trace's own count; sia: default the thesis's counts).
@@ -67,9 +67,22 @@ pub struct ReproduceArgs {
     /// sts: cluster sizes in nodes, comma-separated (default 10,30,50; the paper: 10 to 100).
     #[arg(long)]
     pub sizes: Option<String>,
-    /// sts: instances (seeds) per scenario (the paper: 3).
+    /// sts: instances (seeds) per scenario (the paper: 3). anticipatory:
+    /// seeds per synthetic configuration.
     #[arg(long, default_value_t = 2)]
     pub instances: u32,
+    /// anticipatory: Appendix C variants, comma-separated (default: all nine).
+    #[arg(long)]
+    pub variants: Option<String>,
+    /// anticipatory: days of each synthetic run (the paper: 3).
+    #[arg(long, default_value_t = 3.0)]
+    pub days: f64,
+    /// anticipatory: days of the Helios-like run (0 skips it; the paper: six months).
+    #[arg(long, default_value_t = 182.0)]
+    pub helios_days: f64,
+    /// anticipatory: pool-size factors of the Helios-like runs (Fig 18; 1 is Table 17).
+    #[arg(long, default_value = "1,0.8")]
+    pub helios_scales: String,
     /// sts: cluster sizes of the scheduling-call timing (Fig. 7), in nodes.
     #[arg(long, default_value = "10,50,100")]
     pub timing_sizes: String,
@@ -177,6 +190,7 @@ pub fn reproduce(a: ReproduceArgs) -> Result<()> {
         "sia" => reproduce_sia(&a),
         "pcs" => reproduce_pcs(&a),
         "sts" => reproduce_sts(&a),
+        "anticipatory" => reproduce_anticipatory(&a),
         other => Err(Error::config(format!(
             "reproduce {other}: unknown target; known: {}",
             repro::TARGETS
@@ -328,6 +342,48 @@ fn reproduce_sts(a: &ReproduceArgs) -> Result<()> {
         report_json(&report, &report.targets)?
     } else {
         sts::to_table(&report)
+    };
+    write_out(a.out.as_deref(), &text)
+}
+
+/// `reproduce anticipatory`: spec seed000 §6 on generated pooled workloads.
+fn reproduce_anticipatory(a: &ReproduceArgs) -> Result<()> {
+    let variants = match &a.variants {
+        Some(v) => v.split(',').map(|x| x.trim().to_string()).collect(),
+        None => anticipatory::all_variants(),
+    };
+    let scales = a
+        .helios_scales
+        .split(',')
+        .map(|x| {
+            x.trim()
+                .parse::<f64>()
+                .ok()
+                .filter(|v| *v > 0.0 && *v <= 10.0)
+                .ok_or_else(|| {
+                    Error::config(format!("--helios-scales: '{x}' is not a factor in (0, 10]"))
+                })
+        })
+        .collect::<Result<Vec<f64>>>()?;
+    if !(a.days > 0.0 && a.helios_days >= 0.0) {
+        return Err(Error::config(
+            "--days must be positive and --helios-days at least 0",
+        ));
+    }
+    let opts = anticipatory::Options {
+        seeds: a.instances.max(1),
+        variants,
+        days: a.days,
+        helios_days: a.helios_days,
+        helios_scales: scales,
+        overrides: split_overrides(&a.set)?,
+        seed: a.seed,
+    };
+    let report = anticipatory::reproduce(&opts, &mut progress(a.quiet))?;
+    let text = if a.format == "json" {
+        report_json(&report, &report.targets)?
+    } else {
+        anticipatory::to_table(&report)
     };
     write_out(a.out.as_deref(), &text)
 }

@@ -24,7 +24,8 @@ use crate::sim::{Decision, View};
 use std::collections::BTreeSet;
 
 const PARAMS: &[ParamSpec] = &[
-    ParamSpec::choice("predict", "perfect", MODES, "Predictor: perfect (true arriving load and bins), noisy (target precision/recall, hour-correlated errors, sliding-max load), random-arrive (ablation a: coin-flip WillJobsArrive), random-all (ablation b: also random bins)"),
+    ParamSpec::choice("predict", "perfect", MODES, "Predictor: perfect (true arriving load and bins), noisy (target precision/recall, hour-correlated errors, sliding-max load), learned (logistic regression on Table 9's arrival features, trained on a prefix), random-arrive (ablation a: coin-flip WillJobsArrive), random-all (ablation b: also random bins)"),
+    ParamSpec::float("train_frac", "0.3", 0.01, 1.0, "learned: share of the trace's span the model trains on"),
     ParamSpec::list("windows_min", "5,60,720", 0.1, 1e6, "Prediction windows in minutes, ascending (the paper's 5 min, 1 h, 12 h)"),
     ParamSpec::list("precision", "0.66,0.62,0.66", 0.01, 1.0, "noisy: target precision of WillJobsArrive per window (Table 10, CloudML)"),
     ParamSpec::list("recall", "0.85,0.72,0.64", 0.0, 1.0, "noisy: target recall per window (Table 10)"),
@@ -63,6 +64,7 @@ fn build(p: &Params, seed: u64) -> Result<Box<dyn Policy>> {
             history: p.i64("history") as u32,
             bin_error: p.f64("bin_error"),
             slot_s: p.f64("tick_s"),
+            train_frac: p.f64("train_frac"),
             seed,
         },
         tick_s: p.f64("tick_s"),

@@ -10,12 +10,14 @@
 //!   of short jobs on idle GPUs minus per-pool reservations (Figs 7-8);
 //! - `vc`: A-SIA-VC, virtual start times and a resource-time plan (Fig 6);
 //! - `oracle`: the offline MILP with perfect knowledge (Fig 19);
-//! - `predict`: the coarse predictors (perfect, noisy, random ablations);
+//! - `predict`: the coarse predictors (perfect, noisy, learned, random
+//!   ablations); `learned`: the logistic regression behind `learned`;
 //! - `ssf`, `maxmin`: the baselines SSF, gSSF and MaxMin (spec §3).
 //!
 //! Shared here: duration bins, the per-call pool ledger and job starts.
 
 pub mod asia;
+pub mod learned;
 pub mod maxmin;
 pub mod oracle;
 pub mod predict;

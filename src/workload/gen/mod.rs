@@ -6,6 +6,7 @@ mod afs_synthetic;
 mod arrivals;
 mod pcs;
 pub mod pools;
+mod pools_helios;
 mod sia;
 mod sts;
 
@@ -53,6 +54,7 @@ pub fn generators() -> &'static [Generator] {
         sts::GENERATOR,
         pools::SYNTHETIC,
         pools::FIG1,
+        pools_helios::GENERATOR,
     ]
 }
 

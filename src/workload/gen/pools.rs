@@ -189,7 +189,13 @@ fn synthetic(p: &Params, cap: usize, seed: u64) -> Result<Vec<JobSpec>> {
 }
 
 /// A rigid, non-preemptive job of `width` GPUs running `duration_s` seconds.
-fn pooled_job(name: String, arrival: f64, pool: &str, width: u32, duration_s: f64) -> JobSpec {
+pub(super) fn pooled_job(
+    name: String,
+    arrival: f64,
+    pool: &str,
+    width: u32,
+    duration_s: f64,
+) -> JobSpec {
     let mut j = JobSpec::new(name, arrival, "linear", width);
     j.tenant = pool.to_string();
     j.duration = Some(duration_s.max(1.0));
