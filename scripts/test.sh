@@ -33,6 +33,12 @@ node tests/wasm-node/compare.mjs target/release/schedlab afs-mini afs-64 fifo,ti
 # STS and its baselines (early stops drawn from the seed, GPU cost, due dates), and with sharing.
 node tests/wasm-node/compare.mjs target/release/schedlab sts-mixed-10 sts-10 sts,edf,avg-edf,rg,avg-rg,dp,avg-dp 5
 node tests/wasm-node/compare.mjs target/release/schedlab sts-mixed-10 sts-10 sts 5 sts.sharing=true engine.idle_price=0.3
+# Anticipatory pool sharing and its baselines (pools carried by the trace, speedups
+# against the per-pool FCFS reference run), and A-SIA with noisy / learned predictors.
+node tests/wasm-node/compare.mjs target/release/schedlab anticipatory-synthetic pools-32 pool-fcfs,pool-maxmin,pool-ssf,gssf,anticipatory,anticipatory-vc
+node tests/wasm-node/compare.mjs target/release/schedlab anticipatory-synthetic pools-32 anticipatory 7 anticipatory.predict=noisy
+node tests/wasm-node/compare.mjs target/release/schedlab anticipatory-synthetic pools-32 anticipatory 7 anticipatory.predict=learned
+node tests/wasm-node/compare.mjs target/release/schedlab anticipatory-fig1 pools-8 anticipatory-oracle 1 anticipatory-oracle.slot_s=600
 
 step "sweeps as a Slurm job array (single-node Slurm started here; skips if it cannot start)"
 bash scripts/test-slurm.sh target/release/schedlab

@@ -17,6 +17,7 @@ pub mod num;
 pub mod params;
 pub mod perf;
 pub mod policy;
+pub mod prose;
 pub mod report;
 pub mod repro;
 pub mod search;

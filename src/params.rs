@@ -77,7 +77,7 @@ impl ParamSpec {
             name,
             kind: ParamKind::Float { min, max },
             default,
-            help,
+            help: crate::prose::doc(help),
         }
     }
 
@@ -92,7 +92,7 @@ impl ParamSpec {
             name,
             kind: ParamKind::Int { min, max },
             default,
-            help,
+            help: crate::prose::doc(help),
         }
     }
 
@@ -101,7 +101,7 @@ impl ParamSpec {
             name,
             kind: ParamKind::Bool,
             default,
-            help,
+            help: crate::prose::doc(help),
         }
     }
 
@@ -115,7 +115,7 @@ impl ParamSpec {
             name,
             kind: ParamKind::Choice { options },
             default,
-            help,
+            help: crate::prose::doc(help),
         }
     }
 
@@ -130,7 +130,7 @@ impl ParamSpec {
             name,
             kind: ParamKind::List { min, max },
             default,
-            help,
+            help: crate::prose::doc(help),
         }
     }
 

@@ -48,6 +48,23 @@ pub struct RunReport {
 /// Parameter overrides keyed by owner (`engine` or a policy name).
 pub type Overrides = BTreeMap<String, Vec<(String, String)>>;
 
+/// The cluster a run of `trace` uses: `spec` (a built-in name or a spec
+/// string) with the pools given on the command line (`--pools`), else the
+/// trace's own (`# pools:`), checked against the cluster's size. The CLI,
+/// the page and the wasm report all set runs up through here.
+pub fn cluster_for(
+    spec: &str,
+    trace: &Trace,
+    pools: Option<crate::cluster::Pools>,
+) -> Result<Cluster> {
+    let mut cluster = crate::cluster::parse_cluster(spec)?;
+    if let Some(p) = pools {
+        cluster.pools = p;
+    }
+    cluster.adopt_pools(&trace.pools)?;
+    Ok(cluster)
+}
+
 /// Simulates one policy on a trace.
 pub fn run_policy(
     trace: &Trace,
@@ -291,7 +308,44 @@ fn pools_table(r: &RunReport) -> String {
             ]);
         }
     }
-    format!("pools:\n{}", text_table(&rows))
+    format!("pools:\n{}{}", text_table(&rows), speedup_table(r))
+}
+
+/// Speedups against the reference run of runs with pools (per-pool FCFS
+/// without sharing; docs/METRICS.md).
+fn speedup_table(r: &RunReport) -> String {
+    let mut rows = vec![[
+        "policy",
+        "speedup geo",
+        "mean",
+        "JCT ratio",
+        "p5",
+        "p95",
+        "slowed %",
+        "total slowdown min",
+        "max slowdown min",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect::<Vec<_>>()];
+    for p in &r.results {
+        let s = &p.metrics.speedup;
+        rows.push(vec![
+            p.policy.clone(),
+            format!("{:.2}", s.speedup_geo),
+            format!("{:.2}", s.speedup_mean),
+            format!("{:.2}", s.speedup_jct_ratio),
+            format!("{:.2}", s.speedup_p5),
+            format!("{:.1}", s.speedup_p95),
+            format!("{:.2}", 100.0 * s.slowed_frac),
+            format!("{:.0}", s.slowdown_total_s / 60.0),
+            format!("{:.0}", s.slowdown_max_s / 60.0),
+        ]);
+    }
+    format!(
+        "against per-pool FCFS without sharing ({REFERENCE_POLICY}):\n{}",
+        text_table(&rows)
+    )
 }
 
 /// One CSV row per policy with every summary metric.

@@ -12,7 +12,6 @@
 //!
 //! See `docs/PAGE.md` for the JavaScript side.
 
-use crate::cluster::parse_cluster;
 use crate::error::Error;
 use crate::params::split_overrides;
 use crate::perf::ModelZoo;
@@ -353,7 +352,7 @@ pub fn run_report_json(
     } else {
         Trace::parse(trace, trace_text, None).map_err(js_err)?
     };
-    let cluster = Arc::new(parse_cluster(cluster).map_err(js_err)?);
+    let cluster = Arc::new(crate::report::cluster_for(cluster, &trace, None).map_err(js_err)?);
     let zoo = Arc::new(ModelZoo::builtin());
     let policies: Vec<String> = policies
         .split(',')

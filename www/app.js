@@ -664,6 +664,31 @@ async function doExport(kind) {
 }
 
 // ---------- boot ----------
+/** The wasm catalog carries no prose (size budget; src/prose.rs): parameter help,
+ * policy, metric and cluster descriptions come from catalog-text.json. Without it
+ * (e.g. a trimmed copy of the page) the page works, with empty tooltips. */
+async function addProse(c) {
+  let text;
+  try {
+    const r = await fetch(new URL('./catalog-text.json', import.meta.url));
+    if (!r.ok) throw new Error(`HTTP ${r.status}`);
+    text = await r.json();
+  } catch (e) {
+    console.warn(`catalog-text.json not loaded (${e.message}); tooltips stay empty`);
+    return;
+  }
+  const help = (specs, texts) => { for (const p of specs) p.help = p.help || (texts || {})[p.name] || ''; };
+  for (const p of c.policies) {
+    const t = text.policies[p.name] || {};
+    p.description = p.description || t.description || '';
+    p.source = p.source || t.source || '';
+    help(p.params, t.params);
+  }
+  help(c.engine, text.engine);
+  for (const m of c.metrics) m.help = m.help || text.metrics[m.key] || '';
+  for (const cl of c.clusters) cl.description = cl.description || text.clusters[cl.name] || '';
+}
+
 async function boot() {
   const url = new URL('./pkg/schedlab_bg.wasm', import.meta.url);
   let module;
@@ -677,6 +702,7 @@ async function boot() {
   initSync({ module });
   const b2 = performance.now();
   catalog = readCatalog();
+  await addProse(catalog);
   const b3 = performance.now();
   stats.boot = { start: b0, compile: b1 - b0, instantiate: b2 - b1, catalog: b3 - b2 };
   app.catalog = catalog;

@@ -178,12 +178,12 @@ pub fn run(a: RunArgs) -> Result<()> {
             ))
         }
     };
-    let mut cluster = parse_cluster(&cluster_name)?;
-    if let Some(p) = &a.pools {
-        cluster.pools = crate::cluster::Pools::from_arg(p)?;
-    }
-    cluster.adopt_pools(&trace.pools)?;
-    let cluster: Arc<Cluster> = Arc::new(cluster);
+    let pools = a
+        .pools
+        .as_deref()
+        .map(crate::cluster::Pools::from_arg)
+        .transpose()?;
+    let cluster: Arc<Cluster> = Arc::new(crate::report::cluster_for(&cluster_name, &trace, pools)?);
     let policies: Vec<String> = match (&a.policy, &bundled) {
         (Some(p), _) => p
             .split(',')

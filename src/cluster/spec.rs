@@ -14,19 +14,23 @@ pub struct BuiltinCluster {
 
 /// The named clusters, each with the paper setting it reproduces.
 pub fn builtin_clusters() -> &'static [BuiltinCluster] {
-    &[
-        BuiltinCluster { name: "sia-hetero-64", spec: "t4:6x4,rtx:3x8,a100:2x8", description: "Sia thesis heterogeneous simulation cluster: 6 T4 nodes x4, 3 RTX nodes x8, 2 A100 nodes x8 (64 GPUs)" },
-        BuiltinCluster { name: "sia-physical-44", spec: "rtx:3x8,a100:2x8,quad:1x4", description: "Sia physical testbed: 3 RTX x8, 2 A100 x8, 1 Quadro x4 (44 GPUs)" },
-        BuiltinCluster { name: "homog-64", spec: "t4:16x4", description: "Pollux/Sia homogeneous cluster: 16 g4dn.12xlarge nodes with 4 T4 each (64 GPUs)" },
-        BuiltinCluster { name: "afs-64", spec: "gtx1080:16x4", description: "AFS/CoDDL cluster: 16 servers with 4 identical GPUs each (64 GPUs)" },
-        BuiltinCluster { name: "pcs-64", spec: "v100:16x4", description: "PCS simulation: homogeneous pool of 64 GPUs (no placement effects)" },
-        BuiltinCluster { name: "pcs-testbed-16", spec: "v100:4x4", description: "PCS testbed: 16 GPUs" },
-        BuiltinCluster { name: "sts-hetero", spec: "k80-board:4x8,m60-board:4x8,a100-80:4x8", description: "STS experiments: 12 nodes of 8 K80 (24 GB), M60 (16 GB) or A100 (80 GB) GPUs; sts-N gives N such nodes" },
-        BuiltinCluster { name: "sts-10", spec: "k80-board:4x8,m60-board:3x8,a100-80:3x8", description: "STS: 10 nodes of 8 GPUs, K80, M60 and A100 round-robin (= the family sts-N at N = 10; the bundled sts-mixed-10 trace's cluster)" },
-        BuiltinCluster { name: "sia-hetero-2048", spec: "t4:192x4,rtx:96x8,a100:64x8", description: "Sia scaling experiment: the heterogeneous cluster x32 (2048 GPUs)" },
-        BuiltinCluster { name: "bench-1024", spec: "v100:128x8", description: "Benchmark cluster: 128 nodes with 8 GPUs (1024 GPUs)" },
-    ]
+    BUILTIN_CLUSTERS
 }
+
+const BUILTIN_CLUSTERS: &[BuiltinCluster] = &[
+        BuiltinCluster { name: "sia-hetero-64", spec: "t4:6x4,rtx:3x8,a100:2x8", description: crate::prose::doc("Sia thesis heterogeneous simulation cluster: 6 T4 nodes x4, 3 RTX nodes x8, 2 A100 nodes x8 (64 GPUs)") },
+        BuiltinCluster { name: "sia-physical-44", spec: "rtx:3x8,a100:2x8,quad:1x4", description: crate::prose::doc("Sia physical testbed: 3 RTX x8, 2 A100 x8, 1 Quadro x4 (44 GPUs)") },
+        BuiltinCluster { name: "homog-64", spec: "t4:16x4", description: crate::prose::doc("Pollux/Sia homogeneous cluster: 16 g4dn.12xlarge nodes with 4 T4 each (64 GPUs)") },
+        BuiltinCluster { name: "afs-64", spec: "gtx1080:16x4", description: crate::prose::doc("AFS/CoDDL cluster: 16 servers with 4 identical GPUs each (64 GPUs)") },
+        BuiltinCluster { name: "pcs-64", spec: "v100:16x4", description: crate::prose::doc("PCS simulation: homogeneous pool of 64 GPUs (no placement effects)") },
+        BuiltinCluster { name: "pcs-testbed-16", spec: "v100:4x4", description: crate::prose::doc("PCS testbed: 16 GPUs") },
+        BuiltinCluster { name: "sts-hetero", spec: "k80-board:4x8,m60-board:4x8,a100-80:4x8", description: crate::prose::doc("STS experiments: 12 nodes of 8 K80 (24 GB), M60 (16 GB) or A100 (80 GB) GPUs; sts-N gives N such nodes") },
+        BuiltinCluster { name: "sts-10", spec: "k80-board:4x8,m60-board:3x8,a100-80:3x8", description: crate::prose::doc("STS: 10 nodes of 8 GPUs, K80, M60 and A100 round-robin (= the family sts-N at N = 10; the bundled sts-mixed-10 trace's cluster)") },
+        BuiltinCluster { name: "pools-32", spec: "v100:1x32", description: crate::prose::doc("Anticipatory pool sharing: 32 fungible GPUs (one block, no locality, as the paper's simulations) for 4 pools of 8 (the bundled anticipatory-synthetic trace)") },
+        BuiltinCluster { name: "pools-8", spec: "v100:1x8", description: crate::prose::doc("Anticipatory pool sharing: 8 fungible GPUs for the Fig 1 example's two pools of 4") },
+        BuiltinCluster { name: "sia-hetero-2048", spec: "t4:192x4,rtx:96x8,a100:64x8", description: crate::prose::doc("Sia scaling experiment: the heterogeneous cluster x32 (2048 GPUs)") },
+        BuiltinCluster { name: "bench-1024", spec: "v100:128x8", description: crate::prose::doc("Benchmark cluster: 128 nodes with 8 GPUs (1024 GPUs)") },
+    ];
 
 /// Parses a built-in name or a spec string into a cluster.
 ///

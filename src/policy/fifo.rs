@@ -26,7 +26,9 @@ const PARAMS: &[ParamSpec] = &[
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "fifo",
     title: "FIFO",
-    source: "classic baseline (first-come first-served, optional greedy backfilling)",
+    source: crate::prose::doc(
+        "classic baseline (first-come first-served, optional greedy backfilling)",
+    ),
     description:
         "Starts jobs in arrival order with exactly their requested GPUs and never preempts.",
     params: PARAMS,

@@ -19,8 +19,8 @@ const PARAMS: &[ParamSpec] = &[ROUND_PARAM_EVENTS];
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "maxmin",
     title: "Max-Min fair share",
-    source: "AFS (NSDI'21) baseline Max-Min; spec seed003 §3.4",
-    description: "Elastic water-filling: equal GPU shares up to each job's useful maximum, first GPU in arrival order.",
+    source: crate::prose::doc("AFS (NSDI'21) baseline Max-Min; spec seed003 §3.4"),
+    description: crate::prose::doc("Elastic water-filling: equal GPU shares up to each job's useful maximum, first GPU in arrival order."),
     params: PARAMS,
     knowledge: crate::policy::Knowledge::Declared,
     build,

@@ -20,8 +20,8 @@ const PARAMS: &[ParamSpec] = &[ROUND_PARAM_EVENTS];
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "optimus",
     title: "Optimus",
-    source: "Optimus (EuroSys'18) greedy marginal-gain allocation, GPU-only; AFS (NSDI'21) baseline, spec seed003 §3.5",
-    description: "One GPU per job (arrival order), then each GPU to the job whose remaining time drops most; elastic, given true lengths.",
+    source: crate::prose::doc("Optimus (EuroSys'18) greedy marginal-gain allocation, GPU-only; AFS (NSDI'21) baseline, spec seed003 §3.5"),
+    description: crate::prose::doc("One GPU per job (arrival order), then each GPU to the job whose remaining time drops most; elastic, given true lengths."),
     params: PARAMS,
     knowledge: crate::policy::Knowledge::Oracle,
     build,

@@ -11,8 +11,8 @@ use crate::sim::{Decision, View};
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "pool-fcfs",
     title: "Per-pool FCFS",
-    source: "anticipatory pool sharing, spec 3 (FCFS, no sharing)",
-    description: "Each pool (tenant with a GPU quota, `--pools`) starts its jobs in arrival order within its quota, non-preemptively; idle quota is never lent. Without pools: plain FIFO.",
+    source: crate::prose::doc("anticipatory pool sharing, spec 3 (FCFS, no sharing)"),
+    description: crate::prose::doc("Each pool (tenant with a GPU quota, `--pools`) starts its jobs in arrival order within its quota, non-preemptively; idle quota is never lent. Without pools: plain FIFO."),
     params: &[],
     knowledge: crate::policy::Knowledge::Declared,
     build,

@@ -19,8 +19,8 @@ const PARAMS: &[ParamSpec] = &[REQUEST_PARAM, ROUND_PARAM_EVENTS];
 pub const SRTF_INFO: PolicyInfo = PolicyInfo {
     name: "srtf",
     title: "SRTF",
-    source: "AFS (NSDI'21) §5.1 baseline; spec seed003 §3.1",
-    description: "Shortest remaining time first at the requested GPU count; preemptive, gang-scheduled, skips jobs that do not fit.",
+    source: crate::prose::doc("AFS (NSDI'21) §5.1 baseline; spec seed003 §3.1"),
+    description: crate::prose::doc("Shortest remaining time first at the requested GPU count; preemptive, gang-scheduled, skips jobs that do not fit."),
     params: PARAMS,
     knowledge: crate::policy::Knowledge::Oracle,
     build: build_srtf,
@@ -29,8 +29,8 @@ pub const SRTF_INFO: PolicyInfo = PolicyInfo {
 pub const SRSF_INFO: PolicyInfo = PolicyInfo {
     name: "srsf",
     title: "SRSF",
-    source: "AFS (NSDI'21) §5.1 baseline; Tiresias' length-aware SRSF; spec seed003 §3.2",
-    description: "Shortest remaining service (remaining time x requested GPUs) first; preemptive, gang-scheduled.",
+    source: crate::prose::doc("AFS (NSDI'21) §5.1 baseline; Tiresias' length-aware SRSF; spec seed003 §3.2"),
+    description: crate::prose::doc("Shortest remaining service (remaining time x requested GPUs) first; preemptive, gang-scheduled."),
     params: PARAMS,
     knowledge: crate::policy::Knowledge::Oracle,
     build: build_srsf,

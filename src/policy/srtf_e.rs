@@ -29,8 +29,8 @@ const PARAMS: &[ParamSpec] = &[
 pub const SRTF_E_INFO: PolicyInfo = PolicyInfo {
     name: "srtf-e",
     title: "SRTF-E",
-    source: "AFS (NSDI'21) §5.5 altruistic SRTF; spec seed003 §3.7",
-    description: "SRTF, then the leftover GPUs go to the scheduled elastic jobs (up to their peak GPU count).",
+    source: crate::prose::doc("AFS (NSDI'21) §5.5 altruistic SRTF; spec seed003 §3.7"),
+    description: crate::prose::doc("SRTF, then the leftover GPUs go to the scheduled elastic jobs (up to their peak GPU count)."),
     params: PARAMS,
     knowledge: crate::policy::Knowledge::Oracle,
     build: build_srtf,
@@ -39,8 +39,8 @@ pub const SRTF_E_INFO: PolicyInfo = PolicyInfo {
 pub const SRSF_E_INFO: PolicyInfo = PolicyInfo {
     name: "srsf-e",
     title: "SRSF-E",
-    source: "AFS (NSDI'21) §5.5 altruistic SRSF; spec seed003 §3.7",
-    description: "SRSF, then the leftover GPUs go to the scheduled elastic jobs (up to their peak GPU count).",
+    source: crate::prose::doc("AFS (NSDI'21) §5.5 altruistic SRSF; spec seed003 §3.7"),
+    description: crate::prose::doc("SRSF, then the leftover GPUs go to the scheduled elastic jobs (up to their peak GPU count)."),
     params: PARAMS,
     knowledge: crate::policy::Knowledge::Oracle,
     build: build_srsf,

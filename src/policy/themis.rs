@@ -48,8 +48,8 @@ const PARAMS: &[ParamSpec] = &[
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "themis",
     title: "Themis",
-    source: "Themis (NSDI'20) finish-time fairness with leases; AFS (NSDI'21) baseline, spec seed003 §3.6",
-    description: "Offers free and lease-expired GPUs to the most unfairly treated jobs (largest rho = T_shared / T_ideal); leftovers to random others; 10-minute leases.",
+    source: crate::prose::doc("Themis (NSDI'20) finish-time fairness with leases; AFS (NSDI'21) baseline, spec seed003 §3.6"),
+    description: crate::prose::doc("Offers free and lease-expired GPUs to the most unfairly treated jobs (largest rho = T_shared / T_ideal); leftovers to random others; 10-minute leases."),
     params: PARAMS,
     knowledge: crate::policy::Knowledge::Declared,
     build,

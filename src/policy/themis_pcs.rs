@@ -33,8 +33,8 @@ const PARAMS: &[ParamSpec] = &[ParamSpec::float(
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "themis-pcs",
     title: "Themis (PCS)",
-    source: "PCS (OSDI'24) §5 baseline Themis (simplified: no auction); spec seed001 §3.4",
-    description: "Greedy finish-time fairness: the job with the largest rho = T_shared / T_ideal takes min(GPUs left, its demand), then the next; recomputed at every event and lease.",
+    source: crate::prose::doc("PCS (OSDI'24) §5 baseline Themis (simplified: no auction); spec seed001 §3.4"),
+    description: crate::prose::doc("Greedy finish-time fairness: the job with the largest rho = T_shared / T_ideal takes min(GPUs left, its demand), then the next; recomputed at every event and lease."),
     params: PARAMS,
     knowledge: crate::policy::Knowledge::Declared,
     build,

@@ -38,8 +38,8 @@ const PARAMS: &[ParamSpec] = &[
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "tiresias",
     title: "Tiresias (2D-LAS)",
-    source: "Tiresias (NSDI'19) discretized 2D-LAS; AFS (NSDI'21) baseline Tiresias-L, spec seed003 §3.3",
-    description: "Multi-level queues on attained GPU service; length-unaware, preemptive, gang-scheduled.",
+    source: crate::prose::doc("Tiresias (NSDI'19) discretized 2D-LAS; AFS (NSDI'21) baseline Tiresias-L, spec seed003 §3.3"),
+    description: crate::prose::doc("Multi-level queues on attained GPU service; length-unaware, preemptive, gang-scheduled."),
     params: PARAMS,
     knowledge: crate::policy::Knowledge::Declared,
     build,

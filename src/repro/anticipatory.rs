@@ -697,6 +697,11 @@ pub fn targets(r: &Report) -> Vec<Target> {
     t
 }
 
+/// A table's header row.
+fn head(cols: &[&str]) -> Vec<String> {
+    cols.iter().map(|s| s.to_string()).collect()
+}
+
 fn f(v: f64, d: usize) -> String {
     if v.is_nan() {
         "-".into()
@@ -708,13 +713,13 @@ fn f(v: f64, d: usize) -> String {
 /// The report as text tables.
 pub fn to_table(r: &Report) -> String {
     let mut out = String::from("Anticipatory pool sharing (spec seed000 §6); speedups against per-pool FCFS, GPUs fungible\n\nFig 1 example: finish times of J0..J7 (time units; spec §4.5)\n\n");
-    let mut rows = vec![vec!["policy".to_string(), "ours".into(), "spec".into()]];
+    let mut rows = vec![head(&["policy", "ours", "spec"])];
     for ((p, ours), (_, want)) in r.fig1.iter().zip(FIG1_TABLE) {
         let show = |v: &[f64]| v.iter().map(|x| f(*x, 0)).collect::<Vec<_>>().join(" ");
         rows.push(vec![p.clone(), show(ours), show(&want)]);
     }
     out.push_str(&super::table(&rows));
-    let head = [
+    let columns = [
         "workload",
         "policy",
         "runs",
@@ -742,7 +747,7 @@ pub fn to_table(r: &Report) -> String {
             continue;
         }
         out.push_str(&format!("\n{title}\n\n"));
-        let mut rows = vec![head.iter().map(|s| s.to_string()).collect::<Vec<_>>()];
+        let mut rows = vec![head(&columns)];
         for x in mine {
             rows.push(vec![
                 x.workload.clone(),
@@ -762,7 +767,7 @@ pub fn to_table(r: &Report) -> String {
         out.push_str(&super::table(&rows));
     }
     out.push_str("\nTables 10 / 20: WillJobsArrive measured (noisy: beside its targets; learned: on the span after its training prefix, targets are the paper's learned numbers)\n\n");
-    let mut rows = vec![[
+    let mut rows = vec![head(&[
         "workload",
         "window min",
         "base rate",
@@ -771,10 +776,7 @@ pub fn to_table(r: &Report) -> String {
         "recall",
         "target",
         "F1",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect::<Vec<_>>()];
+    ])];
     for p in &r.predictors {
         rows.push(vec![
             p.workload.clone(),
@@ -789,10 +791,7 @@ pub fn to_table(r: &Report) -> String {
     }
     out.push_str(&super::table(&rows));
     out.push_str("\nStated results beside ours\n\n");
-    let mut rows = vec![["target", "ours", "paper", "ratio", "holds"]
-        .iter()
-        .map(|s| s.to_string())
-        .collect::<Vec<_>>()];
+    let mut rows = vec![head(&["target", "ours", "paper", "ratio", "holds"])];
     for t in &r.targets {
         rows.push(vec![
             t.what.clone(),

@@ -11,12 +11,12 @@ pub mod sts;
 /// Known reproduction targets: (name, description).
 pub const TARGETS: &[(&str, &str)] = &[
     (
-        "anticipatory",
-        "Anticipatory pool sharing (the paper's \"SIA\"): the Fig 1 example exactly, the synthetic comparison of Fig 5 over the Appendix C variants, the predictor ablations (Fig 15a), the oracle MILP on tiny traces (Fig 15b), the noisy predictors' accuracy (Tables 10 / 20) and Table 17 on a Helios-like workload, beside the paper's stated results",
-    ),
-    (
         "afs",
         "AFS (NSDI'21) §5.2: average / p99 JCT of every policy on the 11 Philly-like traces, reduction rates beside the paper's ranges, qualitative orderings of spec seed003 §6.8",
+    ),
+    (
+        "anticipatory",
+        "Anticipatory pool sharing (the paper's \"SIA\"): the Fig 1 example exactly, the synthetic comparison of Fig 5 over the Appendix C variants, the predictor ablations (Fig 15a), the oracle MILP on tiny traces (Fig 15b), the noisy predictors' accuracy (Tables 10 / 20) and Table 17 on a Helios-like workload, beside the paper's stated results",
     ),
     (
         "pcs",

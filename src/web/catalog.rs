@@ -83,7 +83,7 @@ pub const METRICS: &[MetricInfo] = &[
         scale: 1.0,
         digits: 0,
         better: "higher",
-        help: "Jobs that finished",
+        help: crate::prose::doc("Jobs that finished"),
     },
     MetricInfo {
         key: "jobs",
@@ -92,7 +92,7 @@ pub const METRICS: &[MetricInfo] = &[
         scale: 1.0,
         digits: 0,
         better: "none",
-        help: "Jobs in the trace",
+        help: crate::prose::doc("Jobs in the trace"),
     },
     MetricInfo {
         key: "avg_jct_s",
@@ -101,7 +101,7 @@ pub const METRICS: &[MetricInfo] = &[
         scale: H,
         digits: 2,
         better: "lower",
-        help: "Mean job completion time (finish - arrival)",
+        help: crate::prose::doc("Mean job completion time (finish - arrival)"),
     },
     MetricInfo {
         key: "p50_jct_s",
@@ -110,7 +110,7 @@ pub const METRICS: &[MetricInfo] = &[
         scale: H,
         digits: 2,
         better: "lower",
-        help: "Median JCT",
+        help: crate::prose::doc("Median JCT"),
     },
     MetricInfo {
         key: "p90_jct_s",
@@ -119,7 +119,7 @@ pub const METRICS: &[MetricInfo] = &[
         scale: H,
         digits: 2,
         better: "lower",
-        help: "90th percentile JCT",
+        help: crate::prose::doc("90th percentile JCT"),
     },
     MetricInfo {
         key: "p99_jct_s",
@@ -128,7 +128,7 @@ pub const METRICS: &[MetricInfo] = &[
         scale: H,
         digits: 2,
         better: "lower",
-        help: "99th percentile JCT",
+        help: crate::prose::doc("99th percentile JCT"),
     },
     MetricInfo {
         key: "makespan_s",
@@ -137,7 +137,7 @@ pub const METRICS: &[MetricInfo] = &[
         scale: H,
         digits: 2,
         better: "lower",
-        help: "Last finish - first arrival",
+        help: crate::prose::doc("Last finish - first arrival"),
     },
     MetricInfo {
         key: "avg_queue_s",
@@ -146,7 +146,7 @@ pub const METRICS: &[MetricInfo] = &[
         scale: H,
         digits: 2,
         better: "lower",
-        help: "Mean time a job spent without GPUs",
+        help: crate::prose::doc("Mean time a job spent without GPUs"),
     },
     MetricInfo {
         key: "gpu_hours",
@@ -155,7 +155,7 @@ pub const METRICS: &[MetricInfo] = &[
         scale: 1.0,
         digits: 1,
         better: "lower",
-        help: "GPU time held by jobs, restart delays included",
+        help: crate::prose::doc("GPU time held by jobs, restart delays included"),
     },
     MetricInfo {
         key: "utilization",
@@ -164,7 +164,7 @@ pub const METRICS: &[MetricInfo] = &[
         scale: 1.0,
         digits: 3,
         better: "higher",
-        help: "GPU time held / (cluster GPUs x makespan)",
+        help: crate::prose::doc("GPU time held / (cluster GPUs x makespan)"),
     },
     MetricInfo {
         key: "avg_restarts",
@@ -173,7 +173,7 @@ pub const METRICS: &[MetricInfo] = &[
         scale: 1.0,
         digits: 2,
         better: "lower",
-        help: "Allocation changes after the first start, per job",
+        help: crate::prose::doc("Allocation changes after the first start, per job"),
     },
     MetricInfo {
         key: "ftf_rho_max",
@@ -182,7 +182,7 @@ pub const METRICS: &[MetricInfo] = &[
         scale: 1.0,
         digits: 2,
         better: "lower",
-        help: "Worst finish-time fairness rho (JCT / isolated time on a 1/N share)",
+        help: crate::prose::doc("Worst finish-time fairness rho (JCT / isolated time on a 1/N share)"),
     },
     MetricInfo {
         key: "ftf_unfair_frac",
@@ -191,7 +191,7 @@ pub const METRICS: &[MetricInfo] = &[
         scale: 1.0,
         digits: 3,
         better: "lower",
-        help: "Fraction of finished jobs with rho > 1",
+        help: crate::prose::doc("Fraction of finished jobs with rho > 1"),
     },
     MetricInfo {
         key: "energy_kwh",
@@ -200,7 +200,7 @@ pub const METRICS: &[MetricInfo] = &[
         scale: 1.0,
         digits: 1,
         better: "lower",
-        help: "Cluster energy over the makespan: busy power of held GPUs, idle power of the others (approximate idle figures, docs/METRICS.md)",
+        help: crate::prose::doc("Cluster energy over the makespan: busy power of held GPUs, idle power of the others (approximate idle figures, docs/METRICS.md)"),
     },
     MetricInfo {
         key: "avg_tardiness_s",
@@ -209,7 +209,7 @@ pub const METRICS: &[MetricInfo] = &[
         scale: H,
         digits: 2,
         better: "lower",
-        help: "Mean time past the due date, over the jobs that have one (0 when none has)",
+        help: crate::prose::doc("Mean time past the due date, over the jobs that have one (0 when none has)"),
     },
     MetricInfo {
         key: "due_missed_frac",
@@ -218,7 +218,7 @@ pub const METRICS: &[MetricInfo] = &[
         scale: 1.0,
         digits: 3,
         better: "lower",
-        help: "Fraction of the jobs with a due date that finished after it or not at all",
+        help: crate::prose::doc("Fraction of the jobs with a due date that finished after it or not at all"),
     },
     MetricInfo {
         key: "max_tardiness_s",
@@ -227,7 +227,7 @@ pub const METRICS: &[MetricInfo] = &[
         scale: H,
         digits: 2,
         better: "lower",
-        help: "Largest time past the due date of any job (0 when none has a due date)",
+        help: crate::prose::doc("Largest time past the due date of any job (0 when none has a due date)"),
     },
     MetricInfo {
         key: "gpu_cost_usd",
@@ -236,7 +236,7 @@ pub const METRICS: &[MetricInfo] = &[
         scale: 1.0,
         digits: 0,
         better: "lower",
-        help: "Price of the GPU time used (STS's energy cost): busy GPUs, a shared GPU once, at the STS paper's Table III prices per GPU-hour; 0 on GPU types without a price",
+        help: crate::prose::doc("Price of the GPU time used (STS's energy cost): busy GPUs, a shared GPU once, at the STS paper's Table III prices per GPU-hour; 0 on GPU types without a price"),
     },
     MetricInfo {
         key: "tardiness_cost_usd",
@@ -245,7 +245,7 @@ pub const METRICS: &[MetricInfo] = &[
         scale: 1.0,
         digits: 0,
         better: "lower",
-        help: "Sum over jobs with a due date of weight x tardiness, the weight read as dollars per second late (STS's eta)",
+        help: crate::prose::doc("Sum over jobs with a due date of weight x tardiness, the weight read as dollars per second late (STS's eta)"),
     },
     MetricInfo {
         key: "total_cost_usd",
@@ -254,7 +254,7 @@ pub const METRICS: &[MetricInfo] = &[
         scale: 1.0,
         digits: 0,
         better: "lower",
-        help: "GPU cost plus tardiness cost (STS's objective)",
+        help: crate::prose::doc("GPU cost plus tardiness cost (STS's objective)"),
     },
     MetricInfo {
         key: "predicted_frac",
@@ -263,7 +263,7 @@ pub const METRICS: &[MetricInfo] = &[
         scale: 1.0,
         digits: 3,
         better: "none",
-        help: "Fraction of the jobs given a completion time at arrival (engine.predict: a fork of the run without future arrivals, PCS §2.3; 0 when off)",
+        help: crate::prose::doc("Fraction of the jobs given a completion time at arrival (engine.predict: a fork of the run without future arrivals, PCS §2.3; 0 when off)"),
     },
     MetricInfo {
         key: "avg_pred_error_pct",
@@ -272,7 +272,7 @@ pub const METRICS: &[MetricInfo] = &[
         scale: 1.0,
         digits: 1,
         better: "lower",
-        help: "Mean prediction error, 100 x |predicted JCT - JCT| / predicted JCT, over finished predicted jobs (PCS's definition; 0 without predictions)",
+        help: crate::prose::doc("Mean prediction error, 100 x |predicted JCT - JCT| / predicted JCT, over finished predicted jobs (PCS's definition; 0 without predictions)"),
     },
     MetricInfo {
         key: "p50_pred_error_pct",
@@ -281,7 +281,7 @@ pub const METRICS: &[MetricInfo] = &[
         scale: 1.0,
         digits: 1,
         better: "lower",
-        help: "Median prediction error (see pred err)",
+        help: crate::prose::doc("Median prediction error (see pred err)"),
     },
     MetricInfo {
         key: "p95_pred_error_pct",
@@ -290,7 +290,7 @@ pub const METRICS: &[MetricInfo] = &[
         scale: 1.0,
         digits: 1,
         better: "lower",
-        help: "95th percentile of the prediction error (see pred err)",
+        help: crate::prose::doc("95th percentile of the prediction error (see pred err)"),
     },
     MetricInfo {
         key: "p99_pred_error_pct",
@@ -299,7 +299,7 @@ pub const METRICS: &[MetricInfo] = &[
         scale: 1.0,
         digits: 1,
         better: "lower",
-        help: "99th percentile of the prediction error (see pred err)",
+        help: crate::prose::doc("99th percentile of the prediction error (see pred err)"),
     },
     MetricInfo {
         key: "speedup_geo",
@@ -308,7 +308,7 @@ pub const METRICS: &[MetricInfo] = &[
         scale: 1.0,
         digits: 2,
         better: "higher",
-        help: "Geometric mean over jobs of JCT under per-pool FCFS without sharing / JCT here (runs with pools)",
+        help: crate::prose::doc("Geometric mean over jobs of JCT under per-pool FCFS without sharing / JCT here (runs with pools)"),
     },
     MetricInfo {
         key: "speedup_mean",
@@ -317,7 +317,7 @@ pub const METRICS: &[MetricInfo] = &[
         scale: 1.0,
         digits: 2,
         better: "higher",
-        help: "Arithmetic mean of the per-job speedups against per-pool FCFS",
+        help: crate::prose::doc("Arithmetic mean of the per-job speedups against per-pool FCFS"),
     },
     MetricInfo {
         key: "speedup_jct_ratio",
@@ -326,7 +326,7 @@ pub const METRICS: &[MetricInfo] = &[
         scale: 1.0,
         digits: 2,
         better: "higher",
-        help: "Mean JCT under per-pool FCFS / mean JCT here",
+        help: crate::prose::doc("Mean JCT under per-pool FCFS / mean JCT here"),
     },
     MetricInfo {
         key: "speedup_p5",
@@ -335,7 +335,7 @@ pub const METRICS: &[MetricInfo] = &[
         scale: 1.0,
         digits: 2,
         better: "higher",
-        help: "5th percentile of the per-job speedups (below 1: slowed)",
+        help: crate::prose::doc("5th percentile of the per-job speedups (below 1: slowed)"),
     },
     MetricInfo {
         key: "speedup_p95",
@@ -344,7 +344,7 @@ pub const METRICS: &[MetricInfo] = &[
         scale: 1.0,
         digits: 1,
         better: "higher",
-        help: "95th percentile of the per-job speedups",
+        help: crate::prose::doc("95th percentile of the per-job speedups"),
     },
     MetricInfo {
         key: "slowed_frac",
@@ -353,7 +353,7 @@ pub const METRICS: &[MetricInfo] = &[
         scale: 100.0,
         digits: 2,
         better: "lower",
-        help: "Jobs that finished more than 1 s later than under per-pool FCFS without sharing",
+        help: crate::prose::doc("Jobs that finished more than 1 s later than under per-pool FCFS without sharing"),
     },
     MetricInfo {
         key: "slowdown_total_s",
@@ -362,7 +362,7 @@ pub const METRICS: &[MetricInfo] = &[
         scale: 1.0 / 60.0,
         digits: 0,
         better: "lower",
-        help: "Sum over jobs of the minutes each finished later than under per-pool FCFS",
+        help: crate::prose::doc("Sum over jobs of the minutes each finished later than under per-pool FCFS"),
     },
     MetricInfo {
         key: "slowdown_max_s",
@@ -371,11 +371,42 @@ pub const METRICS: &[MetricInfo] = &[
         scale: 1.0 / 60.0,
         digits: 0,
         better: "lower",
-        help: "Most minutes a job finished later than under per-pool FCFS",
+        help: crate::prose::doc("Most minutes a job finished later than under per-pool FCFS"),
     },
 ];
 
 /// The catalog, built from the registries.
+/// The prose the wasm build leaves out (`crate::prose`): per policy its
+/// description, source and parameter help; engine parameter help; metric
+/// help; cluster descriptions. Written to `www/catalog-text.json` (kept in
+/// sync by a test); the page merges it into the wasm catalog at boot.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn prose() -> serde_json::Value {
+    use serde_json::{json, Map, Value};
+    let params = |list: &[ParamSpec]| -> Value {
+        Value::Object(
+            list.iter()
+                .map(|p| (p.name.to_string(), json!(p.help)))
+                .collect::<Map<_, _>>(),
+        )
+    };
+    let policies: Map<String, Value> = registry()
+        .iter()
+        .map(|p| {
+            (
+                p.name.to_string(),
+                json!({ "description": p.description, "source": p.source, "params": params(p.params) }),
+            )
+        })
+        .collect();
+    json!({
+        "policies": policies,
+        "engine": params(ENGINE_PARAMS),
+        "metrics": METRICS.iter().map(|m| (m.key.to_string(), json!(m.help))).collect::<Map<_, _>>(),
+        "clusters": builtin_clusters().iter().map(|c| (c.name.to_string(), json!(c.description))).collect::<Map<_, _>>(),
+    })
+}
+
 pub fn catalog() -> Catalog {
     let zoo = ModelZoo::builtin();
     Catalog {
@@ -535,6 +566,22 @@ mod tests {
                 "no display rule for {k}"
             );
         }
+    }
+
+    /// The page's prose file matches the catalog (regenerate with
+    /// `SCHEDLAB_REGEN=1 cargo test --lib page_prose`).
+    #[test]
+    fn page_prose_is_current() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/www/catalog-text.json");
+        let want = serde_json::to_string_pretty(&prose()).unwrap() + "\n";
+        if std::env::var_os("SCHEDLAB_REGEN").is_some() {
+            std::fs::write(path, &want).unwrap();
+        }
+        let have = std::fs::read_to_string(path).unwrap_or_default();
+        assert!(
+            have == want,
+            "www/catalog-text.json is stale: run SCHEDLAB_REGEN=1 cargo test --lib page_prose"
+        );
     }
 
     #[test]

@@ -78,6 +78,8 @@ pub struct JobColumns {
     pub work: Vec<f64>,
     pub declared_work: Vec<f64>,
     pub tardiness_cost: Vec<f64>,
+    /// JCT under per-pool FCFS / JCT here (runs with pools; NaN otherwise).
+    pub speedup: Vec<f64>,
     pub gpus_requested: Vec<u32>,
     /// Index into `models`.
     pub model: Vec<u32>,
@@ -182,6 +184,7 @@ columnar!(JobColumns {
     work: F64,
     declared_work: F64,
     tardiness_cost: F64,
+    speedup: F64,
     gpus_requested: U32,
     model: U32,
     models: Str,
@@ -316,6 +319,7 @@ impl JobColumns {
                 .iter()
                 .map(|j| j.tardiness_cost_usd.unwrap_or(nan))
                 .collect(),
+            speedup: jobs.iter().map(|j| j.speedup.unwrap_or(nan)).collect(),
             gpus_requested: o.jobs.iter().map(|j| j.gpus_requested).collect(),
             model,
             models,

@@ -9,12 +9,13 @@
 use super::columns::{Columnar, JobColumns, RoundColumns, TimelineColumns};
 use super::insight::InsightColumns;
 use super::series::{self, Series};
-use crate::cluster::{parse_cluster, Cluster};
+use crate::cluster::Cluster;
 use crate::error::{Error, Result};
 use crate::params::{split_overrides, Params};
 use crate::perf::ModelZoo;
 use crate::report::{
-    check_owners, compare_to_reference, finish_policy, prepare_policy, Overrides, PolicyRun,
+    check_owners, cluster_for, compare_to_reference, finish_policy, prepare_policy, Overrides,
+    PolicyRun,
 };
 use crate::sim::{Progress, Simulation, ENGINE_PARAMS};
 use crate::workload::{load_named, Trace};
@@ -129,9 +130,7 @@ impl Runner {
         crate::policy::info(policy)?;
         let overrides = split_overrides(sets)?;
         check_owners(&overrides, &[policy.to_string()])?;
-        let mut cluster = parse_cluster(cluster)?;
-        cluster.adopt_pools(&trace.pools)?;
-        let cluster = Arc::new(cluster);
+        let cluster = Arc::new(cluster_for(cluster, &trace, None)?);
         let zoo = Arc::new(ModelZoo::builtin());
         let (mut sim, params) = prepare_policy(&trace, &cluster, &zoo, policy, &overrides, seed)?;
         sim.set_record_insight(true);
@@ -254,7 +253,7 @@ mod tests {
     #[test]
     fn sliced_run_equals_the_cli_path() {
         let trace = load_trace("afs-mini", "").unwrap();
-        let cluster = Arc::new(parse_cluster("afs-64").unwrap());
+        let cluster = Arc::new(crate::cluster::parse_cluster("afs-64").unwrap());
         let zoo = Arc::new(ModelZoo::builtin());
         for policy in ["fifo", "tiresias"] {
             let mut r = Runner::new(trace.clone(), "afs-64", policy, &[], 3).unwrap();

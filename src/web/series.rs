@@ -22,6 +22,9 @@ pub struct Series {
     /// Blocking index BI (AFS §5), its value at each event held until the
     /// next, time-weighted per bin.
     pub bi: Vec<f64>,
+    /// GPUs held beyond their pool's quota, summed over pools (lent by
+    /// other pools; 0 without pools), time-weighted per bin.
+    pub borrowed: Vec<f64>,
 }
 
 /// Bins used by the page's charts.
@@ -29,17 +32,24 @@ pub const BINS: usize = 400;
 
 /// Utilisation and queue length over the run, from the recorded timeline.
 pub fn over_time(o: &Outcome, total_gpus: u32, bins: usize) -> Series {
-    // (time, d busy GPUs, d running jobs, d active jobs)
-    let mut deltas: Vec<(f64, f64, f64, f64)> = Vec::new();
+    // Each job's pool (index into `o.pools`), for the GPUs held beyond quotas.
+    let pool_of: Vec<Option<usize>> = o
+        .jobs
+        .iter()
+        .map(|j| o.pools.iter().position(|p| p.name == j.tenant))
+        .collect();
+    // (time, d busy GPUs, d running jobs, d active jobs, pool)
+    let mut deltas: Vec<(f64, f64, f64, f64, Option<usize>)> = Vec::new();
     for s in &o.timeline.segments {
-        deltas.push((s.start, s.gpu_count as f64, 1.0, 0.0));
-        deltas.push((s.end, -(s.gpu_count as f64), -1.0, 0.0));
+        let pool = pool_of.get(s.job as usize).copied().flatten();
+        deltas.push((s.start, s.gpu_count as f64, 1.0, 0.0, pool));
+        deltas.push((s.end, -(s.gpu_count as f64), -1.0, 0.0, pool));
     }
     let end = o.end_time;
     for j in &o.jobs {
         if j.arrival <= end {
-            deltas.push((j.arrival, 0.0, 0.0, 1.0));
-            deltas.push((j.finish.unwrap_or(end), 0.0, 0.0, -1.0));
+            deltas.push((j.arrival, 0.0, 0.0, 1.0, None));
+            deltas.push((j.finish.unwrap_or(end), 0.0, 0.0, -1.0, None));
         }
     }
     let t0 = o
@@ -53,10 +63,11 @@ pub fn over_time(o: &Outcome, total_gpus: u32, bins: usize) -> Series {
     }
     crate::sorting::sort_by(&mut deltas, |a, b| a.0.total_cmp(&b.0));
     let width = (t1 - t0) / bins as f64;
-    let mut acc = vec![[0.0f64; 3]; bins];
-    let (mut busy, mut run, mut active) = (0.0, 0.0, 0.0);
+    let mut acc = vec![[0.0f64; 4]; bins];
+    let (mut busy, mut run, mut active, mut borrowed) = (0.0, 0.0, 0.0, 0.0);
+    let mut used = vec![0.0f64; o.pools.len()];
     let mut t = t0;
-    let mut add = |from: f64, to: f64, v: [f64; 3]| {
+    let mut add = |from: f64, to: f64, v: [f64; 4]| {
         if to <= from {
             return;
         }
@@ -66,18 +77,24 @@ pub fn over_time(o: &Outcome, total_gpus: u32, bins: usize) -> Series {
             let lo = t0 + b as f64 * width;
             let overlap = to.min(lo + width) - from.max(lo);
             if overlap > 0.0 {
-                for k in 0..3 {
+                for k in 0..4 {
                     slot[k] += v[k] * overlap;
                 }
             }
         }
     };
-    for (at, db, dr, da) in deltas {
-        add(t, at, [busy, run, active - run]);
+    for (at, db, dr, da, pool) in deltas {
+        add(t, at, [busy, run, active - run, borrowed]);
         t = t.max(at);
         busy += db;
         run += dr;
         active += da;
+        if let Some(p) = pool {
+            let quota = o.pools[p].quota as f64;
+            borrowed -= (used[p] - quota).max(0.0);
+            used[p] += db;
+            borrowed += (used[p] - quota).max(0.0);
+        }
     }
     let g = total_gpus.max(1) as f64;
     let mut s = Series::default();
@@ -86,6 +103,7 @@ pub fn over_time(o: &Outcome, total_gpus: u32, bins: usize) -> Series {
         s.util.push(a[0] / width / g);
         s.running.push(a[1] / width);
         s.queue.push((a[2] / width).max(0.0));
+        s.borrowed.push((a[3] / width).max(0.0));
     }
     s
 }
@@ -227,6 +245,7 @@ mod tests {
             running: vec![0.0; 2],
             ce: vec![],
             bi: vec![],
+            borrowed: vec![],
         };
         let ts = crate::metrics::TimeSeries {
             t: vec![0.0, 40.0, 100.0],
@@ -266,5 +285,6 @@ crate::web::columns::columnar!(Series {
     queue: F64,
     running: F64,
     ce: F64,
-    bi: F64
+    bi: F64,
+    borrowed: F64
 });

@@ -77,6 +77,8 @@ fn file_text(file: &str) -> Option<&'static str> {
         "pcs-gavel.csv" => include_str!("../../traces/pcs-gavel.csv"),
         "pcs-themis1.csv" => include_str!("../../traces/pcs-themis1.csv"),
         "sts-mixed-10.csv" => include_str!("../../traces/sts-mixed-10.csv"),
+        "anticipatory-synthetic.csv" => include_str!("../../traces/anticipatory-synthetic.csv"),
+        "anticipatory-fig1.csv" => include_str!("../../traces/anticipatory-fig1.csv"),
         _ => return None,
     })
 }

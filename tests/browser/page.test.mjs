@@ -355,6 +355,52 @@ test('STS trace: the cost chart stacks GPU and tardiness cost, the Gantt marks d
   await page.close();
 });
 
+test('pooled trace: speedup against per-pool FCFS and lent GPUs are drawn, numbers equal the CLI\'s', { timeout: 90_000 }, async () => {
+  const page = await openPage(browser, `${BASE}?trace=anticipatory-synthetic&policies=pool-fcfs,pool-maxmin,anticipatory`);
+  await waitDone(page);
+  await page.waitForFunction(() => !document.querySelector('figure[data-needs="pools"]').hidden, null, { timeout: 10_000 });
+  const st = await page.evaluate(() => {
+    const coloured = (name) => {
+      const c = document.querySelector(`canvas[data-chart="${name}"]`);
+      const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+      let n = 0;
+      for (let k = 0; k < d.length; k += 4) if (Math.max(d[k], d[k + 1], d[k + 2]) - Math.min(d[k], d[k + 1], d[k + 2]) > 40) n++;
+      return n;
+    };
+    const runs = window.schedlab.view.runs;
+    const m = (p) => runs.get(p).result.metrics;
+    const lent = (p) => Math.max(...runs.get(p).result.series.borrowed);
+    return {
+      speedup: coloured('speedup'), lent: coloured('lent'),
+      asia: m('anticipatory'), maxmin: m('pool-maxmin'), fcfs: m('pool-fcfs'),
+      lentFcfs: lent('pool-fcfs'), lentAsia: lent('anticipatory'),
+      jobSpeedups: Array.from(runs.get('anticipatory').result.jobs.speedup).filter((v) => Number.isFinite(v)).length,
+    };
+  });
+  assert.ok(st.speedup > 300 && st.lent > 300, `pool charts blank: ${JSON.stringify({ s: st.speedup, l: st.lent })}`);
+  // Per-pool FCFS never lends; A-SIA does, without slowing a job; MaxMin slows some.
+  assert.equal(st.lentFcfs, 0);
+  assert.ok(st.lentAsia > 0);
+  assert.equal(st.asia.slowed_frac, 0);
+  assert.ok(st.maxmin.slowed_frac > 0 && st.asia.speedup_geo > 1, JSON.stringify(st.asia));
+  assert.equal(st.fcfs.speedup_geo, 1);
+  assert.equal(st.jobSpeedups, 537);
+  // The prose the wasm package leaves out (src/prose.rs) reaches the tooltips.
+  const tips = await page.evaluate(() => ({
+    policy: document.querySelector('label.pol[for="pol-anticipatory"]').title,
+    param: [...document.querySelectorAll('label.param')].map((l) => l.title).filter((t) => t.length > 20).length,
+    metric: document.querySelector('#results th[title]:not([title=""])') !== null,
+  }));
+  assert.ok(/lent/.test(tips.policy) && tips.param > 0 && tips.metric, JSON.stringify(tips));
+  // The CLI's numbers, bit for bit (the trace carries its pools).
+  const cliRun = (p) => JSON.parse(cli(['run', '--trace', path.join(root, 'traces', 'anticipatory-synthetic.csv'), '--cluster', 'pools-32', '--policy', p, '--format', 'json'])).results[0].metrics;
+  assert.equal(st.asia.speedup_geo, cliRun('anticipatory').speedup_geo);
+  assert.equal(st.maxmin.slowdown_total_s, cliRun('pool-maxmin').slowdown_total_s);
+  assert.deepEqual(page.errors, []);
+  await page.screenshot({ path: artifact('pools-speedup.png'), fullPage: true });
+  await page.close();
+});
+
 test('phone layout', { timeout: 60_000 }, async () => {
   const page = await openPage(browser, BASE, { width: 390, height: 844 }, { dpr: 2 });
   await waitDone(page);

@@ -19,7 +19,7 @@ initSync({ module: readFileSync(path.join(pkg, 'schedlab_bg.wasm')) });
 const stripWall = (text) => text.replace(/"wall_s": [0-9.e+-]+/g, '"wall_s": 0');
 const text = existsSync(trace) ? readFileSync(trace, 'utf8') : '';
 const wasm = stripWall(run_report_json(trace, text, cluster, policies, sets, BigInt(seed)));
-const native = stripWall(execFileSync(bin, ['run', '--trace', trace, '--cluster', cluster, '--policy', policies, '--seed', seed, '--format', 'json', ...sets.flatMap((s) => ['--set', s])], { encoding: 'utf8' }));
+const native = stripWall(execFileSync(bin, ['run', '--trace', trace, '--cluster', cluster, '--policy', policies, '--seed', seed, '--format', 'json', ...sets.flatMap((s) => ['--set', s])], { encoding: 'utf8', maxBuffer: 256 << 20 }));
 
 if (wasm !== native) {
   const a = wasm.split('\n'), b = native.split('\n');

@@ -85,6 +85,17 @@ function chartSpec(kind, runs, scale) {
       return { kind: 'stack', title: 'Cost per policy (STS: energy + tardiness, Fig. 4b)', y_label: 'dollars', scale,
         groups: ['GPU (energy) cost', 'tardiness cost'],
         series: costing(runs).map((r) => ({ name: r.policy, color: r.color, y: [r.result.metrics.gpu_cost_usd, r.result.metrics.tardiness_cost_usd] })) };
+    case 'speedup': {
+      const cdf = (r) => {
+        const v = Array.from(r.result.jobs.speedup).filter((x) => Number.isFinite(x) && x > 0).sort((a, b) => a - b);
+        return { x: v, y: v.map((_, i) => (i + 1) / v.length) };
+      };
+      return { kind: 'cdf', title: 'Per-job speedup against per-pool FCFS (below 1: slowed)', x_label: 'JCT under per-pool FCFS / JCT (log)', y_label: 'fraction of jobs', scale,
+        series: pooled(runs).map((r) => ({ name: r.policy, color: r.color, ...cdf(r) })) };
+    }
+    case 'lent':
+      return { kind: 'lines', title: 'GPUs lent across pools over time (held beyond quota)', x_label: 'time (h)', y_label: 'GPUs', scale,
+        series: pooled(runs).map((r) => ({ name: r.policy, color: r.color, x: map(r.result.series.t, H), y: map(r.result.series.borrowed) })) };
     default:
       throw new Error(kind);
   }
@@ -93,18 +104,24 @@ function chartSpec(kind, runs, scale) {
 /** Runs with a cost: priced GPU types or jobs with due dates (STS). */
 const costing = (runs) => runs.filter((r) => r.result.metrics.total_cost_usd > 0);
 
+/** Runs with pools (compared with per-pool FCFS: a speedup per job). */
+const pooled = (runs) => runs.filter((r) => r.result.metrics.speedup_geo > 0);
+
 /** Runs that made completion-time predictions (`engine.predict`). */
 const predicting = (runs) => runs.filter((r) => r.result.metrics.predicted_frac > 0);
 
-/** Draws every chart canvas (`data-chart` = cdf|bars|util|queue|ce|bi|pred|prederr|cost) at
- * its CSS size; the prediction charts show only when a run predicted completions, the
- * cost chart only when a run has a cost. */
+/** Draws every chart canvas (`data-chart` = cdf|bars|util|queue|ce|bi|pred|prederr|cost|
+ * speedup|lent) at its CSS size; the prediction charts show only when a run predicted
+ * completions, the cost chart only when a run has a cost, the pool charts only when a
+ * run has pools. */
 export function drawCharts(root, runs) {
   const dpr = window.devicePixelRatio || 1;
   const anyPredictions = predicting(runs).length > 0;
   for (const fig of root.querySelectorAll('figure[data-needs="predictions"]')) fig.hidden = !anyPredictions;
   const anyCost = costing(runs).length > 0;
   for (const fig of root.querySelectorAll('figure[data-needs="costs"]')) fig.hidden = !anyCost;
+  const anyPools = pooled(runs).length > 0;
+  for (const fig of root.querySelectorAll('figure[data-needs="pools"]')) fig.hidden = !anyPools;
   for (const canvas of root.querySelectorAll('canvas[data-chart]')) {
     const w = canvas.clientWidth, h = canvas.clientHeight;
     if (!w || !h) continue;

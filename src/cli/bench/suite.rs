@@ -177,6 +177,27 @@ const CASES: &[Case] = &[
         setup: |seed| sts_case(1000, "exponential", seed, &[("timeline", "false")]),
     },
     Case {
+        name: "anticipatory-helios",
+        about: "A-SIA (noisy predictors at Table 20's precision / recall) on the six-month Helios-like workload: 15 pools, 1,080 fungible GPUs, about 250k jobs, no timeline (the issue's 30 s target)",
+        setup: |seed| {
+            let trace = generate("anticipatory-helios", None, seed, &[])?;
+            let mut overrides = engine(&[("placement", "any"), ("timeline", "false")]);
+            overrides.insert(
+                "anticipatory".into(),
+                [("predict", "noisy"), ("precision", "0.34,0.62,0.84"), ("recall", "0.87,0.79,0.89"), ("bin_error", "0")]
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .collect(),
+            );
+            Ok(Some(Setup {
+                cluster: crate::report::cluster_for("v100:135x8", &trace, None)?,
+                trace,
+                policy: "anticipatory",
+                overrides,
+            }))
+        },
+    },
+    Case {
         name: "sia-2048",
         about: "Sia at 2,048 GPUs: sia-helios jobs replicated 32 times, 4 simulated hours (Sia Fig 3.10's scale run)",
         setup: |seed| {

@@ -28,8 +28,8 @@ const PARAMS: &[ParamSpec] = &[
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "afs-l",
     title: "AFS-L",
-    source: "AFS (NSDI'21) §3.3 Algorithm 1; spec seed003 §2.3",
-    description: "Apathetic Future Share with known job lengths: one GPU to each job shortest-first, then each further GPU to the winner of rule (3), capped at the job's peak GPU count.",
+    source: crate::prose::doc("AFS (NSDI'21) §3.3 Algorithm 1; spec seed003 §2.3"),
+    description: crate::prose::doc("Apathetic Future Share with known job lengths: one GPU to each job shortest-first, then each further GPU to the winner of rule (3), capped at the job's peak GPU count."),
     params: PARAMS,
     knowledge: crate::policy::Knowledge::Oracle,
     build,

@@ -58,8 +58,8 @@ const PARAMS: &[ParamSpec] = &[
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "afs-p",
     title: "AFS-P",
-    source: "AFS (NSDI'21) §3.4; spec seed003 §2.4",
-    description: "Apathetic Future Share without job lengths: rule (3) tried both ways per pair (random when neither wins); processor sharing with a 2 h quantum when jobs outnumber GPUs.",
+    source: crate::prose::doc("AFS (NSDI'21) §3.4; spec seed003 §2.4"),
+    description: crate::prose::doc("Apathetic Future Share without job lengths: rule (3) tried both ways per pair (random when neither wins); processor sharing with a 2 h quantum when jobs outnumber GPUs."),
     params: PARAMS,
     knowledge: crate::policy::Knowledge::Declared,
     build,

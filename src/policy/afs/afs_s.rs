@@ -15,8 +15,8 @@ const PARAMS: &[ParamSpec] = &[QUANTUM_S, TIME_SCALE, ROUND_PARAM_EVENTS];
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "afs-s",
     title: "AFS-S",
-    source: "AFS (NSDI'21) Appendix D; spec seed003 §2.5",
-    description: "AFS-P knowing only each job's peak GPU count: max-min shares capped at the peak, processor sharing with a 2 h quantum when jobs outnumber GPUs.",
+    source: crate::prose::doc("AFS (NSDI'21) Appendix D; spec seed003 §2.5"),
+    description: crate::prose::doc("AFS-P knowing only each job's peak GPU count: max-min shares capped at the peak, processor sharing with a 2 h quantum when jobs outnumber GPUs."),
     params: PARAMS,
     knowledge: crate::policy::Knowledge::Declared,
     build,

@@ -40,8 +40,8 @@ const PARAMS: &[ParamSpec] = &[
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "anticipatory",
     title: "Anticipatory sharing (A-SIA)",
-    source: "Anticipatory resource allocation for ML training (the paper's \"SIA\"), Figs 7-8; spec seed000 §2.4",
-    description: "Per-pool FCFS within quota, plus idle GPUs lent to short jobs of other pools after reserving each pool's predicted load over 5 min / 1 h / 12 h windows; non-preemptive. Predictions are built on the trace's truth (perfect, noisy or random), so the policy declares oracle knowledge.",
+    source: crate::prose::doc("Anticipatory resource allocation for ML training (the paper's \"SIA\"), Figs 7-8; spec seed000 §2.4"),
+    description: crate::prose::doc("Per-pool FCFS within quota, plus idle GPUs lent to short jobs of other pools after reserving each pool's predicted load over 5 min / 1 h / 12 h windows; non-preemptive. Predictions are built on the trace's truth (perfect, noisy or random), so the policy declares oracle knowledge."),
     params: PARAMS,
     knowledge: Knowledge::Oracle,
     build,

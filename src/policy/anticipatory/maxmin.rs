@@ -14,8 +14,8 @@ use std::collections::BTreeSet;
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "pool-maxmin",
     title: "MaxMin pool sharing",
-    source: "Anticipatory resource allocation, baseline MaxMin / MMFS; spec seed000 §3",
-    description: "Idle GPUs shared max-min fairly (weighted by quota) among pools with waiting jobs, FCFS within a pool; non-preemptive, no predictions.",
+    source: crate::prose::doc("Anticipatory resource allocation, baseline MaxMin / MMFS; spec seed000 §3"),
+    description: crate::prose::doc("Idle GPUs shared max-min fairly (weighted by quota) among pools with waiting jobs, FCFS within a pool; non-preemptive, no predictions."),
     params: &[],
     knowledge: Knowledge::Declared,
     build: |_, _| Ok(Box::new(PoolMaxMin)),

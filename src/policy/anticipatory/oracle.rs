@@ -33,8 +33,8 @@ const PARAMS: &[ParamSpec] = &[
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "anticipatory-oracle",
     title: "Anticipatory oracle (MILP)",
-    source: "Anticipatory resource allocation, §4.1 and Appendix A (Fig 19); spec seed000 §2.2",
-    description: "Offline optimum with perfect knowledge for small traces: a time-indexed MILP chooses every job's start at or before its per-pool FCFS start, minimising total waiting within the cluster's GPUs. Non-preemptive.",
+    source: crate::prose::doc("Anticipatory resource allocation, §4.1 and Appendix A (Fig 19); spec seed000 §2.2"),
+    description: crate::prose::doc("Offline optimum with perfect knowledge for small traces: a time-indexed MILP chooses every job's start at or before its per-pool FCFS start, minimising total waiting within the cluster's GPUs. Non-preemptive."),
     params: PARAMS,
     knowledge: Knowledge::Oracle,
     build,

@@ -13,8 +13,8 @@ use std::collections::BTreeSet;
 pub const POOL_INFO: PolicyInfo = PolicyInfo {
     name: "pool-ssf",
     title: "Per-pool SSF",
-    source: "Anticipatory resource allocation, baseline SSF; spec seed000 §3",
-    description: "Within each pool's quota, waiting jobs start in increasing service (GPUs x true run time), skipping those that do not fit; no sharing, non-preemptive.",
+    source: crate::prose::doc("Anticipatory resource allocation, baseline SSF; spec seed000 §3"),
+    description: crate::prose::doc("Within each pool's quota, waiting jobs start in increasing service (GPUs x true run time), skipping those that do not fit; no sharing, non-preemptive."),
     params: &[],
     knowledge: Knowledge::Oracle,
     build: |_, _| Ok(Box::new(Ssf { global: false })),
@@ -23,8 +23,8 @@ pub const POOL_INFO: PolicyInfo = PolicyInfo {
 pub const GLOBAL_INFO: PolicyInfo = PolicyInfo {
     name: "gssf",
     title: "Global SSF",
-    source: "Anticipatory resource allocation, baseline gSSF; spec seed000 §3",
-    description: "All GPUs as one pool: waiting jobs of every pool start in increasing service (GPUs x true run time), skipping those that do not fit; non-preemptive.",
+    source: crate::prose::doc("Anticipatory resource allocation, baseline gSSF; spec seed000 §3"),
+    description: crate::prose::doc("All GPUs as one pool: waiting jobs of every pool start in increasing service (GPUs x true run time), skipping those that do not fit; non-preemptive."),
     params: &[],
     knowledge: Knowledge::Oracle,
     build: |_, _| Ok(Box::new(Ssf { global: true })),

@@ -21,8 +21,8 @@ use std::collections::{BTreeSet, BinaryHeap};
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "anticipatory-vc",
     title: "Anticipatory sharing, virtual clocks (A-SIA-VC)",
-    source: "Anticipatory resource allocation for ML training, Fig 6 (SIA_VC); spec seed000 §2.3",
-    description: "Perfect per-job predictions: each job's virtual start time is its per-pool FCFS start; jobs start early only where they fit around the reservations of every earlier-VST job, so none is slowed (Theorem 1). Non-preemptive.",
+    source: crate::prose::doc("Anticipatory resource allocation for ML training, Fig 6 (SIA_VC); spec seed000 §2.3"),
+    description: crate::prose::doc("Perfect per-job predictions: each job's virtual start time is its per-pool FCFS start; jobs start early only where they fit around the reservations of every earlier-VST job, so none is slowed (Theorem 1). Non-preemptive."),
     params: &[],
     knowledge: Knowledge::Oracle,
     build,

@@ -45,8 +45,8 @@ const PARAMS: &[ParamSpec] = &[
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "gavel-ftf",
     title: "Themis+TJ (Gavel's finish-time-fairness policy)",
-    source: "Themis (NSDI'20) as Sia's baseline: Gavel's FTF policy; thesis §3.5.2; spec seed004 §3.6",
-    description: "Rigid jobs: minimise the worst finish-time-fairness ratio rho over time fractions per GPU type (bisection on rho, LP checks), realised by Gavel's round priorities (360 s).",
+    source: crate::prose::doc("Themis (NSDI'20) as Sia's baseline: Gavel's FTF policy; thesis §3.5.2; spec seed004 §3.6"),
+    description: crate::prose::doc("Rigid jobs: minimise the worst finish-time-fairness ratio rho over time fractions per GPU type (bisection on rho, LP checks), realised by Gavel's round priorities (360 s)."),
     params: PARAMS,
     knowledge: crate::policy::Knowledge::Declared,
     build,

@@ -34,8 +34,8 @@ const PARAMS: &[ParamSpec] = &[
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "gavel",
     title: "Gavel (max-sum-throughput)",
-    source: "Gavel (OSDI'20) as Sia's baseline: thesis §3.4.3; spec seed004 §3.4",
-    description: "Heterogeneity-aware rigid jobs: a max-sum-throughput LP over time fractions per GPU type, realised round by round by Gavel's priorities (360 s rounds, time-sharing).",
+    source: crate::prose::doc("Gavel (OSDI'20) as Sia's baseline: thesis §3.4.3; spec seed004 §3.4"),
+    description: crate::prose::doc("Heterogeneity-aware rigid jobs: a max-sum-throughput LP over time fractions per GPU type, realised round by round by Gavel's priorities (360 s rounds, time-sharing)."),
     params: PARAMS,
     knowledge: crate::policy::Knowledge::Declared,
     build,

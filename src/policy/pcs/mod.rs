@@ -69,8 +69,8 @@ const PARAMS: &[ParamSpec] = &[
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "pcs",
     title: "PCS (WFQ)",
-    source: "PCS (OSDI'24) §3 weighted fair queueing; spec seed001 §2.2 (the artifact's MCS)",
-    description: "Size classes with guaranteed weighted shares (work-conserving water-filling), FIFO within a class under an efficiency cap; bounded preemption for reliable completion-time predictions.",
+    source: crate::prose::doc("PCS (OSDI'24) §3 weighted fair queueing; spec seed001 §2.2 (the artifact's MCS)"),
+    description: crate::prose::doc("Size classes with guaranteed weighted shares (work-conserving water-filling), FIFO within a class under an efficiency cap; bounded preemption for reliable completion-time predictions."),
     params: PARAMS,
     knowledge: crate::policy::Knowledge::Declared,
     build,

@@ -43,8 +43,8 @@ const PARAMS: &[ParamSpec] = &[
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "pollux",
     title: "Pollux",
-    source: "Pollux (OSDI'21), heterogeneity-unaware as in the Sia thesis §3.4.3; spec seed004 §3.3",
-    description: "Goodput-adaptive genetic search over replicas per (virtual) node; fitness is the harmonic mean of speedups over a fair share.",
+    source: crate::prose::doc("Pollux (OSDI'21), heterogeneity-unaware as in the Sia thesis §3.4.3; spec seed004 §3.3"),
+    description: crate::prose::doc("Goodput-adaptive genetic search over replicas per (virtual) node; fitness is the harmonic mean of speedups over a fair share."),
     params: PARAMS,
     knowledge: crate::policy::Knowledge::Declared,
     build,

@@ -50,8 +50,8 @@ const PARAMS: &[ParamSpec] = &[
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "shockwave",
     title: "Shockwave",
-    source: "Shockwave (NSDI'23) as Sia's baseline: thesis §3.5.2; spec seed004 §3.5",
-    description: "Rigid jobs, plan-ahead: every 360 s a program over the next F rounds maximises log progress minus a makespan penalty under finish-time fairness; heterogeneity-unaware (virtual 4-GPU nodes, majority-type repair).",
+    source: crate::prose::doc("Shockwave (NSDI'23) as Sia's baseline: thesis §3.5.2; spec seed004 §3.5"),
+    description: crate::prose::doc("Rigid jobs, plan-ahead: every 360 s a program over the next F rounds maximises log progress minus a makespan penalty under finish-time fairness; heterogeneity-unaware (virtual 4-GPU nodes, majority-type repair)."),
     params: PARAMS,
     knowledge: crate::policy::Knowledge::Declared,
     build,

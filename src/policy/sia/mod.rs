@@ -55,8 +55,8 @@ const PARAMS: &[ParamSpec] = &[
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "sia",
     title: "Sia",
-    source: "Sia (SOSP'23) / CMU thesis ch. 3; spec seed004 §2",
-    description: "Heterogeneity-aware goodput-optimised rounds: one configuration (type, nodes, GPUs) per job from an ILP over normalised goodputs.",
+    source: crate::prose::doc("Sia (SOSP'23) / CMU thesis ch. 3; spec seed004 §2"),
+    description: crate::prose::doc("Heterogeneity-aware goodput-optimised rounds: one configuration (type, nodes, GPUs) per job from an ILP over normalised goodputs."),
     params: PARAMS,
     knowledge: crate::policy::Knowledge::Declared,
     build,

@@ -38,8 +38,8 @@ pub const PARAMS: &[ParamSpec] = &[
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "dp",
     title: "DP (Saxena et al.)",
-    source: "STS paper (Filippini et al., TCC 2024) §VII baseline, its ref. [4]; spec seed002 §3",
-    description: "Every interval and event, dynamic programming over the FIFO-ordered jobs picks each job's GPU count (fastest type for it) minimising tardiness plus the interval's GPU price; placed FIFO",
+    source: crate::prose::doc("STS paper (Filippini et al., TCC 2024) §VII baseline, its ref. [4]; spec seed002 §3"),
+    description: crate::prose::doc("Every interval and event, dynamic programming over the FIFO-ordered jobs picks each job's GPU count (fastest type for it) minimising tardiness plus the interval's GPU price; placed FIFO"),
     params: PARAMS,
     knowledge: crate::policy::Knowledge::Declared,
     build: |p, _| build(p, Times::Worst),
@@ -48,8 +48,10 @@ pub const INFO: PolicyInfo = PolicyInfo {
 pub const AVG_INFO: PolicyInfo = PolicyInfo {
     name: "avg-dp",
     title: "avgDP",
-    source: "STS paper §VII (avg* baselines); spec seed002 §3.4",
-    description: "The DP-based method planning on the mean epoch count instead of the maximum",
+    source: crate::prose::doc("STS paper §VII (avg* baselines); spec seed002 §3.4"),
+    description: crate::prose::doc(
+        "The DP-based method planning on the mean epoch count instead of the maximum",
+    ),
     params: PARAMS,
     knowledge: crate::policy::Knowledge::Declared,
     build: |p, _| build(p, Times::Mean),

@@ -13,8 +13,8 @@ use crate::sim::{Decision, View};
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "edf",
     title: "EDF",
-    source: "STS paper (Filippini et al., TCC 2024) §VII baseline, from its ref. [11]; spec seed002 §3",
-    description: "Earliest due date first, non-preemptive: each waiting job takes the cheapest free configuration that meets its due date (worst-case time), else the fastest free one",
+    source: crate::prose::doc("STS paper (Filippini et al., TCC 2024) §VII baseline, from its ref. [11]; spec seed002 §3"),
+    description: crate::prose::doc("Earliest due date first, non-preemptive: each waiting job takes the cheapest free configuration that meets its due date (worst-case time), else the fastest free one"),
     params: &[],
     knowledge: crate::policy::Knowledge::Declared,
     build: |_, _| Ok(edf(Times::Worst)),
@@ -23,8 +23,8 @@ pub const INFO: PolicyInfo = PolicyInfo {
 pub const AVG_INFO: PolicyInfo = PolicyInfo {
     name: "avg-edf",
     title: "avgEDF",
-    source: "STS paper §VII (avg* baselines); spec seed002 §3.4",
-    description: "EDF planning on the mean epoch count instead of the maximum (the maximum once a job has run past the mean)",
+    source: crate::prose::doc("STS paper §VII (avg* baselines); spec seed002 §3.4"),
+    description: crate::prose::doc("EDF planning on the mean epoch count instead of the maximum (the maximum once a job has run past the mean)"),
     params: &[],
     knowledge: crate::policy::Knowledge::Declared,
     build: |_, _| Ok(edf(Times::Mean)),

@@ -27,8 +27,8 @@ pub const PARAMS: &[ParamSpec] = &[
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "rg",
     title: "Randomized Greedy",
-    source: "STS paper (Filippini et al., TCC 2024) §VII baseline, from its ref. [11]; spec seed002 §3",
-    description: "Re-plans all jobs at every event: by pressure, each job the cheapest configuration meeting its due date (worst-case time) else the fastest; the best of several randomised constructions",
+    source: crate::prose::doc("STS paper (Filippini et al., TCC 2024) §VII baseline, from its ref. [11]; spec seed002 §3"),
+    description: crate::prose::doc("Re-plans all jobs at every event: by pressure, each job the cheapest configuration meeting its due date (worst-case time) else the fastest; the best of several randomised constructions"),
     params: PARAMS,
     knowledge: crate::policy::Knowledge::Declared,
     build: |p, seed| build(p, seed, Times::Worst),
@@ -37,8 +37,10 @@ pub const INFO: PolicyInfo = PolicyInfo {
 pub const AVG_INFO: PolicyInfo = PolicyInfo {
     name: "avg-rg",
     title: "avgRG",
-    source: "STS paper §VII (avg* baselines); spec seed002 §3.4",
-    description: "Randomized Greedy planning on the mean epoch count instead of the maximum",
+    source: crate::prose::doc("STS paper §VII (avg* baselines); spec seed002 §3.4"),
+    description: crate::prose::doc(
+        "Randomized Greedy planning on the mean epoch count instead of the maximum",
+    ),
     params: PARAMS,
     knowledge: crate::policy::Knowledge::Declared,
     build: |p, seed| build(p, seed, Times::Mean),

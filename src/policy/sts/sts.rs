@@ -30,8 +30,8 @@ pub const PARAMS: &[ParamSpec] = &[
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "sts",
     title: "STS",
-    source: "Filippini et al., IEEE TCC 2024 (STS), Algorithms 1-3; spec seed002 §2",
-    description: "Stochastic, energy-minimising scheduling with due dates: per job and GPU type the optimal staircase of GPU counts over epochs for the early-stopping law (cheap first, faster later so the full run still meets the due date), its first step placed best fit by pressure, optional GPU sharing",
+    source: crate::prose::doc("Filippini et al., IEEE TCC 2024 (STS), Algorithms 1-3; spec seed002 §2"),
+    description: crate::prose::doc("Stochastic, energy-minimising scheduling with due dates: per job and GPU type the optimal staircase of GPU counts over epochs for the early-stopping law (cheap first, faster later so the full run still meets the due date), its first step placed best fit by pressure, optional GPU sharing"),
     params: PARAMS,
     knowledge: crate::policy::Knowledge::Declared,
     build,

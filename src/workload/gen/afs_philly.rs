@@ -111,7 +111,7 @@ const PARAMS: &[ParamSpec] = &[
 
 pub const GENERATOR: Generator = Generator {
     name: "afs-philly",
-    description: "AFS Philly trace #1-11 (Table 3 job counts over 137 days, heavy-tailed run times, 4.3 model rules; `scale` for the 4.5 scaled-down runs)",
+    description: crate::prose::doc("AFS Philly trace #1-11 (Table 3 job counts over 137 days, heavy-tailed run times, 4.3 model rules; `scale` for the 4.5 scaled-down runs)"),
     default_jobs: 956,
     params: PARAMS,
     jobs_from: Some(|p| {

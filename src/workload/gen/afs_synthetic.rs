@@ -70,7 +70,7 @@ const PARAMS: &[ParamSpec] = &[
 
 pub const GENERATOR: Generator = Generator {
     name: "afs-synthetic",
-    description: "Philly-like elastic jobs for the AFS model zoo: Poisson arrivals at a target load, log-normal run times, power-of-two requests (AFS spec 4.6)",
+    description: crate::prose::doc("Philly-like elastic jobs for the AFS model zoo: Poisson arrivals at a target load, log-normal run times, power-of-two requests (AFS spec 4.6)"),
     default_jobs: 200,
     params: PARAMS,
     jobs_from: None,

@@ -83,7 +83,7 @@ const GAVEL_PARAMS: &[ParamSpec] = &params("1.2");
 
 pub const THEMIS1: Generator = Generator {
     name: "pcs-themis1",
-    description: "PCS Workload-1 (simulated): AutoML apps of 1-90 trials with Themis's service CDF, linear scaling, Poisson arrivals at load 0.8 (PCS spec 4)",
+    description: crate::prose::doc("PCS Workload-1 (simulated): AutoML apps of 1-90 trials with Themis's service CDF, linear scaling, Poisson arrivals at load 0.8 (PCS spec 4)"),
     default_jobs: 2000,
     params: THEMIS1_PARAMS,
     jobs_from: None,
@@ -93,7 +93,7 @@ pub const THEMIS1: Generator = Generator {
 
 pub const GAVEL: Generator = Generator {
     name: "pcs-gavel",
-    description: "PCS Workload-3: Gavel's continuous workload, one 1-8 GPU job per app, linear scaling, Poisson arrivals at load 1.2 (PCS spec 4)",
+    description: crate::prose::doc("PCS Workload-3: Gavel's continuous workload, one 1-8 GPU job per app, linear scaling, Poisson arrivals at load 1.2 (PCS spec 4)"),
     default_jobs: 3000,
     params: GAVEL_PARAMS,
     jobs_from: None,

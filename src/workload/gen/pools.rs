@@ -51,7 +51,7 @@ const SYNTHETIC_PARAMS: &[ParamSpec] = &[
 
 pub const SYNTHETIC: Generator = Generator {
     name: "anticipatory-synthetic",
-    description: "Anticipatory pool sharing's synthetic workload (spec seed000 §4.4): bursty arrivals per pool, bimodal durations, widths 1/2/4/8, per-pool loads U[0.6, 0.95]; nine Appendix C variants; pools written into the trace",
+    description: crate::prose::doc("Anticipatory pool sharing's synthetic workload (spec seed000 §4.4): bursty arrivals per pool, bimodal durations, widths 1/2/4/8, per-pool loads U[0.6, 0.95]; nine Appendix C variants; pools written into the trace"),
     default_jobs: 1_000,
     params: SYNTHETIC_PARAMS,
     jobs_from: Some(|_| super::UNCAPPED_JOBS),
@@ -69,7 +69,7 @@ const FIG1_PARAMS: &[ParamSpec] = &[ParamSpec::float(
 
 pub const FIG1: Generator = Generator {
     name: "anticipatory-fig1",
-    description: "The anticipatory paper's Fig 1 example (spec seed000 §4.5): two pools of 4 GPUs; MaxMin lends the orange pool's GPUs to a long green job and slows orange's later jobs",
+    description: crate::prose::doc("The anticipatory paper's Fig 1 example (spec seed000 §4.5): two pools of 4 GPUs; MaxMin lends the orange pool's GPUs to a long green job and slows orange's later jobs"),
     default_jobs: 8,
     params: FIG1_PARAMS,
     jobs_from: None,

@@ -70,7 +70,7 @@ const PARAMS: &[ParamSpec] = &[
 
 pub const GENERATOR: Generator = Generator {
     name: "anticipatory-helios",
-    description: "Helios-like pooled workload (spec seed000 §4.2): Venus's 15 VCs (1,080 GPUs), six months of bursty, heavy-tailed, skewed-width jobs on over-provisioned pools; pools written into the trace",
+    description: crate::prose::doc("Helios-like pooled workload (spec seed000 §4.2): Venus's 15 VCs (1,080 GPUs), six months of bursty, heavy-tailed, skewed-width jobs on over-provisioned pools; pools written into the trace"),
     default_jobs: 1_000,
     params: PARAMS,
     jobs_from: Some(|_| super::UNCAPPED_JOBS),

@@ -187,7 +187,7 @@ const P_SPIKE: [ParamSpec; 13] = params("newtrace", "hetero", "spike", "40");
 
 pub const PHILLY: Generator = Generator {
     name: "sia-philly",
-    description: "Sia/Pollux Philly workload: 160 jobs in 8 h, GPU-time classes -> cifar10/deepspeech2/bert/yolov3/imagenet, TunedJobs configs (Sia 4.1-4.2)",
+    description: crate::prose::doc("Sia/Pollux Philly workload: 160 jobs in 8 h, GPU-time classes -> cifar10/deepspeech2/bert/yolov3/imagenet, TunedJobs configs (Sia 4.1-4.2)"),
     default_jobs: 160,
     params: &P_PHILLY,
     jobs_from: None,
@@ -197,7 +197,7 @@ pub const PHILLY: Generator = Generator {
 
 pub const HELIOS: Generator = Generator {
     name: "sia-helios",
-    description: "Sia Helios workload: 160 jobs in 8 h with the Helios model mix (bigger, longer jobs; Sia 4.2)",
+    description: crate::prose::doc("Sia Helios workload: 160 jobs in 8 h with the Helios model mix (bigger, longer jobs; Sia 4.2)"),
     default_jobs: 160,
     params: &P_HELIOS,
     jobs_from: None,
@@ -207,7 +207,7 @@ pub const HELIOS: Generator = Generator {
 
 pub const NEWTRACE: Generator = Generator {
     name: "sia-newtrace",
-    description: "Sia newTrace-like workload: 960 jobs in 48 h, diurnal and bursty (hyperparameter sweeps), 5-100 jobs/h (Sia 4.2)",
+    description: crate::prose::doc("Sia newTrace-like workload: 960 jobs in 48 h, diurnal and bursty (hyperparameter sweeps), 5-100 jobs/h (Sia 4.2)"),
     default_jobs: 960,
     params: &P_NEWTRACE,
     jobs_from: None,
@@ -217,7 +217,7 @@ pub const NEWTRACE: Generator = Generator {
 
 pub const POLLUX: Generator = Generator {
     name: "pollux-philly",
-    description: "Pollux workload: 160 jobs in 8 h, Philly mix with NCF, TunedJobs for 64 T4 GPUs (Pollux 5.1; public workload files)",
+    description: crate::prose::doc("Pollux workload: 160 jobs in 8 h, Philly mix with NCF, TunedJobs for 64 T4 GPUs (Pollux 5.1; public workload files)"),
     default_jobs: 160,
     params: &P_POLLUX,
     jobs_from: None,
@@ -227,7 +227,7 @@ pub const POLLUX: Generator = Generator {
 
 pub const RATE: Generator = Generator {
     name: "sia-rate",
-    description: "Sia arrival-rate sweep: Helios mix at `rate` jobs/h for 8 h (Fig 3.6: 10-50 jobs/h); default jobs = 8 x rate",
+    description: crate::prose::doc("Sia arrival-rate sweep: Helios mix at `rate` jobs/h for 8 h (Fig 3.6: 10-50 jobs/h); default jobs = 8 x rate"),
     default_jobs: 80,
     params: &P_RATE,
     jobs_from: Some(|p| (p.f64("rate") * 8.0).round().max(1.0) as usize),
@@ -237,7 +237,7 @@ pub const RATE: Generator = Generator {
 
 pub const SPIKE: Generator = Generator {
     name: "sia-spike",
-    description: "Sia Spike-240: 240 jobs in 6 h at 40 jobs/h, 40% in the half hour from 2.5 h, newTrace mix (Sia 3.5.6)",
+    description: crate::prose::doc("Sia Spike-240: 240 jobs in 6 h at 40 jobs/h, 40% in the half hour from 2.5 h, newTrace mix (Sia 3.5.6)"),
     default_jobs: 240,
     params: &P_SPIKE,
     jobs_from: None,

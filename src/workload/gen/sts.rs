@@ -35,7 +35,7 @@ const PARAMS: &[ParamSpec] = &[
 
 pub const GENERATOR: Generator = Generator {
     name: "sts",
-    description: "STS workloads (spec seed002 §4): 10 jobs per node of 48 training job types with early stopping, due dates, tardiness weights and memory needs; exponential/high/low/mixed arrivals",
+    description: crate::prose::doc("STS workloads (spec seed002 §4): 10 jobs per node of 48 training job types with early stopping, due dates, tardiness weights and memory needs; exponential/high/low/mixed arrivals"),
     default_jobs: 100,
     params: PARAMS,
     jobs_from: Some(|p| 10 * p.i64("nodes") as usize),
