@@ -407,7 +407,10 @@ fn reproduce_and_bench_reject_bad_targets() {
         assert!(err.starts_with("error: "), "{err}");
     }
     let (_, _, err) = schedlab(&["reproduce", "nosuch"]);
-    assert!(err.contains("known: afs, anticipatory, pcs, sia, sts"), "{err}");
+    assert!(
+        err.contains("known: afs, anticipatory, pcs, sia, sts"),
+        "{err}"
+    );
 }
 
 #[test]

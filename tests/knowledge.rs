@@ -143,7 +143,8 @@ fn the_registry_declares_the_length_aware_policies_as_oracles() {
             "anticipatory-vc",
             "anticipatory-oracle",
             "pool-ssf",
-            "gssf"
+            "gssf",
+            "themis-rtc"
         ]
     );
     for info in policy::registry() {

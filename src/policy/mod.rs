@@ -90,6 +90,8 @@ pub fn registry() -> &'static [PolicyInfo] {
         anticipatory::ssf::POOL_INFO,
         anticipatory::ssf::GLOBAL_INFO,
         anticipatory::maxmin::INFO,
+        anticipatory::hived::INFO,
+        anticipatory::themis::INFO,
     ]
 }
 

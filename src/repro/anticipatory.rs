@@ -20,11 +20,14 @@ use crate::workload::Trace;
 use serde::Serialize;
 use std::sync::Arc;
 
-/// The synthetic comparison's policies (paper names: SSF, gSSF, MMFS, SIA, SIA_VC).
+/// The synthetic comparison's policies (paper names: SSF, gSSF, MMFS,
+/// HiveD*, Themis*, SIA, SIA_VC).
 pub const SYNTHETIC_POLICIES: &[&str] = &[
     "pool-ssf",
     "gssf",
     "pool-maxmin",
+    "hived-rtc",
+    "themis-rtc",
     "anticipatory",
     "anticipatory-vc",
 ];
@@ -592,6 +595,20 @@ pub fn targets(r: &Report) -> Vec<Target> {
         f64::NAN,
         Some(mm_slowed > 0.0),
     ));
+    for (id, label) in [
+        ("hived-slows", "hived-rtc"),
+        ("themis-slows", "themis-rtc"),
+        ("ssf-slows", "pool-ssf"),
+    ] {
+        let slowed = mean_of(&find(r, "synthetic", label), |x| x.slowed_pct);
+        t.push(target(
+            id,
+            &format!("{label}: % jobs slowed, synthetic mean (Fig 13: they all slow jobs)"),
+            slowed,
+            f64::NAN,
+            Some(slowed > 0.0),
+        ));
+    }
     let rel = ratio(
         mean_of(&asia, |x| x.speedup_geo),
         mean_of(&maxmin, |x| x.speedup_geo),

@@ -15,7 +15,7 @@
 //! largest window never borrow (the paper's Table 12).
 
 use super::predict::{ArrivalIndex, Mode, Predictor, PredictorConfig, MODES};
-use super::{bin_upper, forget_finished, ledger_pool, run_time, Ledger};
+use super::{bin_upper, forget_finished, ledger_pool, run_time, start_heads, Ledger};
 use crate::cluster::Packer;
 use crate::error::{Error, Result};
 use crate::params::{ParamSpec, Params};
@@ -106,28 +106,6 @@ pub fn arrival_index(view: &View) -> ArrivalIndex {
 }
 
 impl Asia {
-    fn dedicated(&self, view: &View, ledger: &mut Ledger, packer: &mut Packer, out: &mut Decision) {
-        loop {
-            let mut started = false;
-            for q in ledger.by_share() {
-                let Some(&j) = ledger.pending[q].first() else {
-                    continue;
-                };
-                let g = view.spec(j).gpus;
-                if g <= ledger.unused_quota(q)
-                    && g <= packer.free_total()
-                    && ledger.start(view, packer, out, j, true)
-                {
-                    started = true;
-                    break;
-                }
-            }
-            if !started {
-                return;
-            }
-        }
-    }
-
     fn spare(&mut self, view: &View, ledger: &mut Ledger, packer: &mut Packer, out: &mut Decision) {
         let Some(pred) = self.predictor.as_ref() else {
             return;
@@ -190,7 +168,7 @@ impl Policy for Asia {
         }
         let mut ledger = Ledger::new(view, &self.opportunistic);
         let mut packer = view.packer_idle();
-        self.dedicated(view, &mut ledger, &mut packer, out);
+        start_heads(view, &mut ledger, &mut packer, out, true);
         if self.share {
             self.spare(view, &mut ledger, &mut packer, out);
             let waiting = ledger.pending.iter().any(|p| !p.is_empty());

@@ -6,7 +6,7 @@
 //! knowledge, non-preemptive: a donor pool's later jobs wait for lent GPUs
 //! to drain (the paper's Fig 1).
 
-use super::Ledger;
+use super::{start_heads, Ledger};
 use crate::policy::{Knowledge, Policy, PolicyInfo, Trigger};
 use crate::sim::{Decision, View};
 use std::collections::BTreeSet;
@@ -36,23 +36,7 @@ impl Policy for PoolMaxMin {
     fn schedule(&mut self, view: &View<'_>, out: &mut Decision) {
         let mut ledger = Ledger::new(view, &BTreeSet::new());
         let mut packer = view.packer_idle();
-        loop {
-            let mut started = false;
-            for q in ledger.by_share() {
-                let Some(&j) = ledger.pending[q].first() else {
-                    continue;
-                };
-                if view.spec(j).gpus <= packer.free_total()
-                    && ledger.start(view, &mut packer, out, j, true)
-                {
-                    started = true;
-                    break;
-                }
-            }
-            if !started {
-                return;
-            }
-        }
+        start_heads(view, &mut ledger, &mut packer, out, false);
     }
 
     fn clone_box(&self) -> Box<dyn Policy> {

@@ -12,16 +12,19 @@
 //! - `oracle`: the offline MILP with perfect knowledge (Fig 19);
 //! - `predict`: the coarse predictors (perfect, noisy, learned, random
 //!   ablations); `learned`: the logistic regression behind `learned`;
-//! - `ssf`, `maxmin`: the baselines SSF, gSSF and MaxMin (spec §3).
+//! - `ssf`, `maxmin`, `hived`, `themis`: the baselines SSF, gSSF, MaxMin,
+//!   HiveD* and Themis* (spec §3).
 //!
 //! Shared here: duration bins, the per-call pool ledger and job starts.
 
 pub mod asia;
+pub mod hived;
 pub mod learned;
 pub mod maxmin;
 pub mod oracle;
 pub mod predict;
 pub mod ssf;
+pub mod themis;
 pub mod vc;
 
 use super::claim_rigid;
@@ -152,6 +155,39 @@ impl Ledger {
         }
         self.pending[q].retain(|&k| k != job);
         true
+    }
+}
+
+/// Strict per-pool FCFS heads: pools in increasing current allocation /
+/// quota each start their head-of-line job if it fits the idle GPUs and,
+/// when `within_quota`, the pool's unused quota; the visit repeats until no
+/// head starts. A-SIA's dedicated stream and HiveD*'s guaranteed stage use
+/// it within quota, MaxMin without (naive sharing).
+pub fn start_heads(
+    view: &View,
+    ledger: &mut Ledger,
+    packer: &mut Packer,
+    out: &mut Decision,
+    within_quota: bool,
+) {
+    loop {
+        let mut started = false;
+        for q in ledger.by_share() {
+            let Some(&j) = ledger.pending[q].first() else {
+                continue;
+            };
+            let g = view.spec(j).gpus;
+            if (!within_quota || g <= ledger.unused_quota(q))
+                && g <= packer.free_total()
+                && ledger.start(view, packer, out, j, within_quota)
+            {
+                started = true;
+                break;
+            }
+        }
+        if !started {
+            return;
+        }
     }
 }
 
