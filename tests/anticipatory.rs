@@ -284,3 +284,39 @@ fn the_reproduction_runs_in_miniature() {
         "{text}"
     );
 }
+
+/// Table 17's "not sharing" runs: an isolated pool neither borrows nor lends,
+/// so its jobs start exactly as under per-pool FCFS, under MaxMin and A-SIA.
+#[test]
+fn an_isolated_pool_neither_lends_nor_borrows() {
+    let trace = synthetic(2, "higher-load");
+    let c = cluster_for(&trace, "v100:4x8");
+    let any = ("engine", "placement", "any");
+    let fcfs = run(&trace, &c, "pool-fcfs", &[any]);
+    for policy in ["pool-maxmin", "anticipatory"] {
+        let shared = run(&trace, &c, policy, &[any]);
+        let r = run(&trace, &c, policy, &[any, (policy, "isolate", "0")]);
+        assert_eq!(r.outcome.pools[0].borrowed_gpu_s, 0.0, "{policy}");
+        assert!(r.outcome.pools[0].peak_gpus <= r.outcome.pools[0].quota);
+        for (a, b) in r.jobs.iter().zip(&fcfs.jobs) {
+            if trace.jobs[a.id as usize].tenant == "q0" {
+                assert_eq!(
+                    a.start, b.start,
+                    "{policy}: job {} of the isolated pool",
+                    a.name
+                );
+            }
+        }
+        // The other pools still share among themselves.
+        assert!(
+            r.outcome.pools[1..].iter().any(|p| p.borrowed_gpu_s > 0.0),
+            "{policy}"
+        );
+        if policy == "pool-maxmin" {
+            assert!(
+                shared.outcome.pools[0].borrowed_gpu_s > 0.0,
+                "q0 borrows when it shares"
+            );
+        }
+    }
+}

@@ -665,7 +665,7 @@ async function doExport(kind) {
 
 // ---------- boot ----------
 /** The wasm catalog carries no prose (size budget; src/prose.rs): parameter help,
- * policy, metric and cluster descriptions come from catalog-text.json. Without it
+ * policy, metric, cluster and bundled-trace descriptions come from catalog-text.json. Without it
  * (e.g. a trimmed copy of the page) the page works, with empty tooltips. */
 async function addProse(c) {
   let text;
@@ -687,6 +687,11 @@ async function addProse(c) {
   help(c.engine, text.engine);
   for (const m of c.metrics) m.help = m.help || text.metrics[m.key] || '';
   for (const cl of c.clusters) cl.description = cl.description || text.clusters[cl.name] || '';
+  for (const t of c.traces) {
+    const p = (text.traces || {})[t.name] || {};
+    t.description = t.description || p.description || '';
+    t.source = t.source || p.source || '';
+  }
 }
 
 async function boot() {

@@ -404,6 +404,7 @@ pub fn prose() -> serde_json::Value {
         "engine": params(ENGINE_PARAMS),
         "metrics": METRICS.iter().map(|m| (m.key.to_string(), json!(m.help))).collect::<Map<_, _>>(),
         "clusters": builtin_clusters().iter().map(|c| (c.name.to_string(), json!(c.description))).collect::<Map<_, _>>(),
+        "traces": bundled_traces().iter().map(|t| (t.name.to_string(), json!({ "description": t.description, "source": t.source }))).collect::<Map<_, _>>(),
     })
 }
 

@@ -15,8 +15,12 @@ use std::collections::BTreeMap;
 pub struct BundledTrace {
     pub name: &'static str,
     pub file: &'static str,
+    /// Empty in the wasm build (its manifest has no prose; the page reads
+    /// `www/catalog-text.json`).
+    #[serde(default)]
     pub description: &'static str,
     /// The statistics the generator reproduces and where they come from.
+    #[serde(default)]
     pub source: &'static str,
     pub generator: &'static str,
     pub jobs: usize,
@@ -58,7 +62,11 @@ impl BundledTrace {
     }
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 const MANIFEST: &str = include_str!("../../traces/manifest.json");
+/// The manifest without its prose (written by `build.rs`).
+#[cfg(target_arch = "wasm32")]
+const MANIFEST: &str = include_str!(concat!(env!("OUT_DIR"), "/manifest-core.json"));
 
 /// The trace files, by file name (kept in sync with the manifest by a test).
 #[cfg(not(target_arch = "wasm32"))]
@@ -97,6 +105,29 @@ pub fn bundled_trace(name: &str) -> Option<BundledTrace> {
 mod tests {
     use super::*;
     use crate::workload::Trace;
+
+    include!("manifest_prose.rs");
+
+    /// The wasm build's prose-free manifest parses to the same entries.
+    #[test]
+    fn the_manifest_without_prose_keeps_every_entry() {
+        let core: Vec<BundledTrace> =
+            serde_json::from_str(Box::leak(strip_prose(MANIFEST).into_boxed_str())).unwrap();
+        let full = bundled_traces();
+        assert_eq!(core.len(), full.len());
+        for (c, f) in core.iter().zip(&full) {
+            assert_eq!(
+                (c.name, c.generator, c.jobs, c.seed, c.cluster),
+                (f.name, f.generator, f.jobs, f.seed, f.cluster)
+            );
+            assert_eq!((c.description, c.source), ("", ""));
+            assert!(
+                !f.description.is_empty() && !f.source.is_empty(),
+                "{}",
+                f.name
+            );
+        }
+    }
 
     #[test]
     fn manifest_parses_and_every_file_is_compiled_in() {

@@ -15,7 +15,9 @@
 //! largest window never borrow (the paper's Table 12).
 
 use super::predict::{ArrivalIndex, Mode, Predictor, PredictorConfig, MODES};
-use super::{bin_upper, forget_finished, ledger_pool, run_time, start_heads, Ledger};
+use super::{
+    bin_upper, forget_finished, ledger_pool, run_time, start_heads, Ledger, ISOLATE_PARAM,
+};
 use crate::cluster::Packer;
 use crate::error::{Error, Result};
 use crate::params::{ParamSpec, Params};
@@ -35,6 +37,7 @@ const PARAMS: &[ParamSpec] = &[
     ParamSpec::float("tick_s", "300", 1.0, 86_400.0, "Re-run every this many seconds while GPUs are idle and jobs wait (the 5-minute prediction cadence)"),
     ParamSpec::choice("pick", "earliest", &["earliest", "narrowest"], "Spare stream: which eligible job of a pool starts (earliest arrival, or fewest GPUs)"),
     ParamSpec::boolean("share", "true", "Lend idle quota at all; false is per-pool FCFS"),
+    ISOLATE_PARAM,
 ];
 
 pub const INFO: PolicyInfo = PolicyInfo {
@@ -70,6 +73,7 @@ fn build(p: &Params, seed: u64) -> Result<Box<dyn Policy>> {
         tick_s: p.f64("tick_s"),
         narrowest: p.text("pick") == "narrowest",
         share: p.bool("share"),
+        isolate: p.list("isolate").to_vec(),
         predictor: None,
         opportunistic: BTreeSet::new(),
     }))
@@ -81,6 +85,8 @@ struct Asia {
     tick_s: f64,
     narrowest: bool,
     share: bool,
+    /// Pools that neither lend nor borrow.
+    isolate: Vec<f64>,
     /// Built at the first call, from the trace the oracle reveals.
     predictor: Option<Predictor>,
     /// Running jobs started in the spare stream.
@@ -114,6 +120,9 @@ impl Asia {
             loop {
                 let reserved: u64 = (0..ledger.pools())
                     .map(|q| {
+                        if ledger.isolated[q] {
+                            return ledger.unused_quota(q) as u64;
+                        }
                         let want = ledger.pending_load(view, q) as u64
                             + pred.total_new_load(q, w, view.now);
                         want.min(ledger.unused_quota(q) as u64)
@@ -125,6 +134,9 @@ impl Asia {
                 }
                 let mut started = None;
                 for q in ledger.by_share() {
+                    if ledger.isolated[q] {
+                        continue;
+                    }
                     let eligible = ledger.pending[q].iter().copied().filter(|&j| {
                         view.spec(j).gpus as i64 <= usable
                             && bin_upper(pred.bin(j, run_time(view, j)), pred.windows_s()) <= len
@@ -167,6 +179,7 @@ impl Policy for Asia {
             self.predictor = Some(Predictor::new(self.cfg.clone(), arrival_index(view)));
         }
         let mut ledger = Ledger::new(view, &self.opportunistic);
+        ledger.isolate(&self.isolate);
         let mut packer = view.packer_idle();
         start_heads(view, &mut ledger, &mut packer, out, true);
         if self.share {

@@ -6,7 +6,7 @@
 //! knowledge, non-preemptive: a donor pool's later jobs wait for lent GPUs
 //! to drain (the paper's Fig 1).
 
-use super::{start_heads, Ledger};
+use super::{start_heads, Ledger, ISOLATE_PARAM};
 use crate::policy::{Knowledge, Policy, PolicyInfo, Trigger};
 use crate::sim::{Decision, View};
 use std::collections::BTreeSet;
@@ -16,13 +16,20 @@ pub const INFO: PolicyInfo = PolicyInfo {
     title: "MaxMin pool sharing",
     source: crate::prose::doc("Anticipatory resource allocation, baseline MaxMin / MMFS; spec seed000 §3"),
     description: crate::prose::doc("Idle GPUs shared max-min fairly (weighted by quota) among pools with waiting jobs, FCFS within a pool; non-preemptive, no predictions."),
-    params: &[],
+    params: &[ISOLATE_PARAM],
     knowledge: Knowledge::Declared,
-    build: |_, _| Ok(Box::new(PoolMaxMin)),
+    build: |p, _| {
+        Ok(Box::new(PoolMaxMin {
+            isolate: p.list("isolate").to_vec(),
+        }))
+    },
 };
 
 #[derive(Clone)]
-struct PoolMaxMin;
+struct PoolMaxMin {
+    /// Pools that neither lend nor borrow.
+    isolate: Vec<f64>,
+}
 
 impl Policy for PoolMaxMin {
     fn name(&self) -> &str {
@@ -35,6 +42,7 @@ impl Policy for PoolMaxMin {
 
     fn schedule(&mut self, view: &View<'_>, out: &mut Decision) {
         let mut ledger = Ledger::new(view, &BTreeSet::new());
+        ledger.isolate(&self.isolate);
         let mut packer = view.packer_idle();
         start_heads(view, &mut ledger, &mut packer, out, false);
     }

@@ -58,6 +58,16 @@ pub fn run_time(view: &View, job: u32) -> f64 {
     view.known_remaining_time(job, view.spec(job).gpus)
 }
 
+/// The `isolate` parameter of the sharing policies: pools that neither lend
+/// nor borrow (Table 17's runs where the two largest donors do not share).
+pub const ISOLATE_PARAM: crate::params::ParamSpec = crate::params::ParamSpec::list(
+    "isolate",
+    "",
+    0.0,
+    4095.0,
+    "Pools (indices in declaration order) that neither lend nor borrow: they run per-pool FCFS within quota and their idle quota is never lent",
+);
+
 /// A pool's index in the ledger: its id, or 0 for runs without pools
 /// (then the whole cluster is one pool).
 fn ledger_pool(view: &View, job: u32) -> usize {
@@ -75,6 +85,8 @@ pub struct Ledger {
     pub dedicated: Vec<u32>,
     pub current: Vec<u32>,
     pub pending: Vec<Vec<u32>>,
+    /// Pools that neither lend nor borrow (Table 17's "not sharing" runs).
+    pub isolated: Vec<bool>,
 }
 
 impl Ledger {
@@ -91,6 +103,7 @@ impl Ledger {
             dedicated: vec![0; n],
             current: vec![0; n],
             pending: vec![Vec::new(); n],
+            isolated: vec![false; n],
         };
         for &j in view.running.iter() {
             let q = ledger_pool(view, j);
@@ -108,6 +121,23 @@ impl Ledger {
 
     pub fn pools(&self) -> usize {
         self.quota.len()
+    }
+
+    /// Marks the pools (indices in declaration order) that do not share.
+    pub fn isolate(&mut self, pools: &[f64]) {
+        for &p in pools {
+            if let Some(flag) = self.isolated.get_mut(p as usize) {
+                *flag = true;
+            }
+        }
+    }
+
+    /// GPUs of isolated pools' quotas their jobs do not hold now: never lent.
+    pub fn withheld(&self) -> u32 {
+        (0..self.pools())
+            .filter(|&q| self.isolated[q])
+            .map(|q| self.quota[q].saturating_sub(self.current[q]))
+            .sum()
     }
 
     /// Pools in increasing current allocation / quota (ties: lower id):
@@ -177,10 +207,13 @@ pub fn start_heads(
                 continue;
             };
             let g = view.spec(j).gpus;
-            if (!within_quota || g <= ledger.unused_quota(q))
-                && g <= packer.free_total()
-                && ledger.start(view, packer, out, j, within_quota)
-            {
+            // An isolated pool stays within its quota and keeps its idle quota.
+            let fits = if within_quota || ledger.isolated[q] {
+                g <= ledger.unused_quota(q) && g <= packer.free_total()
+            } else {
+                g + ledger.withheld() <= packer.free_total()
+            };
+            if fits && ledger.start(view, packer, out, j, within_quota || ledger.isolated[q]) {
                 started = true;
                 break;
             }
