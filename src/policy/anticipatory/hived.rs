@@ -49,16 +49,22 @@ impl Policy for HivedRtc {
         let mut packer = view.packer_idle();
         start_heads(view, &mut ledger, &mut packer, out, true);
         let waiting: BTreeSet<u32> = ledger.pending.iter().flatten().copied().collect();
+        // What the pools' waiting guaranteed jobs could claim; it changes
+        // only when a job starts.
+        let guarded = |l: &Ledger| -> u64 {
+            (0..l.pools())
+                .map(|q| l.pending_load(view, q).min(l.unused_quota(q)) as u64)
+                .sum()
+        };
+        let mut held = guarded(&ledger);
         for j in waiting {
-            let guarded: u64 = (0..ledger.pools())
-                .map(|q| (ledger.pending_load(view, q).min(ledger.unused_quota(q))) as u64)
-                .sum();
             let g = view.spec(j).gpus as u64;
-            if g + guarded > packer.free_total() as u64 {
+            if g + held > packer.free_total() as u64 {
                 continue;
             }
             if ledger.start(view, &mut packer, out, j, false) {
                 self.opportunistic.insert(j);
+                held = guarded(&ledger);
             }
         }
     }

@@ -85,19 +85,33 @@ impl ArrivalIndex {
         self.times.len()
     }
 
-    /// Jobs of pool q arriving in (from, to].
-    pub fn jobs(&self, q: usize, from: f64, to: f64) -> usize {
+    /// Indices of pool q's arrivals in (from, to].
+    fn range(&self, q: usize, from: f64, to: f64) -> (usize, usize) {
         let t = &self.times[q];
         let lo = t.partition_point(|&x| x <= from);
-        t.partition_point(|&x| x <= to).max(lo) - lo
+        (lo, t.partition_point(|&x| x <= to).max(lo))
+    }
+
+    /// Jobs of pool q arriving in (from, to].
+    pub fn jobs(&self, q: usize, from: f64, to: f64) -> usize {
+        let (lo, hi) = self.range(q, from, to);
+        hi - lo
     }
 
     /// GPUs of pool q's jobs arriving in (from, to].
     pub fn load(&self, q: usize, from: f64, to: f64) -> u64 {
-        let t = &self.times[q];
-        let lo = t.partition_point(|&x| x <= from);
-        let hi = t.partition_point(|&x| x <= to).max(lo);
+        let (lo, hi) = self.range(q, from, to);
         self.cum[q][hi] - self.cum[q][lo]
+    }
+
+    /// Start times of the `slot`-long slots from `from` to the last arrival.
+    fn slots(&self, from: f64, slot: f64) -> impl Iterator<Item = f64> {
+        let n = if self.first.is_finite() {
+            ((self.last - from) / slot).floor().max(0.0) as u64 + 1
+        } else {
+            0
+        };
+        (0..n).map(move |k| from + k as f64 * slot)
     }
 }
 
@@ -139,7 +153,10 @@ const HOUR_S: f64 = 3_600.0;
 
 impl Predictor {
     pub fn new(cfg: PredictorConfig, index: ArrivalIndex) -> Predictor {
+        // Only the noisy mode needs the base rates (a pass over the whole trace).
+        let noisy = cfg.mode == Mode::Noisy;
         let fpr = (0..cfg.windows_s.len())
+            .filter(|_| noisy)
             .map(|w| {
                 let pi = base_rate(&index, cfg.windows_s[w], cfg.slot_s);
                 let (p, r) = (target(&cfg.precision, w), target(&cfg.recall, w));
@@ -279,20 +296,18 @@ fn target(list: &[f64], w: usize) -> f64 {
 /// Fraction of (pool, slot) pairs over the trace's span with an arrival in
 /// the window that follows the slot's start.
 fn base_rate(index: &ArrivalIndex, window_s: f64, slot_s: f64) -> f64 {
-    if !index.first.is_finite() || index.pools() == 0 {
-        return 0.0;
-    }
-    let slots = ((index.last - index.first) / slot_s).floor() as u64 + 1;
-    let mut yes = 0u64;
+    let (mut yes, mut all) = (0u64, 0u64);
     for q in 0..index.pools() {
-        for k in 0..slots {
-            let t = index.first + k as f64 * slot_s;
-            if index.load(q, t, t + window_s) > 0 {
-                yes += 1;
-            }
+        for t in index.slots(index.first, slot_s) {
+            yes += (index.load(q, t, t + window_s) > 0) as u64;
+            all += 1;
         }
     }
-    yes as f64 / (slots * index.pools() as u64) as f64
+    if all > 0 {
+        yes as f64 / all as f64
+    } else {
+        0.0
+    }
 }
 
 /// WillJobsArrive's accuracy for one window over a trace.
@@ -315,13 +330,12 @@ pub fn scores(p: &Predictor) -> Vec<Score> {
         return Vec::new();
     }
     let from = p.eval_from();
-    let slots = ((ix.last - from) / p.cfg.slot_s).floor().max(0.0) as u64 + 1;
     (0..p.cfg.windows_s.len())
         .map(|w| {
-            let (mut tp, mut fp, mut fneg, mut yes) = (0u64, 0u64, 0u64, 0u64);
+            let (mut tp, mut fp, mut fneg, mut yes, mut all) = (0u64, 0u64, 0u64, 0u64, 0u64);
             for q in 0..ix.pools() {
-                for k in 0..slots {
-                    let t = from + k as f64 * p.cfg.slot_s;
+                for t in ix.slots(from, p.cfg.slot_s) {
+                    all += 1;
                     let truth = ix.load(q, t, t + p.cfg.windows_s[w]) > 0;
                     let said = p.will_arrive(q, w, t);
                     yes += truth as u64;
@@ -344,7 +358,7 @@ pub fn scores(p: &Predictor) -> Vec<Score> {
                 } else {
                     0.0
                 },
-                base_rate: ratio(yes, slots * ix.pools() as u64),
+                base_rate: ratio(yes, all),
             }
         })
         .collect()
