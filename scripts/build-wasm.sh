@@ -17,7 +17,14 @@ fi
 # 2026-11-25 against the default, threshold 15 saved 10 KB with the bench cases' wasm
 # times unchanged (scripts/bench-wasm.mjs: Sia 1.72 s against 1.78 s), 5 saved 12.6 KB
 # but made Sia 15% slower. Inlining never changes a result (native == wasm holds).
-RUSTFLAGS="${RUSTFLAGS:-} -C llvm-args=-inline-threshold=15" \
+# Panic locations name their source files; the registry's long absolute paths are cut to
+# "crate-version/src/..." (about 1 KB gzipped, and the package no longer depends on where
+# the registry lives).
+REMAP=""
+for dir in "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/; do
+  REMAP="$REMAP --remap-path-prefix=$dir="
+done
+RUSTFLAGS="${RUSTFLAGS:-} -C llvm-args=-inline-threshold=15$REMAP" \
   cargo build --lib --target wasm32-unknown-unknown --profile wasm
 rm -rf www/pkg
 wasm-bindgen --target web --no-typescript --out-dir www/pkg target/wasm32-unknown-unknown/wasm/schedlab.wasm

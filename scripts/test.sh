@@ -40,6 +40,11 @@ node tests/wasm-node/compare.mjs target/release/schedlab anticipatory-synthetic 
 node tests/wasm-node/compare.mjs target/release/schedlab anticipatory-synthetic pools-32 anticipatory 7 anticipatory.predict=noisy
 node tests/wasm-node/compare.mjs target/release/schedlab anticipatory-synthetic pools-32 anticipatory 7 anticipatory.predict=learned
 node tests/wasm-node/compare.mjs target/release/schedlab anticipatory-fig1 pools-8 anticipatory-oracle 1 anticipatory-oracle.slot_s=600
+# A-SIA's partial pre-emption, on a generated trace with preemptible jobs.
+PREEMPT_TRACE=$(mktemp --suffix=.csv)
+target/release/schedlab gen anticipatory-synthetic --seed 3 --set preemptible_frac=0.5 --set days=2 > "$PREEMPT_TRACE"
+node tests/wasm-node/compare.mjs target/release/schedlab "$PREEMPT_TRACE" v100:1x32 anticipatory 1 anticipatory.preempt=true engine.placement=any
+rm -f "$PREEMPT_TRACE"
 
 step "sweeps as a Slurm job array (single-node Slurm started here; skips if it cannot start)"
 bash scripts/test-slurm.sh target/release/schedlab

@@ -268,6 +268,8 @@ struct Head<'a> {
     end_time: f64,
     incomplete: usize,
     trace: &'a TraceInfo,
+    /// The run's pools (name, quota, ...); jobs point into it (`jobs.pool`).
+    pools: &'a [crate::sim::PoolResult],
 }
 
 fn result_object(
@@ -287,6 +289,7 @@ fn result_object(
         end_time: run.outcome.end_time,
         incomplete: run.outcome.incomplete,
         trace: info,
+        pools: &run.outcome.pools,
     };
     let obj: Object = to_js(&head)?.into();
     for (group, columns) in f.column_groups() {

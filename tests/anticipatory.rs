@@ -320,3 +320,53 @@ fn an_isolated_pool_neither_lends_nor_borrows() {
         }
     }
 }
+
+/// Partial pre-emption (spec §2.9, an option): only preemptible jobs are
+/// ever preempted, every job still finishes, the jobs that are never
+/// preempted are not slowed with perfect predictions, and without
+/// preemptible jobs the option changes nothing.
+#[test]
+fn partial_preemption_preempts_only_lent_preemptible_jobs() {
+    let any = ("engine", "placement", "any");
+    let on = ("anticipatory", "preempt", "true");
+    let mut preempted = 0;
+    for (seed, variant) in [(2, "higher-load"), (3, "more-wide")] {
+        let trace = generate(
+            "anticipatory-synthetic",
+            None,
+            seed,
+            &sets(&[
+                ("variant", variant),
+                ("days", "2"),
+                ("preemptible_frac", "0.5"),
+            ]),
+        )
+        .unwrap();
+        assert!(
+            trace.jobs.iter().any(|j| j.preemptible) && trace.jobs.iter().any(|j| !j.preemptible)
+        );
+        let c = cluster_for(&trace, "v100:4x8");
+        let r = run(&trace, &c, "anticipatory", &[any, on]);
+        assert_eq!(r.metrics.completed, trace.jobs.len());
+        for (j, spec) in r.jobs.iter().zip(&trace.jobs) {
+            assert!(
+                j.preemptions == 0 || spec.preemptible,
+                "{} preempted",
+                spec.name
+            );
+            if j.preemptions == 0 {
+                // Finishing later than per-pool FCFS = JCT x (1 - speedup) > 1 s.
+                let late_s = j.jct_s.unwrap() * (1.0 - j.speedup.unwrap());
+                assert!(late_s <= 1.0, "{} finished {late_s} s late", spec.name);
+            }
+            preempted += j.preemptions;
+        }
+    }
+    assert!(preempted > 0, "no job was preempted");
+    let plain = synthetic(2, "higher-load");
+    let c = cluster_for(&plain, "v100:4x8");
+    assert_eq!(
+        run(&plain, &c, "anticipatory", &[any, on]).metrics,
+        run(&plain, &c, "anticipatory", &[any]).metrics
+    );
+}

@@ -7,6 +7,9 @@ import { initSync, catalog as readCatalog, cluster_layout, bundled_trace_text } 
 import { Pool } from './js/pool.js';
 import { Controls } from './js/controls.js';
 import { GpuMap } from './js/gpumap.js';
+import { hasPools } from './js/quota.js';
+import { PoolChart } from './js/poolchart.js';
+import { Guide } from './js/guide.js';
 import { Gantt } from './js/gantt.js';
 import { Staircase } from './js/staircase.js';
 import { Sandbox } from './js/sandbox.js';
@@ -28,7 +31,7 @@ let batch = null; // the run in progress
 const anim = { t: 0, t0: 0, t1: 1, playing: false, speed: 1000, last: 0, dirty: true, userSpeed: false };
 app.anim = anim;
 let hoverJob = -1;
-let gantt, heat, stair;
+let gantt, heat, stair, poolChart, guide;
 
 // ---------- errors ----------
 function showError(err, where = '') {
@@ -182,7 +185,12 @@ function adoptResults(b) {
     if (state.t == null) setPlaying(true);
     state.t = null;
   }
+  for (const r of runs) {
+    const rec = view.panels.get(r.policy);
+    if (rec && !rec.map.regions && hasPools(r.result)) rec.map.setPools(r.result.pools);
+  }
   layoutAll();
+  guide.setTrace(b.inputs.trace.kind === 'bundled' ? b.inputs.trace.name : '');
   renderTable($('#results'), catalog, runs);
   // Charts in a task of their own, once for results that arrive together.
   clearTimeout(chartTimer);
@@ -251,6 +259,9 @@ function layoutAll() {
   const gp = view.runs.get($('#gantt-policy').value) || orderedRuns()[0] || null;
   gantt.setRun(gp ? gp.result : null, anim.t0, anim.t1, $('#gantt-scroll').clientWidth);
   $('#plan-section').hidden = !stair.setRun(gp ? gp.result : null);
+  const pooled = gp && hasPools(gp.result);
+  $('#pools-section').hidden = !pooled;
+  if (pooled) poolChart.setRun(gp.result, anim.t0, anim.t1, $('#pools-section').clientWidth - 24);
   layoutInsight();
   anim.dirty = true;
 }
@@ -314,6 +325,17 @@ function hoverHeat(ev) {
   setHover(j, html, ev);
 }
 
+function hoverPools(ev) {
+  const rect = $('#poolchart').getBoundingClientRect();
+  const h = poolChart.hit(ev.clientX - rect.left, ev.clientY - rect.top);
+  if (!h) { setHover(-1); return; }
+  const pool = poolChart.run.pools[h.p];
+  const f = (x) => x.toFixed(x < 10 ? 1 : 0);
+  setHover(-1, `<b>pool ${esc(pool.name)}</b> <small>quota ${pool.quota} · around t = ${(h.t / 3600).toFixed(2)} h</small><br>
+    own jobs within quota <b>${f(h.own)}</b> GPUs<br>lent to other pools <b>${f(h.lent)}</b><br>borrowed beyond quota <b>${f(h.borrowed)}</b><br>
+    <small>${pool.jobs} jobs · peak ${pool.peak_gpus} GPUs · ${(pool.borrowed_gpu_s / 3600).toFixed(1)} GPU-h borrowed in all</small>`, ev);
+}
+
 function buildGanttPicker() {
   const sel = $('#gantt-policy');
   sel.innerHTML = view.policies.map((p) => `<option value="${p}">${p}</option>`).join('');
@@ -356,6 +378,7 @@ function render(now) {
     }
   }
   gantt.draw(t, hoverJob);
+  if (!$('#pools-section').hidden) poolChart.draw(t);
   if (stair.has) {
     stair.select(hoverJob);
     stair.draw(t);
@@ -461,8 +484,10 @@ function hoverMap(policy, ev) {
   const g = rec.map.hit(ev.clientX - rect.left, ev.clientY - rect.top);
   if (!r || g < 0) { setHover(-1); return; }
   const tl = r.result.timeline;
-  const s = segmentOnGpu(tl, g, anim.t);
-  if (s < 0) { setHover(-1, `GPU ${g} · idle`, ev); return; }
+  const inCell = rec.map.segmentInCell(g);
+  const s = inCell === undefined ? segmentOnGpu(tl, g, anim.t) : inCell;
+  const where = cellOwner(rec.map, r.result, g);
+  if (s < 0) { setHover(-1, `${where || `GPU ${g}`} · idle`, ev); return; }
   const j = tl.seg_job[s];
   const jobs = r.result.jobs;
   const kind = catalog.gpu_types[tl.seg_kind[s]];
@@ -476,8 +501,19 @@ function hoverMap(policy, ev) {
     batch size <b>${tl.seg_batch[s]}</b><br>
     progress <b>${(100 * progressAt(r.result, j, anim.t)).toFixed(1)}%</b>${restoring ? ' · restoring checkpoint' : ''}<br>
     restarts <b>${restartsAt(r.result, j, anim.t)}</b> so far (${jobs.restarts[j]} in all)<br>
-    arrived ${fmtDur(anim.t - jobs.arrival[j])} ago${f === f ? ` · JCT ${fmtDur(jobs.jct[j])}` : ''}`;
+    arrived ${fmtDur(anim.t - jobs.arrival[j])} ago${f === f ? ` · JCT ${fmtDur(jobs.jct[j])}` : ''}${where ? `<br>${where}` : ''}`;
   setHover(j, html, ev);
+}
+
+/** In the pool view: whose quota cell g is and, when lent, to which pool ('' otherwise). */
+function cellOwner(map, run, g) {
+  const reg = map.regions;
+  if (!reg || !map.at) return '';
+  let p = 0;
+  while (p < reg.P && g >= reg.first[p] + reg.cap[p]) p++;
+  const owner = p < reg.P ? `a GPU of pool <b>${esc(run.pools[p].name)}</b>'s quota` : 'a GPU outside every quota';
+  const to = map.at.lentTo[g];
+  return to >= 0 ? `${owner}, <b>lent</b> to pool <b>${esc(run.pools[to].name)}</b>` : owner;
 }
 
 function setHover(job, html, ev) {
@@ -582,6 +618,9 @@ function bind() {
   });
   gc.addEventListener('pointerleave', () => setHover(-1));
   const hc = $('#heatmap');
+  const pc = $('#poolchart');
+  pc.addEventListener('pointermove', hoverPools);
+  pc.addEventListener('pointerleave', () => setHover(-1));
   hc.addEventListener('pointermove', hoverHeat);
   hc.addEventListener('pointerdown', hoverHeat);
   hc.addEventListener('pointerleave', () => setHover(-1));
@@ -687,6 +726,7 @@ async function addProse(c) {
   help(c.engine, text.engine);
   for (const m of c.metrics) m.help = m.help || text.metrics[m.key] || '';
   for (const cl of c.clusters) cl.description = cl.description || text.clusters[cl.name] || '';
+  for (const f of c.formats) f.description = f.description || (text.formats || {})[f.name] || '';
   for (const t of c.traces) {
     const p = (text.traces || {})[t.name] || {};
     t.description = t.description || p.description || '';
@@ -725,6 +765,16 @@ async function boot() {
   controls.apply(state);
   gantt = new Gantt($('#gantt-scroll'), $('#gantt'), $('#gantt-spacer'));
   stair = new Staircase($('#plan'), $('#plan-caption'));
+  poolChart = new PoolChart($('#poolchart'));
+  guide = new Guide($('#guide'), {
+    runs: () => (view ? view.runs : new Map()),
+    seek: (t, name) => {
+      setPlaying(false);
+      seek(t);
+      const first = orderedRuns()[0];
+      setHover(first && name ? first.result.jobs.names.indexOf(name) : -1);
+    },
+  });
   app.sandbox = new Sandbox($('#sandbox'), catalog);
   heat = new Heatmap($('#heatmap'), catalog.gpu_types);
   app.heat = heat;

@@ -32,7 +32,9 @@ pub const APPS_SOURCE: &str = "max_epochs: Pollux simulator applications.py (not
 pub const APPS: &[AppConstants] = &[
     AppConstants {
         name: "bert",
-        description: "BERT fine-tuning on SQuAD (question answering, AdamW), batch 12-384",
+        description: crate::prose::doc(
+            "BERT fine-tuning on SQuAD (question answering, AdamW), batch 12-384",
+        ),
         max_epochs: 2,
         restart_s: 120.0,
         policy_restart_s: 120.0,
@@ -42,7 +44,9 @@ pub const APPS: &[AppConstants] = &[
     },
     AppConstants {
         name: "cifar10",
-        description: "ResNet18 on CIFAR-10 (image classification, SGD), batch 128-4096",
+        description: crate::prose::doc(
+            "ResNet18 on CIFAR-10 (image classification, SGD), batch 128-4096",
+        ),
         max_epochs: 100,
         restart_s: 50.0,
         policy_restart_s: 30.0,
@@ -52,7 +56,9 @@ pub const APPS: &[AppConstants] = &[
     },
     AppConstants {
         name: "deepspeech2",
-        description: "DeepSpeech2 on CMU-ARCTIC (speech recognition, SGD), batch 20-640",
+        description: crate::prose::doc(
+            "DeepSpeech2 on CMU-ARCTIC (speech recognition, SGD), batch 20-640",
+        ),
         max_epochs: 80,
         restart_s: 25.0,
         policy_restart_s: 25.0,
@@ -62,7 +68,9 @@ pub const APPS: &[AppConstants] = &[
     },
     AppConstants {
         name: "imagenet",
-        description: "ResNet50 on ImageNet-1k (image classification, SGD), batch 200-12800",
+        description: crate::prose::doc(
+            "ResNet50 on ImageNet-1k (image classification, SGD), batch 200-12800",
+        ),
         max_epochs: 90,
         restart_s: 250.0,
         policy_restart_s: 250.0,
@@ -72,8 +80,9 @@ pub const APPS: &[AppConstants] = &[
     },
     AppConstants {
         name: "ncf",
-        description:
+        description: crate::prose::doc(
             "Neural collaborative filtering on MovieLens (recommendation), batch 256-32768",
+        ),
         max_epochs: 10,
         restart_s: 15.0,
         policy_restart_s: 30.0,
@@ -83,7 +92,7 @@ pub const APPS: &[AppConstants] = &[
     },
     AppConstants {
         name: "yolov3",
-        description: "YOLOv3 on PASCAL-VOC (object detection, SGD), batch 8-512",
+        description: crate::prose::doc("YOLOv3 on PASCAL-VOC (object detection, SGD), batch 8-512"),
         max_epochs: 50,
         restart_s: 80.0,
         policy_restart_s: 45.0,
@@ -96,7 +105,7 @@ pub const APPS: &[AppConstants] = &[
 /// Defaults for an application not in [`APPS`] (a user's own profiles).
 pub const DEFAULT_APP: AppConstants = AppConstants {
     name: "",
-    description: "user-profiled training job",
+    description: crate::prose::doc("user-profiled training job"),
     max_epochs: 0,
     restart_s: 30.0,
     policy_restart_s: 30.0,

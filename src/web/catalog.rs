@@ -378,7 +378,7 @@ pub const METRICS: &[MetricInfo] = &[
 /// The catalog, built from the registries.
 /// The prose the wasm build leaves out (`crate::prose`): per policy its
 /// description, source and parameter help; engine parameter help; metric
-/// help; cluster descriptions. Written to `www/catalog-text.json` (kept in
+/// help; cluster, bundled-trace and trace-format descriptions. Written to `www/catalog-text.json` (kept in
 /// sync by a test); the page merges it into the wasm catalog at boot.
 #[cfg(not(target_arch = "wasm32"))]
 pub fn prose() -> serde_json::Value {
@@ -405,6 +405,7 @@ pub fn prose() -> serde_json::Value {
         "metrics": METRICS.iter().map(|m| (m.key.to_string(), json!(m.help))).collect::<Map<_, _>>(),
         "clusters": builtin_clusters().iter().map(|c| (c.name.to_string(), json!(c.description))).collect::<Map<_, _>>(),
         "traces": bundled_traces().iter().map(|t| (t.name.to_string(), json!({ "description": t.description, "source": t.source }))).collect::<Map<_, _>>(),
+        "formats": Format::ALL.iter().map(|(_, name, description)| (name.to_string(), json!(description))).collect::<Map<_, _>>(),
     })
 }
 

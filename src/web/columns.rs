@@ -81,6 +81,8 @@ pub struct JobColumns {
     /// JCT under per-pool FCFS / JCT here (runs with pools; NaN otherwise).
     pub speedup: Vec<f64>,
     pub gpus_requested: Vec<u32>,
+    /// Index of the job's pool in the result's `pools` (-1: none).
+    pub pool: Vec<i32>,
     /// Index into `models`.
     pub model: Vec<u32>,
     pub models: Vec<String>,
@@ -186,6 +188,7 @@ columnar!(JobColumns {
     tardiness_cost: F64,
     speedup: F64,
     gpus_requested: U32,
+    pool: I32,
     model: U32,
     models: Str,
     names: Str,
@@ -321,6 +324,16 @@ impl JobColumns {
                 .collect(),
             speedup: jobs.iter().map(|j| j.speedup.unwrap_or(nan)).collect(),
             gpus_requested: o.jobs.iter().map(|j| j.gpus_requested).collect(),
+            pool: o
+                .jobs
+                .iter()
+                .map(|j| {
+                    o.pools
+                        .iter()
+                        .position(|p| p.name == j.tenant)
+                        .map_or(-1, |i| i as i32)
+                })
+                .collect(),
             model,
             models,
             names: jobs.iter().map(|j| j.name.clone()).collect(),

@@ -29,6 +29,10 @@ pub struct BundledTrace {
     pub set: BTreeMap<&'static str, &'static str>,
     pub cluster: &'static str,
     pub policies: Vec<&'static str>,
+    /// Settings (`OWNER.KEY` -> value) the page applies with the trace,
+    /// e.g. the Fig 1 example's windows of 2 and 4 time units.
+    #[serde(default)]
+    pub params: BTreeMap<&'static str, &'static str>,
 }
 
 impl BundledTrace {

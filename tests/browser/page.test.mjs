@@ -401,6 +401,67 @@ test('pooled trace: speedup against per-pool FCFS and lent GPUs are drawn, numbe
   await page.close();
 });
 
+test('Fig 1 walk-through: pool regions mark lent GPUs and the captions carry the runs\' numbers', { timeout: 90_000 }, async () => {
+  // The bundled example applies its own settings (A-SIA's windows of 2 and 4 units).
+  const page = await openPage(browser, `${BASE}?trace=anticipatory-fig1`);
+  await waitDone(page);
+  assert.equal(await page.evaluate(() => document.querySelector('#guide').hidden), false);
+  await page.click('#guide .g-next');
+  await page.click('#guide .g-next');
+  await nextFrame(page);
+  const st = await page.evaluate(() => {
+    const v = window.schedlab.view;
+    const at = (p) => { const a = v.panels.get(p).map.at; return { own: [...a.own], lent: [...a.lent], borrowed: [...a.borrowed] }; };
+    // Pixels of the borrower's (green) mark colour in each map.
+    const green = (p) => {
+      const c = v.panels.get(p).canvas;
+      const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+      let n = 0;
+      for (let k = 0; k < d.length; k += 4) if (d[k] === 0x22 && d[k + 1] === 0x88 && d[k + 2] === 0x33) n++;
+      return n;
+    };
+    const fin = (p, name) => { const r = v.runs.get(p).result; return r.jobs.finish[r.jobs.names.indexOf(name)] / 600; };
+    return {
+      t: window.schedlab.anim.t, text: document.querySelector('#guide .g-text').textContent,
+      fcfs: at('pool-fcfs'), maxmin: at('pool-maxmin'), asia: at('anticipatory'),
+      greenFcfs: green('pool-fcfs'), greenMaxmin: green('pool-maxmin'), asiaJ3: fin('anticipatory', 'J3'),
+      poolsShown: !document.querySelector('#pools-section').hidden,
+    };
+  });
+  // Step 2 stops the clock at t = 1.5 units: orange (pool 1) lends its 2 idle GPUs to green's
+  // long J2 under MaxMin and to the short J3 and J4 under A-SIA; per-pool FCFS lends none.
+  assert.equal(st.t, 900);
+  assert.deepEqual(st.maxmin, { own: [4, 2], lent: [0, 2], borrowed: [2, 0] });
+  assert.deepEqual(st.asia.lent, [0, 2]);
+  assert.deepEqual(st.fcfs.lent, [0, 0]);
+  assert.ok(st.greenMaxmin > st.greenFcfs, `lent marks not drawn: ${st.greenMaxmin} vs ${st.greenFcfs}`);
+  assert.equal(st.asiaJ3, 3);
+  assert.ok(st.text.includes(`done at t = ${st.asiaJ3}`), st.text);
+  assert.ok(st.poolsShown);
+  // Hovering a lent GPU says whose quota it is and who borrows it.
+  const tip = await page.evaluate(() => {
+    const rec = window.schedlab.view.panels.get('pool-maxmin');
+    const g = rec.map.at.lentTo.findIndex((x) => x >= 0);
+    const r = rec.canvas.getBoundingClientRect();
+    return { x: r.left + rec.map.cellX[g] + 2, y: r.top + rec.map.cellY[g] + 2 };
+  });
+  await page.mouse.move(tip.x, tip.y);
+  const tipText = await page.evaluate(() => document.querySelector('#tooltip').textContent);
+  assert.match(tipText, /pool orange's quota, lent to pool green/);
+  await page.screenshot({ path: artifact('fig1-walkthrough.png') });
+  // The last step's table: A-SIA speeds up J3 and slows nothing; MaxMin slows J6 and J7.
+  for (let k = 0; k < 4; k++) await page.click('#guide .g-next');
+  const rows = await page.evaluate(() => [...document.querySelectorAll('.guide-table tr')].map((tr) => [...tr.children].map((c) => c.textContent)));
+  const col = (p) => rows[0].indexOf(p);
+  const row = (j) => rows.find((r) => r[0] === j);
+  assert.match(row('J6')[col('pool-maxmin')], /✗/);
+  assert.match(row('J7')[col('pool-maxmin')], /✗/);
+  assert.match(row('J3')[col('anticipatory')], /✓/);
+  assert.ok(rows.every((r) => !/✗/.test(r[col('anticipatory')])), JSON.stringify(rows));
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
 test('phone layout', { timeout: 60_000 }, async () => {
   const page = await openPage(browser, BASE, { width: 390, height: 844 }, { dpr: 2 });
   await waitDone(page);

@@ -26,6 +26,24 @@ export function jobColor(id) {
   return JOB_COLORS[(id * 7 + (id >>> 4)) % JOB_COLORS.length];
 }
 
+// Pools (regions of the GPU map, rows of the per-pool chart): Paul Tol's
+// "bright" scheme for marks and chips, light tints of it for the regions, so
+// that job colours stay readable on top. A pool named after one of these
+// colours (the Fig 1 example's green and orange) gets that colour.
+const POOL_NAMES = ['blue', 'red', 'green', 'yellow', 'cyan', 'purple', 'grey', 'orange'];
+const POOL_STRONG = ['#4477AA', '#EE6677', '#228833', '#CCBB44', '#66CCEE', '#AA3377', '#777777', '#E08A1E'];
+const POOL_TINT = ['#b4c9de', '#f7c2c9', '#a7d3ae', '#e6dfa8', '#c1e9f5', '#dcb0ca', '#c9c9c9', '#f2cf9f'];
+export const NO_POOL_TINT = '#c3c7cf';
+
+/** Each pool's {strong, tint} colours, in pool order. */
+export function poolPalette(pools) {
+  return pools.map((pool, p) => {
+    const named = POOL_NAMES.indexOf(pool.name.toLowerCase());
+    const k = named >= 0 ? named : p % POOL_STRONG.length;
+    return { strong: POOL_STRONG[k], tint: POOL_TINT[k] };
+  });
+}
+
 /** Black or white, whichever reads better on `hex`. */
 export function inkOn(hex) {
   const n = parseInt(hex.slice(1), 16);

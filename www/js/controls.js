@@ -82,7 +82,14 @@ export class Controls {
       const v = this.traceSel.value;
       if (v.startsWith('b:')) {
         const t = c.traces.find((x) => x.name === v.slice(2));
-        if (t) { this.setCluster(t.cluster); this.setPolicies(t.policies); }
+        if (t) {
+          this.setCluster(t.cluster);
+          this.setPolicies(t.policies);
+          // The trace's recommended settings; everything else back to its default.
+          for (const input of this.root.querySelectorAll('[data-key]')) {
+            setControl(input, (t.params || {})[input.dataset.key] ?? input.dataset.default);
+          }
+        }
       }
       this.showTraceInfo();
       change();

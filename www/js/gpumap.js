@@ -5,8 +5,15 @@
 // fades over `moveWindow` simulated seconds; `moved` lists those segments.
 // A GPU that several jobs share (slices) is drawn as side-by-side strips,
 // each as wide as the job's fraction, the unused rest in the idle colour.
+//
+// Runs with pools switch the map to its pool view (`setPools`): one region
+// per pool, as many cells as its quota, tinted in the pool's colour; a
+// pool's jobs fill its own region, and GPUs it lends show the borrowing
+// job with a corner mark in the borrower's pool colour (quota.js says how
+// borrowed GPUs are attributed to lenders).
 import { segmentsOnGpu, moveSources } from './timeline.js';
-import { jobColor, IDLE } from './colors.js';
+import { jobColor, poolPalette, NO_POOL_TINT, IDLE } from './colors.js';
+import { poolRegions, quotaAt } from './quota.js';
 
 const HEADER = 16; // CSS px per group header
 
@@ -21,6 +28,27 @@ export class GpuMap {
     this.size = 8;
     this.hatch = null;
     this.moved = [];
+    this.regions = null; // pool view: poolRegions(...)
+    this.at = null; // pool view: the last quotaAt(...) drawn
+  }
+
+  /** Switches to the pool view: one region per pool (call resize after). */
+  setPools(pools) {
+    const n = this.layout.total_gpus;
+    const r = poolRegions(pools, n);
+    const groups = [];
+    for (let p = 0; p <= r.P; p++) {
+      if (!r.cap[p]) continue;
+      const nodes = [];
+      for (let k = 0; k < r.cap[p]; k += 8) nodes.push({ first_gpu: r.first[p] + k, gpus: Math.min(8, r.cap[p] - k) });
+      const name = p < r.P ? `pool ${pools[p].name}` : 'outside every pool';
+      groups.push({ kind: name, label: `quota ${r.cap[p]}`, gpus: r.cap[p], nodes, pool: p < r.P ? p : -1 });
+    }
+    this.physical = this.physical || this.layout;
+    this.layout = { ...this.physical, groups };
+    this.regions = r;
+    this.pools = pools;
+    this.palette = poolPalette(pools);
   }
 
   /** Lays the cells out in `width` CSS px, as large as fits in `maxHeight`. */
@@ -52,7 +80,9 @@ export class GpuMap {
     const nodes = [];
     let y = 0;
     for (const g of this.layout.groups) {
-      headers.push({ y, text: width < 300 ? `${g.kind} · ${g.gpus} GPUs` : `${g.kind} · ${g.label} · ${g.gpus} GPUs` });
+      const pool = g.pool ?? -1;
+      const text = pool >= 0 ? `${g.kind} · quota ${g.gpus}` : width < 300 ? `${g.kind} · ${g.gpus} GPUs` : `${g.kind} · ${g.label} · ${g.gpus} GPUs`;
+      headers.push({ y, pool, text });
       y += HEADER;
       let x = 0;
       let rowH = 0;
@@ -62,7 +92,7 @@ export class GpuMap {
         const w = cols * (c + gap) - gap + 2;
         const h = rows * (c + gap) - gap + 2;
         if (x > 0 && x + w > width) { x = 0; y += rowH + nodeGap; rowH = 0; }
-        nodes.push({ x, y, w, h });
+        nodes.push({ x, y, w, h, pool });
         for (let k = 0; k < node.gpus; k++) {
           const g2 = node.first_gpu + k;
           this.cellX[g2] = x + 1 + (k % 8) * (c + gap);
@@ -103,18 +133,24 @@ export class GpuMap {
     ctx.fillStyle = '#444';
     ctx.font = '11px system-ui, sans-serif';
     ctx.textBaseline = 'top';
-    for (const h of this.headers) ctx.fillText(h.text, 0, h.y + 2);
-    ctx.fillStyle = '#c3c7cf';
-    for (const nd of this.nodes) ctx.fillRect(nd.x, nd.y, nd.w, nd.h);
-    const c = this.size;
     const tl = run && run.timeline;
+    const at = this.regions && tl && run.jobs.pool ? quotaAt(run, this.regions, t) : null;
+    this.at = at;
+    for (const h of this.headers) this.drawHeader(h, at);
+    for (const nd of this.nodes) {
+      ctx.fillStyle = nd.pool >= 0 ? this.palette[nd.pool].tint : NO_POOL_TINT;
+      ctx.fillRect(nd.x, nd.y, nd.w, nd.h);
+    }
+    const c = this.size;
     const restoring = [];
     const hovered = [];
     const moving = [];
     const from = tl && moveWindow > 0 ? moveSources(run) : null;
     const moved = new Set();
+    const lentCells = [];
     for (let g = 0; g < this.n; g++) {
-      const segs = tl ? segmentsOnGpu(tl, g, t) : [];
+      const segs = at ? (at.cells[g] >= 0 ? [at.cells[g]] : []) : tl ? segmentsOnGpu(tl, g, t) : [];
+      if (at && at.lentTo[g] >= 0) lentCells.push(g);
       const s = segs.length ? segs[0] : -1;
       if (s >= 0 && tl.seg_share && tl.seg_share[s] < 1) {
         this.drawShared(tl, segs, g, c, hoverJob, hovered);
@@ -141,6 +177,7 @@ export class GpuMap {
       ctx.setTransform(d, 0, 0, d, 0, 0);
     }
     this.moved = [...moved];
+    if (lentCells.length) this.markLent(lentCells, at);
     if (moving.length) {
       // Fades from full to faint over the window; white inside black reads on any job colour.
       for (let k = 0; k < moving.length; k += 2) {
@@ -160,6 +197,47 @@ export class GpuMap {
       ctx.lineWidth = Math.max(1.5, c / 6);
       for (const g of hovered) ctx.strokeRect(this.cellX[g] + 0.5, this.cellY[g] + 0.5, c - 1, c - 1);
     }
+  }
+
+  /** A region's header; in the pool view with its own / lent / borrowed counts. */
+  drawHeader(h, at) {
+    const ctx = this.ctx;
+    let x = 0;
+    if (h.pool >= 0) {
+      ctx.fillStyle = this.palette[h.pool].strong;
+      ctx.fillRect(0, h.y + 3, 9, 9);
+      x = 13;
+    }
+    ctx.fillStyle = '#444';
+    let text = h.text;
+    if (at && h.pool >= 0) {
+      const p = h.pool;
+      text += ` · ${at.own[p]} own`;
+      if (at.lent[p]) text += ` · ${at.lent[p]} lent`;
+      if (at.borrowed[p]) text += ` · ${at.borrowed[p]} borrowed`;
+    }
+    ctx.fillText(text, x, h.y + 2);
+  }
+
+  /** Lent cells: a corner triangle in the borrowing pool's colour, edged in white. */
+  markLent(cells, at) {
+    const ctx = this.ctx;
+    const k = Math.max(4, Math.round(this.size * 0.55));
+    for (const g of cells) {
+      const x = this.cellX[g], y = this.cellY[g];
+      ctx.beginPath();
+      ctx.moveTo(x, y); ctx.lineTo(x + k, y); ctx.lineTo(x, y + k); ctx.closePath();
+      ctx.fillStyle = this.palette[at.lentTo[g]].strong;
+      ctx.fill();
+      ctx.strokeStyle = '#fff';
+      ctx.lineWidth = 1;
+      ctx.stroke();
+    }
+  }
+
+  /** The segment drawn in cell g at the last draw (pool view), or undefined (physical view). */
+  segmentInCell(g) {
+    return this.at ? this.at.cells[g] : undefined;
   }
 
   /** A shared GPU's cell: one strip per slice, in start order, as wide as its fraction. */

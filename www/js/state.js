@@ -3,7 +3,7 @@
 //   &set=OWNER.KEY=VALUE (repeated; only values that differ from defaults)
 //   &seed=N &t=SECONDS &speed=X &gantt=POLICY &embed=1
 // Every field is optional; missing ones take the defaults of the first
-// bundled trace (its recommended cluster and policies).
+// bundled trace (its recommended cluster, policies and settings).
 
 export const SPEEDS = [1, 10, 100, 1000, 10000, 100000];
 
@@ -13,7 +13,7 @@ export function defaults(catalog) {
     trace: t ? { kind: 'bundled', name: t.name } : { kind: 'none', name: '' },
     cluster: t ? t.cluster : (catalog.clusters[0] || {}).name,
     policies: t ? [...t.policies] : [catalog.policies[0].name],
-    sets: {},
+    sets: t && t.params ? { ...t.params } : {},
     seed: 1,
     t: null,
     speed: null,
@@ -33,6 +33,7 @@ export function fromUrl(search, catalog) {
     const b = catalog.traces.find((x) => x.name === tr);
     if (b && !q.get('cluster')) s.cluster = b.cluster;
     if (b && !q.get('policies')) s.policies = [...b.policies];
+    if (b && b.params) s.sets = { ...b.params };
   }
   if (q.get('cluster')) s.cluster = q.get('cluster');
   if (q.get('policies')) s.policies = q.get('policies').split(',').map((p) => p.trim()).filter(Boolean);

@@ -13,6 +13,12 @@
 //! A job started in the spare stream stays opportunistic for life and does
 //! not count against its pool's quota; jobs predicted longer than the
 //! largest window never borrow (the paper's Table 12).
+//!
+//! `preempt` (spec §2.9, not evaluated in the paper, off by default): lent
+//! GPUs held by preemptible opportunistic jobs count as reclaimable, so
+//! reservations need not keep them idle, and a dedicated head-of-line job
+//! that fits its quota but not the idle GPUs preempts such jobs, latest
+//! started first, and starts at once (the preempted jobs wait again).
 
 use super::predict::{ArrivalIndex, Mode, Predictor, PredictorConfig, MODES};
 use super::{
@@ -37,6 +43,7 @@ const PARAMS: &[ParamSpec] = &[
     ParamSpec::float("tick_s", "300", 1.0, 86_400.0, "Re-run every this many seconds while GPUs are idle and jobs wait (the 5-minute prediction cadence)"),
     ParamSpec::choice("pick", "earliest", &["earliest", "narrowest"], "Spare stream: which eligible job of a pool starts (earliest arrival, or fewest GPUs)"),
     ParamSpec::boolean("share", "true", "Lend idle quota at all; false is per-pool FCFS"),
+    ParamSpec::boolean("preempt", "false", "Partial pre-emption (§2.9): lent GPUs of preemptible jobs count as reclaimable, and an in-quota job preempts them (latest started first) instead of waiting"),
     ISOLATE_PARAM,
 ];
 
@@ -73,9 +80,11 @@ fn build(p: &Params, seed: u64) -> Result<Box<dyn Policy>> {
         tick_s: p.f64("tick_s"),
         narrowest: p.text("pick") == "narrowest",
         share: p.bool("share"),
+        preempt: p.bool("preempt"),
         isolate: p.list("isolate").to_vec(),
         predictor: None,
         opportunistic: BTreeSet::new(),
+        lent_order: Vec::new(),
     }))
 }
 
@@ -85,12 +94,16 @@ struct Asia {
     tick_s: f64,
     narrowest: bool,
     share: bool,
+    preempt: bool,
     /// Pools that neither lend nor borrow.
     isolate: Vec<f64>,
     /// Built at the first call, from the trace the oracle reveals.
     predictor: Option<Predictor>,
     /// Running jobs started in the spare stream.
     opportunistic: BTreeSet<u32>,
+    /// Running opportunistic jobs in start order (`preempt`: the latest
+    /// started are preempted first); a few jobs, so a list.
+    lent_order: Vec<u32>,
 }
 
 /// Every job's arrival by pool, for the predictors (the oracle's view of
@@ -128,7 +141,12 @@ impl Asia {
                         want.min(ledger.unused_quota(q) as u64)
                     })
                     .sum();
-                let usable = packer.free_total() as i64 - reserved as i64;
+                let reclaimable = if self.preempt {
+                    self.reclaimable(view).iter().map(|&(_, g)| g as i64).sum()
+                } else {
+                    0
+                };
+                let usable = packer.free_total() as i64 + reclaimable - reserved as i64;
                 if usable <= 0 {
                     break;
                 }
@@ -156,10 +174,61 @@ impl Asia {
                 match started {
                     Some(j) => {
                         self.opportunistic.insert(j);
+                        self.lent_order.push(j);
                     }
                     None => break,
                 }
             }
+        }
+    }
+
+    /// Running opportunistic jobs that may be preempted, as (job, GPUs),
+    /// latest started first.
+    fn reclaimable(&self, view: &View) -> Vec<(u32, u32)> {
+        self.lent_order
+            .iter()
+            .rev()
+            .filter(|&&j| view.spec(j).preemptible)
+            .map(|&j| (j, view.gpus_of(j)))
+            .collect()
+    }
+
+    /// Partial pre-emption for the dedicated stream: each pool's head that
+    /// fits its unused quota but not the idle GPUs preempts reclaimable jobs
+    /// (latest started first) when they free enough, and starts.
+    fn reclaim_for_heads(
+        &mut self,
+        view: &View,
+        ledger: &mut Ledger,
+        packer: &mut Packer,
+        out: &mut Decision,
+    ) {
+        for q in ledger.by_share() {
+            let Some(&j) = ledger.pending[q].first() else {
+                continue;
+            };
+            let g = view.spec(j).gpus;
+            let free = packer.free_total();
+            if g > ledger.unused_quota(q) || g <= free {
+                continue;
+            }
+            let victims = self.reclaimable(view);
+            if free + victims.iter().map(|v| v.1).sum::<u32>() < g {
+                continue;
+            }
+            for (v, gpus) in victims {
+                if packer.free_total() >= g {
+                    break;
+                }
+                if let Some(p) = view.placement(v) {
+                    packer.unclaim(p);
+                }
+                out.preempt(v);
+                ledger.current[ledger_pool(view, v)] -= gpus;
+                self.opportunistic.remove(&v);
+                self.lent_order.retain(|&k| k != v);
+            }
+            ledger.start(view, packer, out, j, true);
         }
     }
 }
@@ -181,6 +250,10 @@ impl Policy for Asia {
         let mut ledger = Ledger::new(view, &self.opportunistic);
         ledger.isolate(&self.isolate);
         let mut packer = view.packer_idle();
+        if self.preempt {
+            self.lent_order.retain(|j| view.running.contains(j));
+            self.reclaim_for_heads(view, &mut ledger, &mut packer, out);
+        }
         start_heads(view, &mut ledger, &mut packer, out, true);
         if self.share {
             self.spare(view, &mut ledger, &mut packer, out);

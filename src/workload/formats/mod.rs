@@ -56,57 +56,57 @@ impl Format {
         (
             Format::Native,
             "native",
-            "schedlab CSV: name,arrival,model,gpus,... (docs/TRACE_FORMAT.md)",
+            crate::prose::doc("schedlab CSV: name,arrival,model,gpus,... (docs/TRACE_FORMAT.md)"),
         ),
         (
             Format::Pollux,
             "pollux",
-            "Pollux/Sia workload CSV: name,time,application,num_replicas,batch_size",
+            crate::prose::doc("Pollux/Sia workload CSV: name,time,application,num_replicas,batch_size"),
         ),
         (
             Format::Duration,
             "blox",
-            "Blox / duration-based CSV: job_id,num_gpus,submit_time,duration[,model,batch_size] (alias: duration)",
+            crate::prose::doc("Blox / duration-based CSV: job_id,num_gpus,submit_time,duration[,model,batch_size] (alias: duration)"),
         ),
         (
             Format::Philly,
             "philly",
-            "Microsoft Philly cluster_job_log JSON (status, vc, jobid, submitted_time, attempts[])",
+            crate::prose::doc("Microsoft Philly cluster_job_log JSON (status, vc, jobid, submitted_time, attempts[])"),
         ),
         (
             Format::PhillyCsv,
             "philly-csv",
-            "Pollux artifact's Philly job list CSV: timestamp,duration,num_gpus,gpu_time,cluster (cluster = virtual-cluster id)",
+            crate::prose::doc("Pollux artifact's Philly job list CSV: timestamp,duration,num_gpus,gpu_time,cluster (cluster = virtual-cluster id)"),
         ),
         (
             Format::Helios,
             "helios",
-            "SenseTime Helios cluster_log.csv: job_id,user,vc,gpu_num,...,state,submit_time,...,duration",
+            crate::prose::doc("SenseTime Helios cluster_log.csv: job_id,user,vc,gpu_num,...,state,submit_time,...,duration"),
         ),
         (
             Format::Pai,
             "pai",
-            "Alibaba PAI 2020 pai_task_table.csv (header optional); the job table joins via the aux file",
+            crate::prose::doc("Alibaba PAI 2020 pai_task_table.csv (header optional); the job table joins via the aux file"),
         ),
         (
             Format::Alibaba,
             "alibaba-2023",
-            "Alibaba GPU 2023 pod list: name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,...,creation_time,deletion_time,scheduled_time",
+            crate::prose::doc("Alibaba GPU 2023 pod list: name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,...,creation_time,deletion_time,scheduled_time"),
         ),
         (
             Format::Gavel,
             "gavel",
-            "Gavel trace TSV: job_type, command, dir, steps_arg, needs_data, total_steps, scale_factor, priority, SLO, arrival",
+            crate::prose::doc("Gavel trace TSV: job_type, command, dir, steps_arg, needs_data, total_steps, scale_factor, priority, SLO, arrival"),
         ),
         (
             Format::Tiresias,
             "tiresias",
-            "Tiresias simulator CSV: job_id,num_gpu,submit_time,iterations,model_name,duration,interval",
+            crate::prose::doc("Tiresias simulator CSV: job_id,num_gpu,submit_time,iterations,model_name,duration,interval"),
         ),
         (
             Format::Pcs,
             "pcs",
-            "PCS artifact trace CSV: app_id,submit_time,service,num_jobs[,sleep_time,model_name] (service = 1-GPU seconds, num_jobs = GPU demand)",
+            crate::prose::doc("PCS artifact trace CSV: app_id,submit_time,service,num_jobs[,sleep_time,model_name] (service = 1-GPU seconds, num_jobs = GPU demand)"),
         ),
     ];
 

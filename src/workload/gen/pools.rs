@@ -23,7 +23,7 @@ use super::Generator;
 use crate::cluster::Pools;
 use crate::error::Result;
 use crate::params::{ParamSpec, Params};
-use crate::workload::sample::Sampler;
+use crate::workload::sample::{keyed_uniform, Sampler};
 use crate::workload::{Adaptivity, JobSpec};
 
 /// The Appendix C variants, each differing from `base` in one aspect.
@@ -47,6 +47,7 @@ const SYNTHETIC_PARAMS: &[ParamSpec] = &[
     ParamSpec::float("load_min", "0.6", 0.01, 5.0, "Smallest per-pool target load (before the variant's factor)"),
     ParamSpec::float("load_max", "0.95", 0.01, 5.0, "Largest per-pool target load"),
     ParamSpec::float("quantum_s", "1", 1.0, 86_400.0, "Arrivals and run times are multiples of this (e.g. the oracle MILP's slot, so that it is exact)"),
+    ParamSpec::float("preemptible_frac", "0", 0.0, 1.0, "Share of jobs that may be preempted (for A-SIA's partial pre-emption, §2.9); 0 = none, as in the paper's runs"),
 ];
 
 pub const SYNTHETIC: Generator = Generator {
@@ -156,6 +157,11 @@ fn synthetic(p: &Params, cap: usize, seed: u64) -> Result<Vec<JobSpec>> {
     let modes = duration_modes(variant);
     let mean_minutes: f64 = modes.iter().map(|(w, a, b)| w * (a + b) / 2.0).sum();
     let mean_burst = (1.0 + gpus as f64) / 2.0;
+    // A keyed draw, so that the flag leaves every other draw unchanged.
+    let frac = p.f64("preemptible_frac");
+    let preemptible = |q: usize, b: u64, k: usize| {
+        frac > 0.0 && keyed_uniform(seed, &[q as u64, b, k as u64, 0x7072]) < frac
+    };
     let mut jobs = Vec::new();
     for q in 0..queue_count(p) {
         let mut rng = Sampler::derive(seed, &format!("anticipatory-synthetic/q{q}"));
@@ -171,13 +177,15 @@ fn synthetic(p: &Params, cap: usize, seed: u64) -> Result<Vec<JobSpec>> {
             {
                 let mode = modes[rng.weighted(&modes.iter().map(|m| m.0).collect::<Vec<_>>())];
                 let minutes = rng.range(mode.1, mode.2);
-                jobs.push(pooled_job(
+                let mut job = pooled_job(
                     format!("q{q}-b{burst}-j{k}"),
                     snap(t),
                     &format!("q{q}"),
                     w,
                     snap(minutes * 60.0).max(quantum),
-                ));
+                );
+                job.preemptible = preemptible(q, burst, k);
+                jobs.push(job);
             }
             burst += 1;
             t += rng.exponential(mean_gap);
