@@ -458,6 +458,20 @@ test('Fig 1 walk-through: pool regions mark lent GPUs and the captions carry the
   assert.match(row('J7')[col('pool-maxmin')], /✗/);
   assert.match(row('J3')[col('anticipatory')], /✓/);
   assert.ok(rows.every((r) => !/✗/.test(r[col('anticipatory')])), JSON.stringify(rows));
+  // The Gantt view's per-pool-FCFS finishes: red (finished later) under MaxMin, none under A-SIA.
+  const red = async (policy) => {
+    await page.selectOption('#gantt-policy', policy);
+    await nextFrame(page);
+    return page.evaluate(() => {
+      const c = document.querySelector('#gantt');
+      const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+      let n = 0;
+      for (let k = 0; k < d.length; k += 4) if (d[k] === 0xc6 && d[k + 1] === 0x28 && d[k + 2] === 0x28) n++;
+      return n;
+    });
+  };
+  assert.ok(await red('pool-maxmin') > 0, 'no later-than-FCFS mark under MaxMin');
+  assert.equal(await red('anticipatory'), 0);
   assert.deepEqual(page.errors, []);
   await page.close();
 });

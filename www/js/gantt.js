@@ -3,7 +3,9 @@
 // restore part of a bar is pale, and a dark triangle marks each restart, so
 // preemptions (gaps in the bars) and restarts are visible at a glance. A
 // job with a due date has a tick there: green if it finished by then, red if not;
-// a job whose completion was predicted at arrival has a blue tick at that promise.
+// a job whose completion was predicted at arrival has a blue tick at that promise;
+// in runs with pools a hollow diamond marks where the job finished under
+// per-pool FCFS (green line to it: earlier here, red: later).
 // Only the lanes in view are drawn; the canvas sticks inside a scroller.
 // With many jobs the view zooms to a time window around the clock (about
 // 400 jobs' worth of the run) and follows it: when the clock moves, the
@@ -142,6 +144,24 @@ export class Gantt {
       if (promised === promised) {
         ctx.fillStyle = '#1565c0';
         ctx.fillRect(this.x(promised) - 1, y, 2, L);
+      }
+      // Runs with pools: where the job finished under per-pool FCFS (the
+      // reference run; its JCT = speedup x JCT here), a hollow diamond, joined
+      // to the finish here by a line green when this run is earlier, red later.
+      const sp = jobs.speedup ? jobs.speedup[j] : NaN;
+      if (sp > 0 && f === f && L >= 3) {
+        const ref = jobs.arrival[j] + sp * jobs.jct[j];
+        const xr = this.x(ref), xf = this.x(f), ym = y + L / 2;
+        if (Math.abs(ref - f) > 1) {
+          ctx.fillStyle = ref > f ? '#2e7d32' : '#c62828';
+          ctx.fillRect(Math.min(xr, xf), ym - 0.75, Math.abs(xr - xf), 1.5);
+        }
+        const r = Math.min(4, L / 2);
+        ctx.strokeStyle = Math.abs(ref - f) > 1 ? (ref > f ? '#2e7d32' : '#c62828') : '#555';
+        ctx.lineWidth = 1.2;
+        ctx.beginPath();
+        ctx.moveTo(xr, ym - r); ctx.lineTo(xr + r, ym); ctx.lineTo(xr, ym + r); ctx.lineTo(xr - r, ym); ctx.closePath();
+        ctx.stroke();
       }
       const due = jobs.due ? jobs.due[j] : NaN;
       if (due === due) {
