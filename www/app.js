@@ -7,7 +7,7 @@ import { initSync, catalog as readCatalog, cluster_layout, bundled_trace_text } 
 import { Pool } from './js/pool.js';
 import { Controls } from './js/controls.js';
 import { GpuMap } from './js/gpumap.js';
-import { hasPools } from './js/quota.js';
+import { hasPools, poolSpeedups } from './js/quota.js';
 import { PoolChart } from './js/poolchart.js';
 import { Guide } from './js/guide.js';
 import { Gantt } from './js/gantt.js';
@@ -261,7 +261,10 @@ function layoutAll() {
   $('#plan-section').hidden = !stair.setRun(gp ? gp.result : null);
   const pooled = gp && hasPools(gp.result);
   $('#pools-section').hidden = !pooled;
-  if (pooled) poolChart.setRun(gp.result, anim.t0, anim.t1, $('#pools-section').clientWidth - 24);
+  if (pooled) {
+    poolChart.setRun(gp.result, anim.t0, anim.t1, $('#pools-section').clientWidth - 24);
+    renderPoolTable(orderedRuns().filter((r) => hasPools(r.result)));
+  }
   layoutInsight();
   anim.dirty = true;
 }
@@ -323,6 +326,15 @@ function hoverHeat(ev) {
   }
   html += `holds after the round: <b>${c >= 0 ? esc(r.labels[c]) : 'no GPUs'}</b><br>restart factor <b>${fmt3(r.restart[h.row])}</b> (other configurations)`;
   setHover(j, html, ev);
+}
+
+/** The per-pool speedup table: one row per pool, one column per policy. */
+function renderPoolTable(runs) {
+  const { pools, rows } = poolSpeedups(runs);
+  const cell = (c) => (c.n ? `${c.geo.toFixed(2)} / <span class="${c.slowed > 0 ? 'slowed' : ''}">${(100 * c.slowed).toFixed(1)}%</span>` : '–');
+  const head = `<tr><th>pool</th>${runs.map((r) => `<th>${esc(r.policy)}</th>`).join('')}</tr>`;
+  const body = pools.map((name, p) => `<tr><td>${esc(name)} <small>(${rows[p][0].n} jobs)</small></td>${rows[p].map((c) => `<td>${cell(c)}</td>`).join('')}</tr>`).join('');
+  $('#pool-table').innerHTML = head + body;
 }
 
 function hoverPools(ev) {

@@ -385,6 +385,22 @@ test('pooled trace: speedup against per-pool FCFS and lent GPUs are drawn, numbe
   assert.ok(st.maxmin.slowed_frac > 0 && st.asia.speedup_geo > 1, JSON.stringify(st.asia));
   assert.equal(st.fcfs.speedup_geo, 1);
   assert.equal(st.jobSpeedups, 537);
+  // The per-pool table (JS) agrees with the run's metric (Rust): pooling its geometric means
+  // by job counts gives speedup_geo, and A-SIA slows no pool's job.
+  const pt = await page.evaluate(() => [...document.querySelectorAll('#pool-table tr')].slice(1).map((tr) => [...tr.children].map((c) => c.textContent)));
+  assert.equal(pt.length, 4);
+  const head = await page.evaluate(() => [...document.querySelectorAll('#pool-table th')].map((c) => c.textContent));
+  const ai = head.indexOf('anticipatory');
+  let logs = 0, n = 0;
+  for (const row of pt) {
+    const jobs = Number(row[0].match(/\((\d+) jobs\)/)[1]);
+    const [geo, slowed] = row[ai].split(' / ');
+    assert.equal(slowed, '0.0%', JSON.stringify(row));
+    logs += jobs * Math.log(Number(geo));
+    n += jobs;
+  }
+  assert.equal(n, 537);
+  assert.ok(Math.abs(Math.exp(logs / n) - st.asia.speedup_geo) < 0.01, `${Math.exp(logs / n)} vs ${st.asia.speedup_geo}`);
   // The prose the wasm package leaves out (src/prose.rs) reaches the tooltips.
   const tips = await page.evaluate(() => ({
     policy: document.querySelector('label.pol[for="pol-anticipatory"]').title,

@@ -72,7 +72,9 @@ export class PoolChart {
         for (let b = 0; b < s.bins; b++) {
           if (v[b] <= 0) continue;
           const y0 = base - height[b] * k;
-          g.fillRect(LEFT + b * bw, y0 - v[b] * k, bw + 0.5, v[b] * k);
+          // Whole-pixel columns, so that neighbouring bins leave no seams.
+          const x0 = Math.floor(LEFT + b * bw), x1 = Math.floor(LEFT + (b + 1) * bw);
+          g.fillRect(x0, y0 - v[b] * k, Math.max(1, x1 - x0), v[b] * k);
           height[b] += v[b];
         }
       }

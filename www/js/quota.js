@@ -142,3 +142,26 @@ export function poolSeries(run, t0, t1, bins) {
   }
   return out;
 }
+
+/**
+ * Per pool, each run's speedups against per-pool FCFS (the paper's Table 12
+ * per queue): geometric mean and the share of jobs finishing more than 1 s
+ * later (the `slowed_frac` metric's rule), as {pools: [name], rows: [[{geo,
+ * slowed, n}] per run] per pool}.
+ */
+export function poolSpeedups(runs) {
+  const pools = runs[0].result.pools.map((p) => p.name);
+  const rows = pools.map((_, p) => runs.map((r) => {
+    const jobs = r.result.jobs;
+    let n = 0, logs = 0, slowed = 0;
+    for (let j = 0; j < jobs.pool.length; j++) {
+      const s = jobs.speedup[j];
+      if (jobs.pool[j] !== p || !(s > 0)) continue;
+      n++;
+      logs += Math.log(s);
+      if (jobs.jct[j] * (1 - s) > 1) slowed++;
+    }
+    return { n, geo: n ? Math.exp(logs / n) : NaN, slowed: n ? slowed / n : NaN };
+  }));
+  return { pools, rows };
+}
