@@ -117,8 +117,18 @@ pub struct Report {
     pub predictors: Vec<PredictorRow>,
     /// Share of the Helios-like trace's jobs that never queue under per-pool FCFS.
     pub helios_unqueued_pct: Option<f64>,
+    /// Table 12: per policy, the geometric-mean speedup of queues Q0..Q3 and
+    /// of all jobs (seed means).
+    pub table12: Vec<(String, [f64; 5])>,
     pub targets: Vec<Target>,
 }
+
+/// Table 12 as published (one prototype experiment; geometric means).
+pub const TABLE12: [(&str, [f64; 5]); 3] = [
+    ("pool-fcfs", [1.0, 1.0, 1.0, 1.0, 1.0]),
+    ("pool-maxmin", [1.75, 1.16, 9.88, 2.33, 7.61]),
+    ("anticipatory", [1.6, 1.0, 52.46, 1.0, 30.26]),
+];
 
 /// The spec's reconstruction of Fig 1 (§4.5): finish times of J0..J7.
 pub const FIG1_TABLE: [(&str, [f64; 8]); 3] = [
@@ -386,6 +396,9 @@ pub fn reproduce(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<Repor
         progress,
     )?);
 
+    // Table 12: the prototype's four queues, per-queue geometric means.
+    let table12 = table12(opts, progress)?;
+
     // Tables 10 / 20: the noisy predictors' accuracy as measured.
     let mut predictors = Vec::new();
     let base = synthetic(opts.seed, "base", opts.days.max(14.0), &[])?;
@@ -483,10 +496,70 @@ pub fn reproduce(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<Repor
         rows,
         predictors,
         helios_unqueued_pct,
+        table12,
         targets: Vec::new(),
     };
     report.targets = targets(&report);
     Ok(report)
+}
+
+/// Table 12's structure on `anticipatory-table12` (14 days or `days` if
+/// longer): per policy, the geometric-mean speedup of each queue's jobs and
+/// of all, averaged over the seeds.
+fn table12(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<Vec<(String, [f64; 5])>> {
+    let mut sums = [[0.0f64; 5]; 3];
+    for s in 0..opts.seeds as u64 {
+        let days = opts.days.max(14.0).to_string();
+        let trace = generate(
+            "anticipatory-table12",
+            None,
+            opts.seed + s,
+            &[("days".to_string(), days)],
+        )?;
+        let c = cluster(&trace, None)?;
+        for (k, (policy, _)) in TABLE12.iter().enumerate() {
+            let r = run(
+                &trace,
+                &c,
+                policy,
+                &with(&opts.overrides, &[]),
+                opts.seed + s,
+            )?;
+            let mut logs = [(0.0f64, 0usize); 5];
+            for (j, spec) in r.jobs.iter().zip(&trace.jobs) {
+                let Some(x) = j.speedup.filter(|x| *x > 0.0) else {
+                    continue;
+                };
+                let q = trace
+                    .pools
+                    .id_of(&spec.tenant)
+                    .map_or(4, |q| q as usize)
+                    .min(4);
+                for i in [q, 4] {
+                    logs[i].0 += x.ln();
+                    logs[i].1 += 1;
+                }
+            }
+            for (i, (l, n)) in logs.iter().enumerate() {
+                sums[k][i] += if *n > 0 {
+                    (l / *n as f64).exp()
+                } else {
+                    f64::NAN
+                };
+            }
+        }
+        progress(&format!(
+            "table12 seed {}: {} jobs",
+            opts.seed + s,
+            trace.jobs.len()
+        ));
+    }
+    let n = opts.seeds.max(1) as f64;
+    Ok(TABLE12
+        .iter()
+        .zip(sums)
+        .map(|((p, _), v)| (p.to_string(), v.map(|x| x / n)))
+        .collect())
 }
 
 /// The `k` pools with the most idle quota over the trace (quota x span
@@ -776,6 +849,33 @@ pub fn targets(r: &Report) -> Vec<Target> {
             None,
         ));
     }
+    // Table 12: A-SIA never lends to the long queues (Q1, Q3 exactly 1.0)
+    // and speeds up the very short Q2 more than MaxMin does.
+    let t12 = |p: &str| r.table12.iter().find(|(n, _)| n == p).map(|(_, v)| *v);
+    if let (Some(asia), Some(mm)) = (t12("anticipatory"), t12("pool-maxmin")) {
+        let long = asia[1].max(asia[3]);
+        t.push(target(
+            "table12-long",
+            "Table 12: A-SIA's speedup on the long queues Q1, Q3 (the larger)",
+            long,
+            1.0,
+            Some((long - 1.0).abs() < 1e-9),
+        ));
+        t.push(target(
+            "table12-q2",
+            "Table 12: A-SIA's Q2 speedup / MaxMin's (paper 52.46 / 9.88)",
+            asia[2] / mm[2],
+            52.46 / 9.88,
+            Some(asia[2] > mm[2]),
+        ));
+        t.push(target(
+            "table12-all",
+            "Table 12: A-SIA's speedup over all jobs (geometric)",
+            asia[4],
+            30.26,
+            None,
+        ));
+    }
     t
 }
 
@@ -849,6 +949,19 @@ pub fn to_table(r: &Report) -> String {
                 f(x.slowdown_max_min, 0),
                 f(x.wall_s, 2),
             ]);
+        }
+        out.push_str(&super::table(&rows));
+    }
+    if !r.table12.is_empty() {
+        out.push_str("\nTable 12: the prototype's four queues (anticipatory-table12, 3/16/2/8 GPUs), geometric-mean speedup per queue (ours | paper)\n\n");
+        let mut rows = vec![head(&[
+            "policy", "Q0", "Q1", "Q2", "Q3", "all", "paper Q0", "Q1", "Q2", "Q3", "all",
+        ])];
+        for ((p, ours), (_, paper)) in r.table12.iter().zip(TABLE12) {
+            let mut row = vec![p.clone()];
+            row.extend(ours.iter().map(|x| f(*x, 2)));
+            row.extend(paper.iter().map(|x| f(*x, 2)));
+            rows.push(row);
         }
         out.push_str(&super::table(&rows));
     }

@@ -7,6 +7,7 @@ mod arrivals;
 mod pcs;
 pub mod pools;
 mod pools_helios;
+mod pools_table12;
 mod sia;
 mod sts;
 
@@ -55,6 +56,7 @@ pub fn generators() -> &'static [Generator] {
         pools::SYNTHETIC,
         pools::FIG1,
         pools_helios::GENERATOR,
+        pools_table12::GENERATOR,
     ]
 }
 
