@@ -488,6 +488,11 @@ test('Fig 1 walk-through: pool regions mark lent GPUs and the captions carry the
   };
   assert.ok(await red('pool-maxmin') > 0, 'no later-than-FCFS mark under MaxMin');
   assert.equal(await red('anticipatory'), 0);
+  // The example's settings came with its trace and go with it.
+  const windows = () => page.evaluate(() => document.querySelector('[data-key="anticipatory.windows_min"]').value);
+  assert.equal(await windows(), '20,40');
+  await page.selectOption('#trace', 'b:anticipatory-synthetic');
+  assert.equal(await windows(), '5,60,720');
   assert.deepEqual(page.errors, []);
   await page.close();
 });

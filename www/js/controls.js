@@ -85,10 +85,16 @@ export class Controls {
         if (t) {
           this.setCluster(t.cluster);
           this.setPolicies(t.policies);
-          // The trace's recommended settings; everything else back to its default.
+          // The trace's recommended settings; those the previous trace set go back to
+          // their defaults, the user's other settings stay.
+          const prev = this.traceParams || {};
+          const next = t.params || {};
           for (const input of this.root.querySelectorAll('[data-key]')) {
-            setControl(input, (t.params || {})[input.dataset.key] ?? input.dataset.default);
+            const k = input.dataset.key;
+            if (k in next) setControl(input, next[k]);
+            else if (k in prev) setControl(input, input.dataset.default);
           }
+          this.traceParams = next;
         }
       }
       this.showTraceInfo();
@@ -188,7 +194,10 @@ export class Controls {
 
   /** Applies a page state to the form. */
   apply(s) {
-    if (s.trace.kind === 'bundled') this.traceSel.value = `b:${s.trace.name}`;
+    if (s.trace.kind === 'bundled') {
+      this.traceSel.value = `b:${s.trace.name}`;
+      this.traceParams = (this.catalog.traces.find((x) => x.name === s.trace.name) || {}).params || {};
+    }
     else if (this.uploaded) this.traceSel.value = 'u:';
     this.setCluster(s.cluster);
     this.setPolicies(s.policies);

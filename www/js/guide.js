@@ -91,7 +91,7 @@ export const GUIDES = { 'anticipatory-fig1': { title: "Walk-through: the anticip
 export class Guide {
   constructor(root, hooks) {
     this.root = root;
-    this.hooks = hooks; // {seek(t), highlight(jobIndexPerRun?), runs()}
+    this.hooks = hooks; // {seek(t, jobName): move the clock and outline the job, runs(): policy -> run}
     this.guide = null;
     this.k = -1; // -1: not started
     root.querySelector('.g-prev').addEventListener('click', () => this.go(this.k - 1));
