@@ -129,8 +129,20 @@ fn perfect_predictions_never_slow_a_job() {
         let queues = trace.pools.len();
         let c = cluster_for(&trace, &format!("v100:{queues}x8"));
         let any = ("engine", "placement", "any");
-        for policy in ["anticipatory", "anticipatory-vc"] {
-            let r = run(&trace, &c, policy, &[any]);
+        // A-SIA with the paper's three windows and with twelve (the
+        // reproduction's finer reading), and A-SIA-VC.
+        let fine = (
+            "anticipatory",
+            "windows_min",
+            schedlab::repro::anticipatory::FINE_WINDOWS,
+        );
+        for (policy, extra) in [
+            ("anticipatory", None),
+            ("anticipatory", Some(fine)),
+            ("anticipatory-vc", None),
+        ] {
+            let sets: Vec<_> = [any].into_iter().chain(extra).collect();
+            let r = run(&trace, &c, policy, &sets);
             let s = r.metrics.speedup;
             assert_eq!(r.metrics.completed, trace.jobs.len());
             assert_eq!(
