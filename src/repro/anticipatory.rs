@@ -20,13 +20,13 @@ use crate::workload::Trace;
 use serde::Serialize;
 use std::sync::Arc;
 
-/// The synthetic comparison's policies (paper names: SSF, gSSF, MMFS,
-/// HiveD*, Themis*, SIA, SIA_VC).
 /// A-SIA with twelve windows from 5 minutes to 12 hours (the paper's three
 /// plus nine between them).
 pub const FINE_WINDOWS: &str = "5,20,40,60,90,120,180,240,360,480,600,720";
 const FINE_LABEL: &str = "anticipatory, 12 windows 5-720 min";
 
+/// The synthetic comparison's policies (paper names: SSF, gSSF, MMFS,
+/// HiveD*, Themis*, SIA, SIA_VC).
 pub const SYNTHETIC_POLICIES: &[&str] = &[
     "pool-ssf",
     "gssf",
@@ -542,12 +542,13 @@ fn table12(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<Vec<(String
                 let Some(x) = j.speedup.filter(|x| *x > 0.0) else {
                     continue;
                 };
-                let q = trace
+                // The job's queue (Q0..Q3) and "all" (index 4).
+                let queue = trace
                     .pools
                     .id_of(&spec.tenant)
-                    .map_or(4, |q| q as usize)
-                    .min(4);
-                for i in [q, 4] {
+                    .map(|q| q as usize)
+                    .filter(|&q| q < 4);
+                for i in queue.into_iter().chain([4]) {
                     logs[i].0 += x.ln();
                     logs[i].1 += 1;
                 }
