@@ -37,7 +37,15 @@ export class PoolChart {
     c.width = Math.round(this.w * dpr);
     c.height = Math.round(this.h * dpr);
     const plotW = this.w - LEFT - RIGHT;
-    this.series = poolSeries(run, this.t0, this.t1, Math.max(10, Math.min(800, Math.floor(plotW))));
+    // The series depends on the run, span and bin count only: a resize or
+    // another policy's result arriving does not recompute it.
+    const bins = Math.max(10, Math.min(800, Math.floor(plotW)));
+    const key = `${this.t0}|${this.t1}|${bins}`;
+    if (this.seriesRun !== run || this.seriesKey !== key) {
+      this.series = poolSeries(run, this.t0, this.t1, bins);
+      this.seriesRun = run;
+      this.seriesKey = key;
+    }
     this.sheet = this.paint(plotW);
   }
 

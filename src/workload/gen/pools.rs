@@ -191,9 +191,15 @@ fn synthetic(p: &Params, cap: usize, seed: u64) -> Result<Vec<JobSpec>> {
             t += rng.exponential(mean_gap);
         }
     }
+    Ok(first_arrivals(jobs, cap))
+}
+
+/// The pools' jobs merged in arrival order (stable: ties keep pool order),
+/// the first `cap` of them.
+pub(super) fn first_arrivals(mut jobs: Vec<JobSpec>, cap: usize) -> Vec<JobSpec> {
     crate::sorting::sort_by(&mut jobs, |a, b| a.arrival.total_cmp(&b.arrival));
     jobs.truncate(cap);
-    Ok(jobs)
+    jobs
 }
 
 /// A rigid, non-preemptive job of `width` GPUs running `duration_s` seconds.

@@ -20,7 +20,7 @@
 //! Users with the real `cluster_log.csv` import it with `--format helios`
 //! (tenant = VC) and give the VC sizes with `--pools`.
 
-use super::pools::pooled_job;
+use super::pools::{first_arrivals, pooled_job};
 use super::Generator;
 use crate::cluster::Pools;
 use crate::error::{Error, Result};
@@ -161,9 +161,7 @@ fn run(p: &Params, cap: usize, seed: u64) -> Result<Vec<JobSpec>> {
             burst += 1;
         }
     }
-    crate::sorting::sort_by(&mut jobs, |a, b| a.arrival.total_cmp(&b.arrival));
-    jobs.truncate(cap);
-    Ok(jobs)
+    Ok(first_arrivals(jobs, cap))
 }
 
 #[cfg(test)]

@@ -12,7 +12,7 @@
 //! CloudML's arrivals are bursty, spec §4.4) at the rate that gives each
 //! queue its load. docs/ANTICIPATORY.md has the measured sensitivity.
 
-use super::pools::pooled_job;
+use super::pools::{first_arrivals, pooled_job};
 use super::Generator;
 use crate::cluster::Pools;
 use crate::error::Result;
@@ -144,9 +144,7 @@ fn run(p: &Params, cap: usize, seed: u64) -> Result<Vec<JobSpec>> {
             t += rng.exponential(1.0 / rate);
         }
     }
-    crate::sorting::sort_by(&mut jobs, |a, b| a.arrival.total_cmp(&b.arrival));
-    jobs.truncate(cap);
-    Ok(jobs)
+    Ok(first_arrivals(jobs, cap))
 }
 
 #[cfg(test)]
