@@ -55,9 +55,18 @@ pub struct SeriesSpec {
     pub name: String,
     /// `#rrggbb`.
     pub color: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "numbers_or_null")]
     pub x: Vec<f64>,
+    #[serde(deserialize_with = "numbers_or_null")]
     pub y: Vec<f64>,
+}
+
+/// Reads a list of numbers in which `null` stands for NaN: the page's spec reaches
+/// the drawing code as JSON text, and JSON writes NaN and the infinities as `null`
+/// (a missing value is not drawn either way).
+fn numbers_or_null<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<f64>, D::Error> {
+    let values: Vec<Option<f64>> = Deserialize::deserialize(d)?;
+    Ok(values.into_iter().map(|v| v.unwrap_or(f64::NAN)).collect())
 }
 
 fn rgb(hex: &str) -> RGBColor {
@@ -644,6 +653,18 @@ mod tests {
             vec![],
         ));
         assert!(out.contains("no data"));
+    }
+
+    #[test]
+    fn a_spec_read_from_json_takes_null_for_a_missing_value() {
+        // What the page sends: JSON.stringify writes NaN as null.
+        let text = r##"{"kind":"bars","series":[{"name":"a","color":"#102030","y":[1.5,null]}]}"##;
+        let sp: ChartSpec = serde_json::from_str(text).unwrap();
+        let y = &sp.series[0].y;
+        assert_eq!(y[0], 1.5);
+        assert!(y[1].is_nan());
+        assert!(sp.series[0].x.is_empty());
+        assert_eq!(sp.scale, 1.0);
     }
 
     #[test]
