@@ -45,6 +45,11 @@ PREEMPT_TRACE=$(mktemp --suffix=.csv)
 target/release/schedlab gen anticipatory-synthetic --seed 3 --set preemptible_frac=0.5 --set days=2 > "$PREEMPT_TRACE"
 node tests/wasm-node/compare.mjs target/release/schedlab "$PREEMPT_TRACE" v100:1x32 anticipatory 1 anticipatory.preempt=true engine.placement=any
 rm -f "$PREEMPT_TRACE"
+# COpter's job categories (Sia goodput models beside batch-inference and synthetic tables) on its 7-type cluster.
+COPTER_TRACE=$(mktemp --suffix=.csv)
+target/release/schedlab gen copter-pai --jobs 150 --seed 2 > "$COPTER_TRACE"
+node tests/wasm-node/compare.mjs target/release/schedlab "$COPTER_TRACE" copter-256 fifo,tiresias,sia,gavel
+rm -f "$COPTER_TRACE"
 
 step "sweeps as a Slurm job array (single-node Slurm started here; skips if it cannot start)"
 bash scripts/test-slurm.sh target/release/schedlab

@@ -100,6 +100,19 @@ pub const CATALOG: &[GpuType] = &[
         memory_gb: 16.0,
         tdp_w: 300.0,
     },
+    // COpter's 7-type cluster adds two PCIe cards beside the SXM A100 (dgx-ext).
+    GpuType {
+        name: "a10",
+        label: "NVIDIA A10 (24 GB, PCIe)",
+        memory_gb: 24.0,
+        tdp_w: 150.0,
+    },
+    GpuType {
+        name: "a100-pcie",
+        label: "NVIDIA A100 40GB PCIe",
+        memory_gb: 40.0,
+        tdp_w: 250.0,
+    },
 ];
 
 impl GpuKind {
@@ -110,6 +123,8 @@ impl GpuKind {
             "aws" | "tesla-t4" => "t4",
             "dgx" | "dgx-ext" | "a100-40" => "a100",
             "azure" => "v100",
+            "a10-pcie" => "a10",
+            "quadro" => "quad",
             "2080ti" | "rtx2080ti" => "rtx",
             "1080" => "gtx1080",
             other => other,

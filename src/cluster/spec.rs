@@ -29,8 +29,13 @@ const BUILTIN_CLUSTERS: &[BuiltinCluster] = &[
         BuiltinCluster { name: "pools-32", spec: "v100:1x32", description: crate::prose::doc("Anticipatory pool sharing: 32 fungible GPUs (one block, no locality, as the paper's simulations) for 4 pools of 8 (the bundled anticipatory-synthetic trace)") },
         BuiltinCluster { name: "pools-8", spec: "v100:1x8", description: crate::prose::doc("Anticipatory pool sharing: 8 fungible GPUs for the Fig 1 example's two pools of 4") },
         BuiltinCluster { name: "sia-hetero-2048", spec: "t4:192x4,rtx:96x8,a100:64x8", description: crate::prose::doc("Sia scaling experiment: the heterogeneous cluster x32 (2048 GPUs)") },
+        BuiltinCluster { name: "copter-256", spec: COPTER_256, description: crate::prose::doc("COpter simulator cluster at scale 1: 7 GPU types, 256 GPUs (V100 6x8, T4 8x4, A100 SXM 4x8, Quadro 8x4, RTX 6x8, A10 8x4, A100 PCIe 8x4); copter-256xN multiplies every node count by N (x40: 10,240 GPUs)") },
         BuiltinCluster { name: "bench-1024", spec: "v100:128x8", description: crate::prose::doc("Benchmark cluster: 128 nodes with 8 GPUs (1024 GPUs)") },
     ];
+
+/// The COpter simulator's cluster at scale 1 (`../shared/data/copter/README.md`: azure,
+/// aws, dgx-ext, quad, rtx, a10-pcie, a100-pcie).
+const COPTER_256: &str = "v100:6x8,t4:8x4,a100:4x8,quad:8x4,rtx:6x8,a10:8x4,a100-pcie:8x4";
 
 /// Parses a built-in name or a spec string into a cluster.
 ///
@@ -43,12 +48,44 @@ pub fn parse_cluster(text: &str) -> Result<Cluster> {
         c.name = b.name.to_string();
         return Ok(c);
     }
+    if let Some(spec) = copter_scaled(text)? {
+        let mut c = parse_spec(&spec)?;
+        c.name = text.to_string();
+        return Ok(c);
+    }
     if let Some(spec) = sts_family(text)? {
         let mut c = parse_spec(&spec)?;
         c.name = text.to_string();
         return Ok(c);
     }
     parse_spec(text)
+}
+
+/// `copter-256xN`: the COpter cluster with every node count multiplied by N, as the
+/// authors' simulator's `--cluster-scale N` (N = 40: 10,240 GPUs; N = 100: 25,600).
+fn copter_scaled(text: &str) -> Result<Option<String>> {
+    let Some(n) = text.strip_prefix("copter-256x") else {
+        return Ok(None);
+    };
+    let scale: u32 = n
+        .parse()
+        .ok()
+        .filter(|n| (1..=400).contains(n))
+        .ok_or_else(|| {
+            Error::config(format!(
+                "cluster '{text}': the scale must be an integer from 1 to 400 (e.g. copter-256x40)"
+            ))
+        })?;
+    let groups: Vec<String> = COPTER_256
+        .split(',')
+        .map(|g| {
+            let (ty, size) = g.split_once(':').unwrap_or((g, ""));
+            let (nodes, gpus) = size.split_once('x').unwrap_or((size, "0"));
+            let nodes: u32 = nodes.parse().unwrap_or(0);
+            format!("{ty}:{}x{gpus}", nodes * scale)
+        })
+        .collect();
+    Ok(Some(groups.join(",")))
 }
 
 /// STS's node family (spec seed002 §4.2): `sts-N` is N nodes of 8 GPUs whose
@@ -178,6 +215,24 @@ mod tests {
         assert_eq!(c.gpus_of(GpuKind::by_name("rtx").unwrap()), 24);
         for b in builtin_clusters() {
             parse_cluster(b.name).unwrap();
+        }
+    }
+
+    #[test]
+    fn copter_cluster_and_its_scales() {
+        let c = parse_cluster("copter-256").unwrap();
+        assert_eq!((c.total_gpus, c.kinds.len(), c.nodes.len()), (256, 7, 48));
+        let gpus = |c: &Cluster, ty: &str| c.gpus_of(GpuKind::by_name(ty).unwrap());
+        assert_eq!(gpus(&c, "a10-pcie"), 32);
+        assert_eq!(gpus(&c, "azure"), 48);
+        let big = parse_cluster("copter-256x40").unwrap();
+        assert_eq!((big.total_gpus, big.nodes.len()), (10_240, 48 * 40));
+        assert_eq!(gpus(&big, "a100-pcie"), 40 * 32);
+        assert_eq!(big.name, "copter-256x40");
+        assert_eq!(parse_cluster("copter-256x100").unwrap().total_gpus, 25_600);
+        for bad in ["copter-256x0", "copter-256x401", "copter-256xten"] {
+            let e = parse_cluster(bad).unwrap_err().to_string();
+            assert!(e.contains(bad) && e.contains("1 to 400"), "{e}");
         }
     }
 

@@ -20,6 +20,7 @@
 mod afs_tables;
 pub mod apps;
 mod builtin_fits;
+pub mod copter;
 mod curve;
 pub mod epochs;
 pub mod fitting;

@@ -39,6 +39,8 @@ const IDLE_W: &[(&str, f64)] = &[
     ("a100-80", 60.0),
     ("k80-board", 50.0),
     ("m60-board", 30.0),
+    ("a10", 15.0),
+    ("a100-pcie", 35.0),
 ];
 
 /// The power figures of one GPU type.

@@ -164,6 +164,8 @@ impl ModelZoo {
         models.extend(super::gavel::gavel_models());
         // STS's job types (perf/sts_jobs.rs), with early-stopping laws.
         models.extend(super::sts_jobs::sts_models());
+        // COpter's batch-inference and synthetic jobs (perf/copter.rs).
+        models.extend(super::copter::copter_models());
         let mut zoo = ModelZoo { models };
         for app in super::builtin_fits::FITTED {
             zoo.insert(pollux_info(

@@ -11,7 +11,18 @@ use crate::cluster::{node_mask, Cluster, GpuKind, Packer, Placement};
 /// Tie order of the majority-type repair (most powerful first); types not
 /// listed rank after these, by catalog memory.
 const POWER: &[&str] = &[
-    "a100-80", "a100", "v100", "quad", "rtx", "p100", "t4", "gtx1080", "k80", "m60",
+    "a100-80",
+    "a100",
+    "a100-pcie",
+    "v100",
+    "a10",
+    "quad",
+    "rtx",
+    "p100",
+    "t4",
+    "gtx1080",
+    "k80",
+    "m60",
 ];
 
 fn power_rank(k: GpuKind) -> usize {

@@ -4,6 +4,7 @@
 //! documented per format in `docs/TRACE_FORMAT.md`.
 
 mod alibaba;
+mod copter;
 mod duration;
 mod gavel;
 mod helios;
@@ -49,6 +50,8 @@ pub enum Format {
     Tiresias,
     /// PCS artifact traces (`app_id,submit_time,service,num_jobs,sleep_time,model_name`).
     Pcs,
+    /// COpter simulator workloads (`name,time,category,application`).
+    Copter,
 }
 
 impl Format {
@@ -108,6 +111,11 @@ impl Format {
             "pcs",
             crate::prose::doc("PCS artifact trace CSV: app_id,submit_time,service,num_jobs[,sleep_time,model_name] (service = 1-GPU seconds, num_jobs = GPU demand)"),
         ),
+        (
+            Format::Copter,
+            "copter",
+            crate::prose::doc("COpter workload CSV: name,time,category,application (category = SiaJob, BatchInferenceJob or SyntheticSinglePhaseJob)"),
+        ),
     ];
 
     pub fn by_name(name: &str) -> Option<Format> {
@@ -136,7 +144,7 @@ impl Format {
     /// models itself and takes no fill rule).
     pub fn default_fill(self) -> Option<Fill> {
         match self {
-            Format::Native | Format::Pollux | Format::Gavel | Format::Pcs => None,
+            Format::Native | Format::Pollux | Format::Gavel | Format::Pcs | Format::Copter => None,
             _ => Some(Fill::Afs),
         }
     }
@@ -147,6 +155,10 @@ impl Format {
             Some(Format::Native)
         } else if cols.has_all(&["app_id", "submit_time", "service", "num_jobs"]) {
             Some(Format::Pcs)
+        } else if cols.has_all(&["name", "time", "category", "application"])
+            && !cols.has_all(&["num_replicas"])
+        {
+            Some(Format::Copter)
         } else if cols.has_all(&["name", "time", "application", "num_replicas", "batch_size"]) {
             Some(Format::Pollux)
         } else if cols.has_all(&["job_id", "num_gpus", "submit_time", "duration"]) {
@@ -271,6 +283,7 @@ pub fn import(file: &str, text: &str, opts: &ImportOptions) -> Result<Imported> 
                 Format::Alibaba => alibaba::read(csv, &mut out)?,
                 Format::Tiresias => tiresias::read(csv, &mut out)?,
                 Format::Pcs => pcs::read(csv, &mut out)?,
+                Format::Copter => copter::read(csv, &mut out)?,
                 Format::Philly | Format::Gavel | Format::Pai => unreachable_format(format)?,
             }
         }

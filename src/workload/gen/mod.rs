@@ -4,6 +4,7 @@
 mod afs_philly;
 mod afs_synthetic;
 mod arrivals;
+mod copter;
 mod pcs;
 pub mod pools;
 mod pools_helios;
@@ -57,6 +58,7 @@ pub fn generators() -> &'static [Generator] {
         pools::FIG1,
         pools_helios::GENERATOR,
         pools_table12::GENERATOR,
+        copter::GENERATOR,
     ]
 }
 

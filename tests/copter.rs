@@ -1,0 +1,181 @@
+//! COpter's workloads and job categories (issue 16, item 1) against the authors' data
+//! in `../shared/data/copter` (each test skips with a message when it is absent): the
+//! zoo's batch-inference tables equal the published profiles, its synthetic fit stays
+//! within 0.1% of every tabulated count, and the workload files import whole.
+
+use schedlab::cluster::{parse_cluster, GpuKind};
+use schedlab::perf::{Behaviour, GoodputTable, ModelZoo};
+use schedlab::workload::Trace;
+use serde_json::Value;
+
+const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/data/copter");
+
+fn read(rel: &str) -> Option<String> {
+    let path = format!("{DATA}/{rel}");
+    match std::fs::read_to_string(&path) {
+        Ok(text) => Some(text),
+        Err(_) => {
+            eprintln!("skipped: {path} is absent (the COpter artifact data lives in ../shared/data/copter)");
+            None
+        }
+    }
+}
+
+fn table<'a>(zoo: &'a ModelZoo, name: &str) -> &'a GoodputTable {
+    let id = zoo
+        .lookup(name)
+        .unwrap_or_else(|| panic!("{name} in the zoo"));
+    match &zoo.get(id).behaviour {
+        Behaviour::Table(t) => t,
+        _ => panic!("{name} is a table model"),
+    }
+}
+
+/// The profiles' names for the cluster's types.
+fn kind(profile_name: &str) -> GpuKind {
+    let name = match profile_name {
+        "DGX-A100-40GB" => "a100",
+        "DGX-V100-32GB" => "v100",
+        "A100-40GB-PCIe" => "a100-pcie",
+        "A10-24GB-PCIe" => "a10",
+        "RTX-2080Ti-11GB" => "rtx",
+        "T4-16GB" => "t4",
+        other => other,
+    };
+    GpuKind::by_name(name).unwrap_or_else(|| panic!("GPU type {profile_name}"))
+}
+
+#[test]
+fn batch_inference_tables_equal_the_published_profiles() {
+    let Some(text) = read("profiles/batch_inference.json") else {
+        return;
+    };
+    let zoo = ModelZoo::builtin();
+    let apps: Value = serde_json::from_str(&text).unwrap();
+    for (app, p) in apps.as_object().unwrap() {
+        let t = table(&zoo, &format!("copter/{app}"));
+        let speedup = p["sim_speedup"].as_f64().unwrap();
+        let info = zoo.get(zoo.lookup(&format!("copter/{app}")).unwrap());
+        assert_eq!(info.default_work, p["num_iters"].as_f64());
+        for (ty, prof) in p["gpu_profiles"].as_object().unwrap() {
+            let k = kind(ty);
+            let unit = prof["min_gpus"].as_u64().unwrap() as u32;
+            let per_unit = prof["throughput"].as_f64().unwrap() * speedup;
+            for units in 1..=16 {
+                assert_eq!(
+                    t.rate(k, units * unit),
+                    units as f64 * per_unit,
+                    "{app} {ty} x{units}"
+                );
+            }
+            assert_eq!(t.rate(k, unit - 1), 0.0, "{app} {ty}: below one unit");
+        }
+    }
+}
+
+#[test]
+fn synthetic_fit_is_within_a_tenth_of_a_percent_of_every_tabulated_count() {
+    let zoo = ModelZoo::builtin();
+    let mut checked = 0;
+    let mut worst: f64 = 0.0;
+    for shape in ["linear", "sublinear", "mixed"] {
+        for length in ["short", "long"] {
+            let app = format!("synthetic_{shape}_{length}");
+            let Some(text) = read(&format!("profiles/{app}.json")) else {
+                return;
+            };
+            let p: Value = serde_json::from_str(&text).unwrap();
+            let t = table(&zoo, &format!("copter/{app}"));
+            let info = zoo.get(zoo.lookup(&format!("copter/{app}")).unwrap());
+            assert_eq!(info.default_work, p["max_progress"].as_f64());
+            let g = &p["goodputs"];
+            let counts: Vec<u32> = g["num_gpus"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_u64().unwrap() as u32)
+                .collect();
+            for (ty, values) in g
+                .as_object()
+                .unwrap()
+                .iter()
+                .filter(|(k, _)| *k != "num_gpus")
+            {
+                for (&n, v) in counts
+                    .iter()
+                    .zip(values.as_array().unwrap())
+                    .filter(|(n, _)| **n <= 128)
+                {
+                    let want = v.as_f64().unwrap();
+                    let err = (t.rate(kind(ty), n) - want).abs() / want;
+                    worst = worst.max(err);
+                    assert!(
+                        err < 1e-3,
+                        "{app} {ty} at {n} GPUs: {} against {want}",
+                        t.rate(kind(ty), n)
+                    );
+                    checked += 1;
+                }
+            }
+        }
+    }
+    eprintln!("synthetic fit: {checked} tabulated points, largest relative error {worst:.2e}");
+    assert_eq!(checked, 6 * 6 * 34);
+}
+
+#[test]
+fn the_workload_files_import_whole_with_their_categories() {
+    let rel = "workloads/2kjobs_24hrs_pai/workload-1.csv";
+    let Some(text) = read(rel) else { return };
+    let trace = Trace::parse(rel, &text, None).unwrap();
+    assert_eq!(trace.jobs.len(), 2000);
+    let count = |cat: &str| {
+        text.lines()
+            .filter(|l| l.contains(&format!(",{cat},")))
+            .count()
+    };
+    let copter_jobs = trace
+        .jobs
+        .iter()
+        .filter(|j| j.model.starts_with("copter/"))
+        .count();
+    assert_eq!(
+        copter_jobs,
+        count("BatchInferenceJob") + count("SyntheticSinglePhaseJob")
+    );
+    assert!(copter_jobs > 0 && copter_jobs < 2000);
+    assert!(trace.jobs.windows(2).all(|w| w[0].arrival <= w[1].arrival));
+    assert!(trace.jobs.iter().all(|j| j.arrival <= 24.0 * 3600.0));
+    // Every row's model runs on the COpter cluster.
+    let zoo = ModelZoo::builtin();
+    let cluster = parse_cluster("copter-256x2").unwrap();
+    for j in &trace.jobs {
+        let info = zoo.get(
+            zoo.lookup(&j.model)
+                .unwrap_or_else(|| panic!("{} in the zoo", j.model)),
+        );
+        if let Behaviour::Table(t) = &info.behaviour {
+            assert!(
+                cluster.kinds.iter().all(|k| t.supports(*k)),
+                "{} runs on every type",
+                j.model
+            );
+        }
+    }
+}
+
+#[test]
+fn a_bad_row_names_its_line_and_field() {
+    let text = "name,time,category,application\nbert-1,0,SiaJob,bert\nx-2,5,SiaJob,gpt3\n";
+    let e = Trace::parse("w.csv", text, None).unwrap_err().to_string();
+    assert!(
+        e.contains("w.csv")
+            && e.contains("line 3")
+            && e.contains("application")
+            && e.contains("gpt3"),
+        "{e}"
+    );
+    let text = "name,time,category,application\nbert-1,-4,SiaJob,bert\n";
+    let e = Trace::parse("w.csv", text, None).unwrap_err().to_string();
+    assert!(e.contains("line 2") && e.contains("time"), "{e}");
+}
