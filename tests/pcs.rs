@@ -295,11 +295,45 @@ fn reproduce_pcs_runs_the_toy_without_data() {
         traces: vec![],
         overrides: Default::default(),
         seed: 1,
+        fig9: false,
     };
     let r = pcs::reproduce(&opts, &mut |_| {}).unwrap();
+    assert!(r.fig9.is_empty());
     assert_eq!(r.toy.len(), 3);
     assert!(pcs::checks(&r).iter().all(|c| c.holds));
     assert!(r.notes[0].contains("Fig. 7 skipped"));
     let text = pcs::to_table(&r);
     assert!(text.contains("10->27 8->9 2->2 18->18"), "{text}");
+}
+
+/// `reproduce pcs --sections fig9`: the §6.6 microbenchmark times one simulation per
+/// app count and cluster size of Fig. 9a, beside the paper's minutes.
+#[test]
+fn reproduce_pcs_times_fig9a_cells() {
+    use schedlab::repro::pcs;
+    let opts = pcs::Options {
+        pcs_dir: None,
+        traces: vec![],
+        overrides: Default::default(),
+        seed: 1,
+        fig9: true,
+    };
+    let r = pcs::reproduce(&opts, &mut |_| {}).unwrap();
+    let cells: Vec<(usize, u32)> = r.fig9.iter().map(|x| (x.apps, x.gpus)).collect();
+    let sizes = [128, 256, 512, 1024];
+    let want: Vec<(usize, u32)> = [512, 1024]
+        .iter()
+        .flat_map(|a| sizes.map(|g| (*a, g)))
+        .collect();
+    assert_eq!(cells, want);
+    assert!(r
+        .fig9
+        .iter()
+        .all(|x| x.mean_s > 0.0 && x.std_s >= 0.0 && x.paper_mean_min >= 1.0));
+    let text = pcs::to_table(&r);
+    let cell_lines = text
+        .lines()
+        .filter(|l| l.starts_with("512 ") || l.starts_with("1024 "))
+        .count();
+    assert!(text.contains("Fig. 9a") && cell_lines == 8, "{text}");
 }

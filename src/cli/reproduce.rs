@@ -24,6 +24,7 @@ pub struct ReproduceArgs {
     #[arg(long)]
     pub traces: Option<String>,
     /// sia: parts to run, comma-separated: hetero, homog, ftf, scale (default: all).
+    /// pcs: `fig9` adds the §6.6 microbenchmark (Fig. 9a: one simulation's time).
     #[arg(long)]
     pub sections: Option<String>,
     /// sia: cluster sizes of the runtime sweep, comma-separated multiples of 64.
@@ -272,7 +273,31 @@ fn reproduce_sia(a: &ReproduceArgs) -> Result<()> {
     write_out(a.out.as_deref(), &text)
 }
 
-/// `reproduce pcs`: the toy always; Fig. 7 when the artifact's data is there.
+/// `--sections` of `reproduce pcs`: `fig9` adds the microbenchmark (the toy and Fig. 7
+/// always run); returns whether it was asked for.
+fn pcs_sections(sections: Option<&str>) -> Result<bool> {
+    let mut fig9 = false;
+    for s in sections
+        .unwrap_or("")
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+    {
+        match s {
+            "fig9" => fig9 = true,
+            "toy" | "fig7" => {}
+            other => {
+                return Err(Error::config(format!(
+                    "--sections: '{other}' is not one of toy, fig7, fig9 (pcs)"
+                )))
+            }
+        }
+    }
+    Ok(fig9)
+}
+
+/// `reproduce pcs`: the toy always; Fig. 7 when the artifact's data is there; Fig. 9a
+/// with `--sections fig9`.
 fn reproduce_pcs(a: &ReproduceArgs) -> Result<()> {
     let dir = match &a.pcs_dir {
         Some(d) => Some(std::path::PathBuf::from(d)),
@@ -298,6 +323,7 @@ fn reproduce_pcs(a: &ReproduceArgs) -> Result<()> {
         traces,
         overrides: split_overrides(&a.set)?,
         seed: a.seed,
+        fig9: pcs_sections(a.sections.as_deref())?,
     };
     let report = pcs::reproduce(&opts, &mut progress(a.quiet))?;
     let text = if a.format == "json" {

@@ -170,3 +170,14 @@ pub const FIG8B: &[(&str, f64, f64)] = &[
     ("PCS-bal", 28.7, 2.233),
     ("PCS-pred", 10.6, 2.668),
 ];
+
+/// Fig. 9a (spec §6.6): minutes for one simulation of workload-1 (themis1, load 0.8)
+/// under PCS's themis1_bal configuration, by app count and cluster size
+/// (128, 256, 512, 1024 GPUs): (apps, [(mean, std) per size]).
+pub const FIG9A_MIN: &[(usize, [(f64, f64); 4])] = &[
+    (512, [(1.0, 2.0), (3.0, 2.0), (2.0, 2.0), (2.0, 2.0)]),
+    (1024, [(3.0, 2.0), (2.0, 1.0), (4.0, 1.0), (3.0, 0.0)]),
+];
+
+/// Fig. 9a's cluster sizes.
+pub const FIG9_GPUS: [u32; 4] = [128, 256, 512, 1024];
