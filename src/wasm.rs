@@ -40,7 +40,7 @@ fn js_err(e: Error) -> JsValue {
 
 /// Plain data as a JS object (through JSON text; see the module doc).
 fn to_js<T: Serialize + ?Sized>(v: &T) -> Result<JsValue, JsValue> {
-    let text = serde_json::to_string(v).map_err(|e| JsValue::from_str(&e.to_string()))?;
+    let text = serde_json::to_string(v).map_err(|e| js_err(Error::Internal(e.to_string())))?;
     js_sys::JSON::parse(&text)
 }
 

@@ -67,6 +67,9 @@ async function run(msg) {
       }
     }
     const res = r.result();
+    // Plain data crosses the wasm boundary as JSON, where NaN and infinities are null;
+    // metrics are numbers to the page (NaN shows as '–' and is never drawn).
+    for (const [k, v] of Object.entries(res.metrics)) if (v === null) res.metrics[k] = NaN;
     finished.set(id, r);
     postMessage({ type: 'result', id, policy, result: res }, transferables(res));
   } catch (e) {
