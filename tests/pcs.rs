@@ -296,6 +296,9 @@ fn reproduce_pcs_runs_the_toy_without_data() {
         overrides: Default::default(),
         seed: 1,
         fig9: false,
+        fig9b: false,
+        fig9_cells: vec![],
+        fig9b_evaluations: 1280,
     };
     let r = pcs::reproduce(&opts, &mut |_| {}).unwrap();
     assert!(r.fig9.is_empty());
@@ -317,6 +320,9 @@ fn reproduce_pcs_times_fig9a_cells() {
         overrides: Default::default(),
         seed: 1,
         fig9: true,
+        fig9b: false,
+        fig9_cells: vec![],
+        fig9b_evaluations: 1280,
     };
     let r = pcs::reproduce(&opts, &mut |_| {}).unwrap();
     let cells: Vec<(usize, u32)> = r.fig9.iter().map(|x| (x.apps, x.gpus)).collect();
@@ -336,4 +342,31 @@ fn reproduce_pcs_times_fig9a_cells() {
         .filter(|l| l.starts_with("512 ") || l.starts_with("1024 "))
         .count();
     assert!(text.contains("Fig. 9a") && cell_lines == 8, "{text}");
+}
+
+/// `--sections fig9b`: the whole search of one Fig. 9b cell, on a small budget here (the
+/// reproduction uses the paper's 1,280 evaluations), timed beside the paper's seconds.
+#[test]
+fn reproduce_pcs_times_a_fig9b_search() {
+    use schedlab::repro::pcs;
+    let opts = pcs::Options {
+        pcs_dir: None,
+        traces: vec![],
+        overrides: Default::default(),
+        seed: 1,
+        fig9: false,
+        fig9b: true,
+        fig9_cells: vec![(512, 128)],
+        fig9b_evaluations: 140,
+    };
+    let r = pcs::reproduce(&opts, &mut |_| {}).unwrap();
+    assert!(r.fig9.is_empty());
+    let [row] = &r.fig9b[..] else {
+        panic!("one cell: {:?}", r.fig9b)
+    };
+    assert_eq!((row.apps, row.gpus, row.paper_s), (512, 128, 930.9));
+    // SPEA2 evaluates its first population (70), then whole generations of 105 offspring.
+    assert_eq!(row.evaluations, 175);
+    assert!(row.front >= 1 && row.front <= 70 && row.wall_s > 0.0);
+    assert!(pcs::to_table(&r).contains("Fig. 9b"));
 }

@@ -24,7 +24,8 @@ pub struct ReproduceArgs {
     #[arg(long)]
     pub traces: Option<String>,
     /// sia: parts to run, comma-separated: hetero, homog, ftf, scale (default: all).
-    /// pcs: `fig9` adds the §6.6 microbenchmark (Fig. 9a: one simulation's time).
+    /// pcs: `fig9` adds the §6.6 microbenchmark of one simulation's time (Fig. 9a, seconds),
+    /// `fig9b` the whole search's time per cell (Fig. 9b, about half an hour on 2 cores).
     #[arg(long)]
     pub sections: Option<String>,
     /// sia: cluster sizes of the runtime sweep, comma-separated multiples of 64.
@@ -273,10 +274,10 @@ fn reproduce_sia(a: &ReproduceArgs) -> Result<()> {
     write_out(a.out.as_deref(), &text)
 }
 
-/// `--sections` of `reproduce pcs`: `fig9` adds the microbenchmark (the toy and Fig. 7
-/// always run); returns whether it was asked for.
-fn pcs_sections(sections: Option<&str>) -> Result<bool> {
-    let mut fig9 = false;
+/// `--sections` of `reproduce pcs`: `fig9` adds the simulation-time microbenchmark,
+/// `fig9b` the whole-search one (the toy and Fig. 7 always run); returns (fig9, fig9b).
+fn pcs_sections(sections: Option<&str>) -> Result<(bool, bool)> {
+    let (mut fig9, mut fig9b) = (false, false);
     for s in sections
         .unwrap_or("")
         .split(',')
@@ -285,19 +286,20 @@ fn pcs_sections(sections: Option<&str>) -> Result<bool> {
     {
         match s {
             "fig9" => fig9 = true,
+            "fig9b" => fig9b = true,
             "toy" | "fig7" => {}
             other => {
                 return Err(Error::config(format!(
-                    "--sections: '{other}' is not one of toy, fig7, fig9 (pcs)"
+                    "--sections: '{other}' is not one of toy, fig7, fig9, fig9b (pcs)"
                 )))
             }
         }
     }
-    Ok(fig9)
+    Ok((fig9, fig9b))
 }
 
 /// `reproduce pcs`: the toy always; Fig. 7 when the artifact's data is there; Fig. 9a
-/// with `--sections fig9`.
+/// and 9b with `--sections fig9,fig9b`.
 fn reproduce_pcs(a: &ReproduceArgs) -> Result<()> {
     let dir = match &a.pcs_dir {
         Some(d) => Some(std::path::PathBuf::from(d)),
@@ -318,12 +320,16 @@ fn reproduce_pcs(a: &ReproduceArgs) -> Result<()> {
             .filter(|x| !x.is_empty())
             .collect(),
     };
+    let (fig9, fig9b) = pcs_sections(a.sections.as_deref())?;
     let opts = pcs::Options {
         pcs_dir: dir,
         traces,
         overrides: split_overrides(&a.set)?,
         seed: a.seed,
-        fig9: pcs_sections(a.sections.as_deref())?,
+        fig9,
+        fig9b,
+        fig9_cells: Vec::new(),
+        fig9b_evaluations: 1280,
     };
     let report = pcs::reproduce(&opts, &mut progress(a.quiet))?;
     let text = if a.format == "json" {

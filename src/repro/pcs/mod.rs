@@ -13,7 +13,7 @@ use crate::metrics::Summary;
 use crate::perf::ModelZoo;
 use crate::report::{run_policy, Overrides};
 use crate::workload::{JobSpec, Trace};
-use published::{Pick, FIG7, FIG9A_MIN, FIG9_GPUS, PICKS, SCHEMES, TOY};
+use published::{Pick, FIG7, FIG9A_MIN, FIG9B_S, FIG9_GPUS, PICKS, SCHEMES, TOY};
 use serde::Serialize;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -31,6 +31,12 @@ pub struct Options {
     pub seed: u64,
     /// Also time one simulation per cluster size and app count (Fig. 9a).
     pub fig9: bool,
+    /// Also time the whole preference search per cell (Fig. 9b; minutes per cell).
+    pub fig9b: bool,
+    /// The (apps, GPUs) cells of Fig. 9 to run (empty: all eight).
+    pub fig9_cells: Vec<(usize, u32)>,
+    /// Evaluations of each Fig. 9b search (the paper's budget: 1,280).
+    pub fig9b_evaluations: usize,
 }
 
 /// One policy of the toy.
@@ -72,11 +78,24 @@ pub struct Fig9Row {
     pub paper_std_min: f64,
 }
 
+/// One cell of Fig. 9b: wall time of the whole search.
+#[derive(Debug, Clone, Serialize)]
+pub struct Fig9bRow {
+    pub apps: usize,
+    pub gpus: u32,
+    pub evaluations: usize,
+    pub threads: usize,
+    pub front: usize,
+    pub wall_s: f64,
+    pub paper_s: f64,
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct Report {
     pub toy: Vec<ToyRow>,
     pub fig7: Vec<Fig7Row>,
     pub fig9: Vec<Fig9Row>,
+    pub fig9b: Vec<Fig9bRow>,
     pub notes: Vec<String>,
 }
 
@@ -249,6 +268,9 @@ fn run_fig9a(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<Vec<Fig9R
     let mut rows = Vec::new();
     for (apps, paper) in FIG9A_MIN {
         for (gpus, (paper_mean, paper_std)) in FIG9_GPUS.iter().zip(paper) {
+            if !wanted(opts, *apps, *gpus) {
+                continue;
+            }
             let cluster: Arc<Cluster> = Arc::new(parse_cluster(&format!("v100:{}x4", gpus / 4))?);
             let gen_set = [("gpus".to_string(), gpus.to_string())];
             let mut secs = Vec::new();
@@ -271,6 +293,81 @@ fn run_fig9a(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<Vec<Fig9R
                 std_s,
                 paper_mean_min: *paper_mean,
                 paper_std_min: *paper_std,
+            });
+        }
+    }
+    Ok(rows)
+}
+
+/// Whether a Fig. 9 cell is asked for.
+fn wanted(opts: &Options, apps: usize, gpus: u32) -> bool {
+    opts.fig9_cells.is_empty() || opts.fig9_cells.contains(&(apps, gpus))
+}
+
+/// Fig. 9b: the whole preference search (SPEA2 as `schedlab pcs search` runs it: JCT and
+/// average prediction error, population 70, 105 offspring) on workload-1 of each cell
+/// (first seed of Fig. 9a), evaluations in parallel on every core, timed.
+fn run_fig9b(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<Vec<Fig9bRow>> {
+    use crate::search::{
+        front::non_dominated, parallel_map, pcs::Objective, pcs::WfqProblem, spea2,
+    };
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let objectives = vec![
+        Objective::parse("avg_jct")?,
+        Objective::parse("avg_pred_error")?,
+    ];
+    let engine = vec![("placement".to_string(), "any".to_string())];
+    let mut rows = Vec::new();
+    for (apps, paper) in FIG9B_S {
+        for (gpus, paper_s) in FIG9_GPUS.iter().zip(paper) {
+            if !wanted(opts, *apps, *gpus) {
+                continue;
+            }
+            let gen_set = [("gpus".to_string(), gpus.to_string())];
+            let trace = crate::workload::gen::generate(
+                "pcs-themis1",
+                Some(*apps),
+                FIG9_SEEDS[0],
+                &gen_set,
+            )?;
+            let cluster = parse_cluster(&format!("v100:{}x4", gpus / 4))?;
+            let problem = WfqProblem::new(
+                trace,
+                cluster,
+                ModelZoo::builtin(),
+                engine.clone(),
+                objectives.clone(),
+            )?;
+            let settings = spea2::Settings {
+                evaluations: opts.fig9b_evaluations,
+                ..spea2::Settings::default()
+            };
+            let started = std::time::Instant::now();
+            let mut evaluations = 0;
+            let mut evaluate = |xs: &[Vec<f64>]| {
+                evaluations += xs.len();
+                parallel_map(xs, threads, &|x: &Vec<f64>| problem.evaluate(x))
+            };
+            let points = spea2::run(
+                &problem.bounds(),
+                &settings,
+                opts.seed,
+                &mut evaluate,
+                &mut |_| true,
+            );
+            let wall_s = started.elapsed().as_secs_f64();
+            let front = non_dominated(&points).len();
+            progress(&format!(
+                "pcs fig9b {apps} apps, {gpus} GPUs: {evaluations} evaluations in {wall_s:.1} s"
+            ));
+            rows.push(Fig9bRow {
+                apps: *apps,
+                gpus: *gpus,
+                evaluations,
+                threads,
+                front,
+                wall_s,
+                paper_s: *paper_s,
             });
         }
     }
@@ -301,10 +398,16 @@ pub fn reproduce(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<Repor
     } else {
         Vec::new()
     };
+    let fig9b = if opts.fig9b {
+        run_fig9b(opts, progress)?
+    } else {
+        Vec::new()
+    };
     Ok(Report {
         toy,
         fig7,
         fig9,
+        fig9b,
         notes,
     })
 }
@@ -446,6 +549,32 @@ pub fn to_table(r: &Report) -> String {
                 format!("{:.2} ({:.2})", x.mean_s, x.std_s),
                 format!("{:.0} ({:.0})", x.paper_mean_min, x.paper_std_min),
                 format!("{:.0}x", x.paper_mean_min * 60.0 / x.mean_s.max(1e-9)),
+            ]);
+        }
+        out += &super::table(&rows);
+    }
+    if !r.fig9b.is_empty() {
+        out += "\nFig. 9b (§6.6): the whole preference search (SPEA2, JCT and average prediction error) on the first seed's workload-1\n\n";
+        let mut rows = vec![vec![
+            "apps".to_string(),
+            "GPUs".into(),
+            "evaluations".into(),
+            "threads".into(),
+            "front".into(),
+            "ours s".into(),
+            "paper s".into(),
+            "paper / ours".into(),
+        ]];
+        for x in &r.fig9b {
+            rows.push(vec![
+                x.apps.to_string(),
+                x.gpus.to_string(),
+                x.evaluations.to_string(),
+                x.threads.to_string(),
+                x.front.to_string(),
+                format!("{:.1}", x.wall_s),
+                format!("{:.1}", x.paper_s),
+                format!("{:.0}x", x.paper_s / x.wall_s.max(1e-9)),
             ]);
         }
         out += &super::table(&rows);

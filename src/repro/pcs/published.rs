@@ -181,3 +181,10 @@ pub const FIG9A_MIN: &[(usize, [(f64, f64); 4])] = &[
 
 /// Fig. 9a's cluster sizes.
 pub const FIG9_GPUS: [u32; 4] = [128, 256, 512, 1024];
+
+/// Fig. 9b (spec §6.6): seconds to find the whole Pareto front (the search's 1,280
+/// evaluations), by app count and cluster size (128, 256, 512, 1024 GPUs).
+pub const FIG9B_S: &[(usize, [f64; 4])] = &[
+    (512, [930.9, 1086.4, 1305.0, 2065.1]),
+    (1024, [1879.2, 2157.3, 2713.0, 3919.3]),
+];
