@@ -19,6 +19,8 @@ pub mod perf;
 pub mod policy;
 pub mod prose;
 pub mod report;
+// Paper reproductions run from the CLI only (threads, files).
+#[cfg(not(target_arch = "wasm32"))]
 pub mod repro;
 pub mod search;
 pub mod sim;
