@@ -1,5 +1,5 @@
 // wasm against native on the same runs (issue 20, item 4): each case runs
-// once through the wasm package in Node (www/pkg, built by
+// once through the wasm package in Node (www/pkg-full, built by
 // scripts/build-wasm.sh) and once through the native CLI, and prints each
 // policy's simulation time (the report's `wall_s`: simulation, metrics and
 // report, measured by the same code on both sides) and the ratio. The
@@ -16,7 +16,8 @@ const args = process.argv.slice(2);
 const jsonAt = args.indexOf('--json');
 const jsonOut = jsonAt >= 0 ? args.splice(jsonAt, 2)[1] : null;
 const bin = args[0] ?? path.join(root, 'target', 'release', 'schedlab');
-const pkg = path.join(root, 'www', 'pkg');
+// SCHEDLAB_WASM_PKG=DIR measures another package directory (e.g. www/pkg, the core one).
+const pkg = path.resolve(root, process.env.SCHEDLAB_WASM_PKG || path.join('www', 'pkg-full'));
 const { initSync, run_report_json } = await import(path.join(pkg, 'schedlab.js'));
 initSync({ module: readFileSync(path.join(pkg, 'schedlab_bg.wasm')) });
 

@@ -12,12 +12,15 @@ cargo fmt --all -- --check
 step "cargo test (native)"
 cargo test --release --all-targets
 
-step "build the CLI and the wasm package"
+step "build the CLI and the wasm packages (core and full)"
 cargo build --release
 bash scripts/build-wasm.sh
 
 step "wasm (Node) gives the same results as native, to the bit"
 node tests/wasm-node/compare.mjs target/release/schedlab afs-mini afs-64 fifo,srtf,srsf,tiresias,maxmin
+# The page's core package (the default comparison runs there) gives the same bits.
+SCHEDLAB_WASM_PKG=pkg node tests/wasm-node/compare.mjs target/release/schedlab afs-mini afs-64 fifo,srtf,srsf,tiresias,maxmin
+SCHEDLAB_WASM_PKG=pkg node tests/wasm-node/compare.mjs target/release/schedlab sts-mixed-10 sts-10 sts,edf,dp 5
 # Pollux goodput models (epoch-dependent efficiency, batch optimisation) too.
 node tests/wasm-node/compare.mjs target/release/schedlab ../shared/data/pollux/workloads/workload-3.csv homog-64 tiresias,maxmin
 # Every paper's policies: AFS and its elastic baselines; Sia's ILP (LP solver) and Gavel's LP on the

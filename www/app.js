@@ -4,7 +4,7 @@
 // timelines side by side on one clock, with Sia's goodput matrix for the
 // round at the clock when a run recorded one. See docs/PAGE.md.
 import { initSync, catalog as readCatalog, cluster_layout, bundled_trace_text } from './pkg/schedlab.js';
-import { Pool } from './js/pool.js';
+import { Pool, compileWasm } from './js/pool.js';
 import { Controls } from './js/controls.js';
 import { GpuMap } from './js/gpumap.js';
 import { hasPools, poolSpeedups } from './js/quota.js';
@@ -747,14 +747,8 @@ async function addProse(c) {
 }
 
 async function boot() {
-  const url = new URL('./pkg/schedlab_bg.wasm', import.meta.url);
-  let module;
   const b0 = performance.now();
-  try {
-    module = await WebAssembly.compileStreaming(fetch(url));
-  } catch (_) {
-    module = await WebAssembly.compile(await (await fetch(url)).arrayBuffer());
-  }
+  const module = await compileWasm(new URL('./pkg/schedlab_bg.wasm', import.meta.url));
   const b1 = performance.now();
   initSync({ module });
   const b2 = performance.now();
@@ -764,7 +758,7 @@ async function boot() {
   stats.boot = { start: b0, compile: b1 - b0, instantiate: b2 - b1, catalog: b3 - b2 };
   app.catalog = catalog;
   app.bundledTraceText = bundled_trace_text;
-  pool = new Pool(module);
+  pool = new Pool(module, catalog.full_package);
   app.pool = pool;
   state = fromUrl(location.search, catalog);
   app.state = state;

@@ -51,48 +51,87 @@ pub struct PolicyInfo {
     /// Whether it reads true job lengths (the engine enforces it).
     pub knowledge: Knowledge,
     #[serde(skip)]
-    pub build: fn(&Params, u64) -> Result<Box<dyn Policy>>,
+    pub build: BuildFn,
 }
 
 /// Every policy schedlab has.
 pub fn registry() -> &'static [PolicyInfo] {
-    &[
-        fifo::INFO,
-        srtf::SRTF_INFO,
-        srtf::SRSF_INFO,
-        tiresias::INFO,
-        maxmin::INFO,
-        afs::afs_l::INFO,
-        afs::afs_p::INFO,
-        afs::afs_s::INFO,
-        optimus::INFO,
-        themis::INFO,
-        srtf_e::SRTF_E_INFO,
-        srtf_e::SRSF_E_INFO,
-        sia::INFO,
-        pollux::INFO,
-        gavel::INFO,
-        gavel::ftf::INFO,
-        shockwave::INFO,
-        pool_fcfs::INFO,
-        pcs::INFO,
-        themis_pcs::INFO,
-        sts::sts::INFO,
-        sts::edf::INFO,
-        sts::edf::AVG_INFO,
-        sts::rg::INFO,
-        sts::rg::AVG_INFO,
-        sts::dp::INFO,
-        sts::dp::AVG_INFO,
-        anticipatory::asia::INFO,
-        anticipatory::vc::INFO,
-        anticipatory::oracle::INFO,
-        anticipatory::ssf::POOL_INFO,
-        anticipatory::ssf::GLOBAL_INFO,
-        anticipatory::maxmin::INFO,
-        anticipatory::hived::INFO,
-        anticipatory::themis::INFO,
-    ]
+    REGISTRY
+}
+
+static REGISTRY: &[PolicyInfo] = &[
+    fifo::INFO,
+    srtf::SRTF_INFO,
+    srtf::SRSF_INFO,
+    tiresias::INFO,
+    maxmin::INFO,
+    afs::afs_l::INFO,
+    afs::afs_p::INFO,
+    afs::afs_s::INFO,
+    optimus::INFO,
+    themis::INFO,
+    srtf_e::SRTF_E_INFO,
+    srtf_e::SRSF_E_INFO,
+    full_package(sia::INFO),
+    full_package(pollux::INFO),
+    full_package(gavel::INFO),
+    full_package(gavel::ftf::INFO),
+    full_package(shockwave::INFO),
+    pool_fcfs::INFO,
+    pcs::INFO,
+    themis_pcs::INFO,
+    sts::sts::INFO,
+    sts::edf::INFO,
+    sts::edf::AVG_INFO,
+    sts::rg::INFO,
+    sts::rg::AVG_INFO,
+    sts::dp::INFO,
+    sts::dp::AVG_INFO,
+    anticipatory::asia::INFO,
+    anticipatory::vc::INFO,
+    full_package(anticipatory::oracle::INFO),
+    anticipatory::ssf::POOL_INFO,
+    anticipatory::ssf::GLOBAL_INFO,
+    anticipatory::maxmin::INFO,
+    anticipatory::hived::INFO,
+    anticipatory::themis::INFO,
+];
+
+/// The signature of a registry entry's constructor.
+pub type BuildFn = fn(&Params, u64) -> Result<Box<dyn Policy>>;
+
+/// Marks a policy the page's core wasm package leaves out (it needs the LP/MILP
+/// solver or is large). Built with the `page-core` feature, the entry keeps its
+/// declarations (the page lists the policy and its controls) but its constructor
+/// is [`in_full_package`], so none of its code is compiled in; the page runs it in
+/// the full package, fetched on first use. Everywhere else it changes nothing.
+const fn full_package(info: PolicyInfo) -> PolicyInfo {
+    #[cfg(feature = "page-core")]
+    {
+        PolicyInfo {
+            build: in_full_package,
+            ..info
+        }
+    }
+    #[cfg(not(feature = "page-core"))]
+    {
+        info
+    }
+}
+
+/// The constructor of a policy the core package lists but cannot run.
+fn in_full_package(_: &Params, _: u64) -> Result<Box<dyn Policy>> {
+    Err(Error::config(
+        "this policy is in the page's full wasm package (pkg-full), not in its core package",
+    ))
+}
+
+impl PolicyInfo {
+    /// Whether this build can run the policy (false only for the policies
+    /// the page's core package leaves out).
+    pub fn in_this_package(&self) -> bool {
+        !std::ptr::fn_addr_eq(self.build, in_full_package as BuildFn)
+    }
 }
 
 /// Looks a policy up by name.

@@ -22,6 +22,9 @@ pub struct Catalog {
     pub clusters: Vec<ClusterEntry>,
     pub gpu_types: &'static [GpuType],
     pub policies: &'static [PolicyInfo],
+    /// Policies this package lists but cannot run (the core package's
+    /// `full_package` entries): the page runs them in `pkg-full`.
+    pub full_package: Vec<&'static str>,
     pub engine: &'static [ParamSpec],
     pub formats: Vec<FormatEntry>,
     pub generators: &'static [Generator],
@@ -425,6 +428,11 @@ pub fn catalog() -> Catalog {
             .collect(),
         gpu_types: CATALOG,
         policies: registry(),
+        full_package: registry()
+            .iter()
+            .filter(|p| !p.in_this_package())
+            .map(|p| p.name)
+            .collect(),
         engine: ENGINE_PARAMS,
         formats: Format::ALL
             .iter()

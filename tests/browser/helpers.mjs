@@ -32,6 +32,8 @@ export async function openPage(browser, url = BASE, viewport = { width: 1366, he
   const context = await browser.newContext({ viewport, deviceScaleFactor: opts.dpr || 1, acceptDownloads: true });
   const page = await context.newPage();
   page.errors = [];
+  page.requested = []; // every URL the page and its workers fetched
+  context.on('request', (r) => page.requested.push(r.url()));
   page.on('pageerror', (e) => page.errors.push(e.message));
   page.on('console', (m) => { if (m.type() === 'error') page.errors.push(m.text()); });
   await page.addInitScript(() => {

@@ -81,6 +81,8 @@ test('the default comparison runs, animates within 2 s and shows the CLI metrics
   assert.equal(st.cluster, st.expected.cluster);
   assert.deepEqual(st.policies, st.expected.policies);
   assert.ok(st.playing, 'the default comparison animates on first open');
+  // Its policies are all in the core package: the full one is never fetched.
+  assert.deepEqual(page.requested.filter((u) => u.includes('pkg-full')), []);
   assert.deepEqual(await clippedParamControls(page), [], 'parameter controls clipped by the inputs panel');
   const report = cliReport(st.trace, st.cluster, st.policies, st.seed, st.sets);
   const n = await assertTableMatchesCli(page, report);
@@ -633,11 +635,20 @@ test('a GPU that jobs share is drawn as split cells, one strip per job', { timeo
   await page.close();
 });
 
-test('the wasm package is at most 600 KB gzipped', () => {
-  const wasm = readFileSync(path.join(root, 'www', 'pkg', 'schedlab_bg.wasm'));
-  const gz = gzipSync(wasm, { level: 9 }).length;
-  record('wasm_bytes', wasm.length);
+// The package the page loads at start is the core one (issue 4's 600 KB); the full
+// package, fetched the first time an LP-based policy runs, has our own bound of 1 MB.
+test('the wasm package the page loads is at most 600 KB gzipped, the full one at most 1 MB', () => {
+  const size = (dir) => {
+    const wasm = readFileSync(path.join(root, 'www', dir, 'schedlab_bg.wasm'));
+    return [wasm.length, gzipSync(wasm, { level: 9 }).length];
+  };
+  const [bytes, gz] = size('pkg');
+  const [fullBytes, fullGz] = size('pkg-full');
+  record('wasm_bytes', bytes);
   record('wasm_gzip_bytes', gz);
-  assert.ok(gz <= 600 * 1024, `${gz} bytes gzipped`);
-  writeFileSync(artifact('wasm-size.txt'), `${wasm.length} bytes, ${gz} gzipped\n`);
+  record('wasm_full_bytes', fullBytes);
+  record('wasm_full_gzip_bytes', fullGz);
+  assert.ok(gz <= 600 * 1024, `core: ${gz} bytes gzipped`);
+  assert.ok(fullGz <= 1024 * 1024, `full: ${fullGz} bytes gzipped`);
+  writeFileSync(artifact('wasm-size.txt'), `core ${bytes} bytes, ${gz} gzipped; full ${fullBytes} bytes, ${fullGz} gzipped\n`);
 });

@@ -41,6 +41,8 @@ test('sia shows its goodput matrix for the round at the clock, and moves between
   const page = await openPage(browser, `${BASE}?trace=sia-philly&cluster=sia-hetero-64&policies=fifo,sia&t=3600`);
   await waitDone(page, 90_000);
   await nextFrame(page);
+  // Sia is in the full wasm package, fetched once for this run (fifo ran in the core one).
+  assert.equal(page.requested.filter((u) => u.endsWith('pkg-full/schedlab_bg.wasm')).length, 1, page.requested.join('\n'));
   assert.equal(await page.evaluate(() => window.schedlab.anim.playing), false);
   assert.deepEqual(await clippedParamControls(page), [], "Sia's parameter controls clipped by the inputs panel");
   assert.equal(await page.evaluate(() => document.querySelector('#insight-section').hidden), false, 'the matrix panel is shown');

@@ -1,7 +1,8 @@
 // The page's wasm API (src/wasm.rs) in Node: catalog, layouts, trace
 // parsing errors, runs with progress callbacks, cancellation, typed-array
 // results, and Sia's per-round insight (`Run.insight_at` against the page's
-// lookup in www/js/insight.js). Needs www/pkg (scripts/build-wasm.sh).
+// lookup in www/js/insight.js), and the page's core package against the full
+// one. Needs www/pkg and www/pkg-full (scripts/build-wasm.sh).
 // Charts need a browser and are covered by tests/browser.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -9,9 +10,29 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 
-const pkg = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'www', 'pkg');
-const wasm = await import(path.join(pkg, 'schedlab.js'));
-wasm.initSync({ module: readFileSync(path.join(pkg, 'schedlab_bg.wasm')) });
+const www = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'www');
+async function load(dir) {
+  const api = await import(path.join(www, dir, 'schedlab.js'));
+  api.initSync({ module: readFileSync(path.join(www, dir, 'schedlab_bg.wasm')) });
+  return api;
+}
+const wasm = await load('pkg-full');
+const core = await load('pkg');
+
+test('the core package lists every policy, runs its own as the full one does, and names the package for the rest', () => {
+  const full = wasm.catalog();
+  const c = core.catalog();
+  assert.deepEqual(full.full_package, []);
+  assert.deepEqual(c.policies.map((p) => p.name), full.policies.map((p) => p.name));
+  assert.deepEqual(c.policies.map((p) => p.params), full.policies.map((p) => p.params));
+  // The LP-based and large policies; the default comparison's are all in the core.
+  assert.deepEqual([...c.full_package].sort(), ['anticipatory-oracle', 'gavel', 'gavel-ftf', 'pollux', 'shockwave', 'sia']);
+  for (const p of c.traces.find((t) => t.name === 'afs-mini').policies) assert.ok(!c.full_package.includes(p), p);
+  assert.throws(() => new core.Run('afs-mini', '', 'afs-64', 'sia', [], 1n), (e) => e.kind === 'config' && /full wasm package/.test(e.text));
+  const strip = (t) => t.replace(/"wall_s": [0-9.e+-]+/g, '');
+  assert.equal(strip(core.run_report_json('afs-mini', '', 'afs-64', 'afs-l,tiresias', [], 4n)),
+    strip(wasm.run_report_json('afs-mini', '', 'afs-64', 'afs-l,tiresias', [], 4n)));
+});
 
 test('catalog lists the registries with parameter declarations', () => {
   const c = wasm.catalog();

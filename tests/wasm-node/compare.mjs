@@ -1,4 +1,4 @@
-// Runs a trace through the wasm build (www/pkg) in Node and compares the
+// Runs a trace through the wasm build (www/pkg-full) in Node and compares the
 // report with the native CLI's JSON for the same inputs. Every field but the
 // wall-clock time must match to the bit (serde_json prints the shortest
 // round-trip form of each f64, so equal text means equal bits).
@@ -11,7 +11,8 @@ import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const pkg = path.join(here, '..', '..', 'www', 'pkg');
+// The full package by default (it runs every policy); SCHEDLAB_WASM_PKG=pkg checks the core one.
+const pkg = path.join(here, '..', '..', 'www', process.env.SCHEDLAB_WASM_PKG || 'pkg-full');
 const [bin, trace, cluster, policies, seed = '1', ...sets] = process.argv.slice(2);
 const { initSync, run_report_json } = await import(path.join(pkg, 'schedlab.js'));
 initSync({ module: readFileSync(path.join(pkg, 'schedlab_bg.wasm')) });

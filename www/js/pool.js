@@ -1,7 +1,9 @@
 // Runs policies in Web Workers: one worker per policy when the machine has
 // the cores (hardwareConcurrency - 1 workers, at least one, so the main
 // thread keeps a core for the page), each initialised once with the
-// compiled WebAssembly.Module the page already fetched.
+// compiled WebAssembly.Module the page already fetched. Policies that only
+// the full package has (the catalog's `full_package`) run in it: the pool
+// fetches and compiles it once, the first time one of them is asked for.
 
 let nextId = 1;
 
@@ -10,9 +12,23 @@ export function workerCount(nPolicies) {
   return Math.max(1, Math.min(nPolicies, cores - 1, 8));
 }
 
+/** Fetches and compiles a wasm file, streaming when the server allows it. */
+export async function compileWasm(url) {
+  try {
+    return await WebAssembly.compileStreaming(fetch(url));
+  } catch (_) {
+    const res = await fetch(url);
+    if (!res.ok) throw new Error(`${url.pathname || url}: HTTP ${res.status}`);
+    return WebAssembly.compile(await res.arrayBuffer());
+  }
+}
+
 export class Pool {
-  constructor(module) {
+  /** `fullOnly`: names of the policies that need the full package. */
+  constructor(module, fullOnly = []) {
     this.module = module;
+    this.fullOnly = new Set(fullOnly);
+    this.fullModule = null; // promise, once asked for
     this.workers = [];
     this.owner = new Map(); // run id -> worker
     this.pending = new Map(); // request id -> resolve
@@ -34,6 +50,15 @@ export class Pool {
     w.postMessage({ type: 'init', module: this.module });
     this.workers.push(w);
     return w;
+  }
+
+  /** The full package's compiled module (fetched on the first call). */
+  loadFull() {
+    if (!this.fullModule) {
+      this.fullModule = compileWasm(new URL('../pkg-full/schedlab_bg.wasm', import.meta.url));
+      this.fullModule.catch(() => { this.fullModule = null; }); // retry on the next run
+    }
+    return this.fullModule;
   }
 
   ensure(n) {
@@ -81,23 +106,42 @@ export class Pool {
     };
     this.batch = batch;
     this.ensure(workerCount(job.policies.length));
+    const full = job.policies.some((p) => this.fullOnly.has(p))
+      ? this.loadFull().then((m) => { batch.fullModule = m; })
+      : Promise.resolve();
+    const failFull = (e) => {
+      const why = `could not load the full wasm package (pkg-full/schedlab_bg.wasm): ${e && e.message || e}`;
+      this.failQueued(batch, (p) => this.fullOnly.has(p), {
+        kind: 'internal', file: '', line: 0, field: '', message: why, text: why,
+      });
+    };
+    // Policies of the core package start at once; the others wait for the full package.
     for (const w of this.workers) w.ready.then(() => this.dispatch(w), (e) => this.failAll(e));
+    full.then(() => { for (const w of this.workers) w.ready.then(() => this.dispatch(w)); }, failFull);
     return batch;
   }
 
   failAll(error) {
-    const b = this.batch;
-    if (!b) return;
-    for (const p of b.queue) b.h.onError(p, error);
-    b.queue = [];
-    b.left = b.active.size;
+    if (this.batch) this.failQueued(this.batch, () => true, error);
+  }
+
+  /** Reports the queued policies of batch `b` that `which` picks as failed. */
+  failQueued(b, which, error) {
+    if (b !== this.batch) return;
+    const failed = b.queue.filter(which);
+    b.queue = b.queue.filter((p) => !which(p));
+    for (const p of failed) b.h.onError(p, error);
+    b.left -= failed.length;
     if (b.left === 0) this.finish(b);
   }
 
   dispatch(w) {
     const b = this.batch;
     if (!b || b.cancelled || w.busy || b.queue.length === 0) return;
-    const policy = b.queue.shift();
+    // The next policy this worker can take now: a full-package one once the module is in.
+    const at = b.queue.findIndex((p) => !this.fullOnly.has(p) || b.fullModule);
+    if (at < 0) return;
+    const [policy] = b.queue.splice(at, 1);
     const id = nextId++;
     w.busy = true;
     w.runId = id;
@@ -105,7 +149,8 @@ export class Pool {
     this.runs.set(id, b);
     this.owner.set(id, w);
     const j = b.job;
-    w.postMessage({ type: 'run', id, trace: j.trace, cluster: j.cluster, policy, sets: j.setsFor(policy), seed: j.seed });
+    const fullModule = this.fullOnly.has(policy) ? b.fullModule : undefined;
+    w.postMessage({ type: 'run', id, trace: j.trace, cluster: j.cluster, policy, sets: j.setsFor(policy), seed: j.seed, fullModule });
   }
 
   onMessage(w, m) {

@@ -5,6 +5,9 @@
 // slices the worker yields to its event loop, so a 'cancel' message is seen
 // within one slice, and it posts progress at most every PROGRESS_MS.
 // Results cross back as typed arrays in the transfer list (no copy).
+// The page's core package runs most policies; a run of a policy that only the
+// full package has carries that package's compiled module, instantiated here
+// once, on first use.
 import { initSync, Run, parse_trace } from '../pkg/schedlab.js';
 
 const SLICE_MS = 30;
@@ -33,11 +36,22 @@ const asError = (e) => (e && typeof e === 'object' && 'kind' in e)
   ? e
   : { kind: 'internal', file: '', line: 0, field: '', message: String(e && e.message || e), text: String(e && e.message || e) };
 
+let fullApi = null; // promise of the full package's glue, once instantiated
+
+function fullPackage(module) {
+  if (!fullApi) {
+    fullApi = import('../pkg-full/schedlab.js').then((api) => { api.initSync({ module }); return api; });
+    fullApi.catch(() => { fullApi = null; }); // a later run may try again
+  }
+  return fullApi;
+}
+
 async function run(msg) {
   const { id, trace, cluster, policy, sets, seed } = msg;
   let r;
   try {
-    r = new Run(trace.name, trace.text || '', cluster, policy, sets, BigInt(seed));
+    const RunIn = msg.fullModule ? (await fullPackage(msg.fullModule)).Run : Run;
+    r = new RunIn(trace.name, trace.text || '', cluster, policy, sets, BigInt(seed));
   } catch (e) {
     postMessage({ type: 'error', id, policy, error: asError(e) });
     return;
