@@ -30,6 +30,11 @@ node tests/wasm-node/compare.mjs target/release/schedlab sia-philly sia-hetero-6
 node tests/wasm-node/compare.mjs target/release/schedlab sia-philly-homog homog-64 shockwave,gavel-ftf
 # Engine variants: the Sia simulator's calibration, CoDDL's reconfiguration model.
 node tests/wasm-node/compare.mjs target/release/schedlab sia-helios sia-hetero-64 sia 7 engine.calibration=sia sia.profiling=artifact
+# Sia's other solver methods: the thesis's LP* and POP (each job's part drawn from the seed).
+node tests/wasm-node/compare.mjs target/release/schedlab sia-philly sia-hetero-64 sia 3 sia.solver=lp-star
+node tests/wasm-node/compare.mjs target/release/schedlab sia-philly sia-hetero-64 sia 3 sia.solver=pop sia.pop_k=4
+# COpter's continual solver (proximal point + dual coordinate ascent, warm-started).
+node tests/wasm-node/compare.mjs target/release/schedlab sia-philly sia-hetero-64 sia 3 sia.solver=copter
 node tests/wasm-node/compare.mjs target/release/schedlab afs-mini afs-64 afs-l,maxmin 3 engine.reconfig=coddl
 # Predictions at arrival (forks under a copy of each policy, sampled arrivals) and per-pool FCFS.
 node tests/wasm-node/compare.mjs target/release/schedlab afs-mini afs-64 fifo,tiresias,afs-l,pool-fcfs,pcs,themis-pcs 3 engine.predict=true engine.predict_max=120

@@ -122,6 +122,9 @@ pub struct RoundStat {
     /// Wall-clock seconds the policy took (not simulated time).
     pub policy_s: f64,
     pub solver_s: f64,
+    /// The slowest part's seconds, for solvers of independent parts (POP).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub solver_slowest_part_s: Option<f64>,
     /// Why the policy fell back, if it did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fallback: Option<String>,

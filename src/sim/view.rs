@@ -366,6 +366,9 @@ pub struct Decision {
     pub fallback: Option<String>,
     /// Seconds spent in an LP/MILP solver during this call.
     pub solver_s: f64,
+    /// For a solver of independent parts (Sia's POP): the slowest part's
+    /// seconds, i.e. the solver time with one core per part.
+    pub solver_slowest_part_s: Option<f64>,
     /// What the policy saw this round, when asked (`View::want_insight`).
     pub insight: Option<Box<RoundInsight>>,
     /// Plans announced for jobs: (job, work done, steps); the timeline

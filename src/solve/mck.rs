@@ -242,21 +242,69 @@ impl Mck {
     fn lp_shim(&self, repair: bool, node_limit: u64) -> Result<MckResult, String> {
         let left = self.residual()?;
         let (m, vars) = self.model(&left, None);
-        let mut pick = self.base_pick();
-        let mut fractional = 0;
+        let mut by_item: Vec<Vec<(f64, usize)>> = vec![Vec::new(); self.items.len()];
         if m.num_vars() > 0 {
             let opts = SolveOptions {
                 relax: true,
                 ..SolveOptions::default()
             };
             let s = m.solve(&opts).map_err(|e| e.to_string())?;
-            // Per item: options by LP value (then weight), and whether it is integral.
-            let mut by_item: Vec<Vec<(f64, usize)>> = vec![Vec::new(); self.items.len()];
             for (i, c, v) in &vars {
                 by_item[*i].push((s.value(*v), *c));
             }
-            // Integral rows first (their LP assignment always survives), then
-            // the fractional ones by descending largest LP value.
+        }
+        let method = if repair {
+            Method::LpShim
+        } else {
+            Method::LpShimPlain
+        };
+        Ok(self.shim(by_item, left, repair, node_limit, method))
+    }
+
+    /// The thesis shim (spec seed004 §2.6) over LP values found elsewhere
+    /// (COpter's warm-started solver): `values[i][c]` is option `c` of item
+    /// `i`; forced items keep their option. Checked like every answer.
+    pub fn shim_values(&self, values: &[Vec<f64>], method: Method) -> Result<MckResult, String> {
+        let left = self.residual()?;
+        let by_item: Vec<Vec<(f64, usize)>> = values
+            .iter()
+            .zip(&self.items)
+            .map(|(v, it)| {
+                if it.forced.is_some() {
+                    return Vec::new();
+                }
+                v.iter()
+                    .enumerate()
+                    .filter(|(c, _)| {
+                        let ch = &it.choices[*c];
+                        ch.weight > 0.0 && ch.usage.iter().all(|(r, a)| *a <= left[*r])
+                    })
+                    .map(|(c, x)| (*x, c))
+                    .collect()
+            })
+            .collect();
+        let r = self.shim(by_item, left, false, 0, method);
+        self.check(&r.pick).map(|_| r)
+    }
+
+    /// Rounds LP values to one option per item: integral rows first (their
+    /// LP assignment always survives), then the fractional ones by
+    /// descending largest LP value, each taking its largest-valued option
+    /// that still fits; optionally [`Mck::repair`]s what had to be rounded.
+    fn shim(
+        &self,
+        mut by_item: Vec<Vec<(f64, usize)>>,
+        left: Vec<u32>,
+        repair: bool,
+        node_limit: u64,
+        method: Method,
+    ) -> MckResult {
+        let mut pick = self.base_pick();
+        let mut fractional = 0;
+        // (As before the split: nothing to round, nothing to repair.)
+        let repair = repair && by_item.iter().any(|v| !v.is_empty());
+        {
+            // Per item: options by LP value (then weight), and whether it is integral.
             let mut order: Vec<(bool, f64, usize)> = Vec::new();
             let mut is_fractional = vec![false; self.items.len()];
             for (i, opts) in by_item.iter_mut().enumerate() {
@@ -301,18 +349,14 @@ impl Mck {
                 self.repair(&mut pick, &mut cap, &is_fractional, node_limit);
             }
         }
-        Ok(MckResult {
+        MckResult {
             objective: self.objective_of(&pick),
             pick,
-            method: if repair {
-                Method::LpShim
-            } else {
-                Method::LpShimPlain
-            },
+            method,
             fallback: None,
             fractional_items: fractional,
             optimal: false,
-        })
+        }
     }
 
     /// Re-decides the items the shim had to round (fractional in the LP, or

@@ -31,7 +31,8 @@ use crate::error::{Error, Result};
 use crate::params::{ParamSpec, Params};
 use crate::perf::goodput::ProfilingMode;
 use crate::sim::{Decision, View};
-use crate::solve::{Choice, Item, Mck, Method};
+use crate::solve::{solve_pop, Choice, ContinualMck, Item, Mck, Method, PpaSettings};
+use crate::workload::sample::keyed_uniform;
 use crate::workload::Adaptivity;
 use std::collections::VecDeque;
 
@@ -42,7 +43,9 @@ const PARAMS: &[ParamSpec] = &[
     ParamSpec::float("scale_up", "2", 1.0, 64.0, "A job may grow to at most this multiple of the most GPUs it has run on"),
     ParamSpec::int("max_gpus", "64", 1, 1_000_000, "Largest GPU count per job"),
     ParamSpec::choice("node_cap", "gpus64", &["gpus64", "artifact", "unlimited"], "Multi-node configurations: up to min(N, 64/R) nodes, the artifact's profiled caps (t4 16, rtx 3, a100 2, quad 1), or every node"),
-    ParamSpec::choice("solver", "auto", &["auto", "exact", "lp-shim", "lp-shim-plain", "greedy"], "auto: exact branch-and-bound when the round has at most exact_max_vars variables, else lp-shim (LP relaxation, the thesis shim, then an exact repair of the rounded items); lp-shim-plain is the thesis shim alone"),
+    ParamSpec::choice("solver", "auto", &["auto", "exact", "lp-shim", "lp-star", "pop", "copter", "greedy"], "auto: exact branch-and-bound when the round has at most exact_max_vars variables, else lp-shim (LP relaxation, the thesis shim, then an exact repair of the rounded items); lp-star: the thesis's LP* (rebuild, cold LP relaxation and the shim alone, every round); pop: POP, jobs (each assigned once, at random) and GPUs (equal shares of every type) split into pop_k parts, each solved by the auto rule (rounds record the slowest part's time and the serial sum); copter: COpter's continual solver (the LP relaxation by a proximal point method warm-started from the previous round, then the thesis shim)"),
+    ParamSpec::boolean("copter_warm", "true", "solver=copter: start each round from the previous round's values, bids and prices (off = cold start, the attribution study's toggle)"),
+    ParamSpec::int("pop_k", "16", 1, 1024, "Parts of the POP partition (solver=pop; the COpter thesis compares POP-16)"),
     ParamSpec::int("exact_max_vars", "400", 0, 1_000_000, "Largest round solved exactly under solver=auto"),
     ParamSpec::int("node_limit", "2000", 1, 100_000_000, "Branch-and-bound node budget per round (deterministic; the LP + shim answers beyond it). On sia-newtrace, 2000 gave the same average JCT as 20000 in about a quarter of the run time (docs/SIA.md)"),
     ParamSpec::choice("placer", "evict", &["evict", "split"], "When fragmentation blocks a configuration: evict jobs from the node closest to fitting and place them again (the thesis's rule), or split the job across nodes of its type without evicting (the artifact simulator's fast placer)"),
@@ -62,7 +65,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     build,
 };
 
-fn build(p: &Params, _seed: u64) -> Result<Box<dyn Policy>> {
+fn build(p: &Params, seed: u64) -> Result<Box<dyn Policy>> {
     if p.f64("p").abs() < 1e-9 {
         return Err(Error::config(
             "sia.p must be non-zero (use e.g. -0.5 or 0.5)",
@@ -80,6 +83,12 @@ fn build(p: &Params, _seed: u64) -> Result<Box<dyn Policy>> {
             _ => NodeCap::Gpus64,
         },
         solver: p.text("solver").to_string(),
+        pop_k: p.i64("pop_k") as usize,
+        continual: ContinualMck::new(PpaSettings {
+            warm_start: p.bool("copter_warm"),
+            ..PpaSettings::default()
+        }),
+        seed,
         exact_max_vars: p.i64("exact_max_vars") as usize,
         node_limit: p.i64("node_limit") as u64,
         fragmentation: match p.text("placer") {
@@ -113,6 +122,11 @@ pub struct Sia {
     max_gpus: u32,
     node_cap: NodeCap,
     solver: String,
+    pop_k: usize,
+    /// COpter's solver state, kept from round to round (solver=copter).
+    continual: ContinualMck,
+    /// Draws POP's partition (each job's part, from the run's seed).
+    seed: u64,
     exact_max_vars: usize,
     node_limit: u64,
     fragmentation: placer::Fragmentation,
@@ -346,17 +360,67 @@ impl Policy for Sia {
             capacity: kinds.iter().map(|k| view.cluster.gpus_of(*k)).collect(),
         };
         let vars: usize = rows.iter().map(|r| r.configs.len()).sum();
+        let auto = |vars: usize| {
+            if vars <= self.exact_max_vars {
+                Method::Exact
+            } else {
+                Method::LpShim
+            }
+        };
         let method = match self.solver.as_str() {
             "exact" => Method::Exact,
             "lp-shim" => Method::LpShim,
-            "lp-shim-plain" => Method::LpShimPlain,
+            "lp-star" => Method::LpShimPlain,
             "greedy" => Method::Greedy,
-            _ if vars <= self.exact_max_vars => Method::Exact,
-            _ => Method::LpShim,
+            _ => auto(vars),
         };
-        let t0 = web_time::Instant::now();
-        let result = problem.solve(method, self.node_limit);
-        out.solver_s = t0.elapsed().as_secs_f64();
+        let result = if self.solver == "copter" {
+            let t0 = web_time::Instant::now();
+            let item_keys: Vec<u64> = rows.iter().map(|r| r.job as u64).collect();
+            let option_keys: Vec<Vec<u64>> = problem
+                .items
+                .iter()
+                .zip(&rows)
+                .map(|(it, r)| {
+                    it.choices
+                        .iter()
+                        .zip(&r.configs)
+                        .map(|(ch, c)| {
+                            let kind = ch.usage.first().map_or(0, |u| u.0 as u64);
+                            kind << 48 | (c.nodes as u64) << 24 | c.gpus as u64
+                        })
+                        .collect()
+                })
+                .collect();
+            let answer = self
+                .continual
+                .solve(&problem, &item_keys, &option_keys)
+                .ok_or_else(|| "forced options exceed the capacity".to_string())
+                .and_then(|(values, _)| problem.shim_values(&values, Method::LpShimPlain));
+            let result = answer.unwrap_or_else(|why| {
+                let mut r = problem.solve(Method::LpShim, self.node_limit);
+                r.fallback = Some(format!("COpter solver failed ({why}); LP + shim answered"));
+                r
+            });
+            out.solver_s = t0.elapsed().as_secs_f64();
+            result
+        } else if self.solver == "pop" {
+            // Each job's part is drawn once from the seed and the job (POP's random
+            // assignment, kept for the job's life: no reshuffle between rounds).
+            let part_of: Vec<usize> = rows
+                .iter()
+                .map(|r| (keyed_uniform(self.seed, &[r.job as u64]) * self.pop_k as f64) as usize)
+                .collect();
+            let pop = solve_pop(&problem, self.pop_k, &part_of, auto, self.node_limit);
+            out.solver_s = pop.total_s;
+            out.solver_slowest_part_s = Some(pop.slowest_part_s);
+            pop.result
+        } else {
+            let t0 = web_time::Instant::now();
+            let result = problem.solve(method, self.node_limit);
+            out.solver_s = t0.elapsed().as_secs_f64();
+            result
+        };
         out.fallback = result.fallback.clone();
         let targets: Vec<placer::Target> = rows
             .iter()

@@ -526,6 +526,7 @@ impl Simulation {
                 changes,
                 policy_s,
                 solver_s: decision.solver_s,
+                solver_slowest_part_s: decision.solver_slowest_part_s,
                 fallback: decision.fallback.clone(),
                 insight: None,
             },

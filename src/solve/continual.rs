@@ -1,0 +1,576 @@
+//! COpter's continual LP solver for multiple-choice knapsacks (thesis ch. 4;
+//! spec seed004 §2.4-2.5): the LP relaxation of an [`Mck`] solved by the
+//! proximal point algorithm (PPA) with exact dual coordinate ascent on each
+//! proximal subproblem, warm-started from the previous round's answer.
+//!
+//! Why not the simplex method every round: the rounds' problems change
+//! little (a few jobs arrive or leave, goodputs drift), and PPA started at
+//! the previous optimum converges in few iterations to an optimum *near* it,
+//! with no factorisation to rebuild. The state kept between rounds is keyed
+//! by item (job) and option (configuration) keys, which is the differential
+//! interface of spec 2.4 in this problem's terms: an item that appears is
+//! `add-request`, one that is gone `remove-request`, new weights
+//! `update-cost`, new capacities `add/remove-resources`; nothing else is
+//! rebuilt.
+//!
+//! One PPA step with prox centre x^k and step η solves
+//! `max w·x - |x - x^k|² / (2η)` over `0 <= x <= 1`, one unit per item row
+//! and the capacity rows. Its dual has one multiplier per row (an item's
+//! "bid" y_i, a resource's "price" μ_r) and the primal answer in closed form:
+//! `x = clamp(x^k + η (w - y_i - Σ_r a_r μ_r), 0, 1)`. Each multiplier's exact
+//! maximiser is the root of a monotone piecewise-linear function, found by
+//! sorting its breakpoints. The values it returns go to the thesis shim
+//! ([`Mck::shim_values`]).
+
+use super::mck::Mck;
+use std::collections::BTreeMap;
+
+/// How far below 0 (in units of x) a column's unclamped value must be to
+/// leave the active set; a margin keeps columns from leaving and re-entering
+/// every iteration as the multipliers move.
+const INACTIVE_MARGIN: f64 = 0.5;
+
+/// Tuning of the solver (spec 2.5's termination rules).
+#[derive(Debug, Clone, Copy)]
+pub struct PpaSettings {
+    /// η times the largest weight (the spec's scale-aware step; 200 measured best).
+    pub eta_scale: f64,
+    pub max_outer: usize,
+    /// Dual sweeps per proximal step: the subproblem is solved inexactly, as
+    /// augmented-Lagrangian methods do (measured on 12-80 jobs x 8-28 options:
+    /// 3 sweeps took the fewest sweeps in total, 50 the most, same optimum).
+    pub max_sweeps: usize,
+    /// Start from the previous round's answer (the attribution toggle).
+    pub warm_start: bool,
+    /// Sweep only the columns that are positive or near it (spec 2.5's active
+    /// set). Off by default: on the 2k-job COpter workload it made runs 5x
+    /// faster but 866-1,221 of 1,838 rounds stopped at `max_outer` (the
+    /// multipliers cycle as columns leave and come back) and the average JCT
+    /// rose from 0.51 to 0.57-0.61 h (docs/COPTER.md).
+    pub active_set: bool,
+}
+
+impl Default for PpaSettings {
+    fn default() -> Self {
+        PpaSettings {
+            eta_scale: 200.0,
+            max_outer: 500,
+            max_sweeps: 3,
+            warm_start: true,
+            active_set: false,
+        }
+    }
+}
+
+/// What one solve did (the page's and `reproduce copter`'s per-round numbers).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct ContinualStats {
+    /// LP columns (options that can be chosen this round).
+    pub vars: usize,
+    /// Items that were not in the previous round / are gone since.
+    pub added: usize,
+    pub removed: usize,
+    /// Columns whose value moved by more than 1e-6 from the warm start.
+    pub changed_vars: usize,
+    pub outer_iterations: usize,
+    pub sweeps: usize,
+    /// Largest capacity or item-row violation of the returned values.
+    pub primal_residual: f64,
+}
+
+#[derive(Debug, Clone, Default)]
+struct Warm {
+    bid: f64,
+    /// (option key, value) of the previous answer.
+    values: Vec<(u64, f64)>,
+}
+
+/// The solver's state between rounds.
+#[derive(Debug, Clone, Default)]
+pub struct ContinualMck {
+    items: BTreeMap<u64, Warm>,
+    prices: Vec<f64>,
+    pub settings: PpaSettings,
+}
+
+/// One LP column: its item, weight and (resource, amount) usage.
+struct Column {
+    item: usize,
+    weight: f64,
+    usage: Vec<(usize, f64)>,
+}
+
+impl ContinualMck {
+    pub fn new(settings: PpaSettings) -> Self {
+        ContinualMck {
+            settings,
+            ..Default::default()
+        }
+    }
+
+    /// LP values for every option of every item (`values[i][c]`; forced items'
+    /// rows are left at 0 and their usage is taken off the capacities first).
+    /// `item_keys[i]` names item `i` across rounds, `option_keys[i][c]` its
+    /// option `c`. Returns None when the forced options alone do not fit.
+    pub fn solve(
+        &mut self,
+        problem: &Mck,
+        item_keys: &[u64],
+        option_keys: &[Vec<u64>],
+    ) -> Option<(Vec<Vec<f64>>, ContinualStats)> {
+        let mut left: Vec<f64> = problem.capacity.iter().map(|c| *c as f64).collect();
+        for it in &problem.items {
+            if let Some(f) = it.forced {
+                for (r, a) in &it.choices[f].usage {
+                    left[*r] -= *a as f64;
+                }
+            }
+        }
+        if left.iter().any(|l| *l < 0.0) {
+            return None;
+        }
+        let mut stats = ContinualStats::default();
+        // Columns: the options that can be taken (positive weight, fit alone).
+        let mut cols: Vec<Column> = Vec::new();
+        let mut col_of: Vec<Vec<Option<usize>>> = Vec::with_capacity(problem.items.len());
+        for (i, it) in problem.items.iter().enumerate() {
+            let mut row = vec![None; it.choices.len()];
+            if it.forced.is_none() {
+                for (c, ch) in it.choices.iter().enumerate() {
+                    if ch.weight > 0.0 && ch.usage.iter().all(|(r, a)| *a as f64 <= left[*r]) {
+                        row[c] = Some(cols.len());
+                        cols.push(Column {
+                            item: i,
+                            weight: ch.weight,
+                            usage: ch.usage.iter().map(|(r, a)| (*r, *a as f64)).collect(),
+                        });
+                    }
+                }
+            }
+            col_of.push(row);
+        }
+        stats.vars = cols.len();
+        let w_max = cols.iter().map(|c| c.weight).fold(0.0, f64::max);
+        let mut values = vec![Vec::new(); problem.items.len()];
+        for (i, it) in problem.items.iter().enumerate() {
+            values[i] = vec![0.0; it.choices.len()];
+        }
+        if cols.is_empty() || w_max <= 0.0 {
+            self.remember(item_keys, option_keys, &values, &[], &mut stats);
+            return Some((values, stats));
+        }
+        let eta = self.settings.eta_scale / w_max;
+        // Warm start: previous values, bids and prices where the keys match.
+        let warm = self.settings.warm_start;
+        let mut x = vec![0.0; cols.len()];
+        let mut bid = vec![0.0; problem.items.len()];
+        let mut price = vec![0.0; problem.capacity.len()];
+        if warm {
+            for (r, p) in price.iter_mut().enumerate() {
+                *p = self.prices.get(r).copied().unwrap_or(0.0);
+            }
+        }
+        for (i, key) in item_keys.iter().enumerate() {
+            match self.items.get(key).filter(|_| warm) {
+                Some(prev) => {
+                    bid[i] = prev.bid;
+                    for (c, col) in col_of[i].iter().enumerate() {
+                        if let Some(j) = col {
+                            let k = option_keys[i][c];
+                            if let Some((_, v)) = prev.values.iter().find(|(pk, _)| *pk == k) {
+                                x[*j] = *v;
+                            }
+                        }
+                    }
+                }
+                None => {
+                    // A new job bids what its best option is worth at today's prices.
+                    bid[i] = cols_of(&col_of[i])
+                        .map(|j| cols[j].weight - reduced_cost(&cols[j], &price))
+                        .fold(0.0, f64::max);
+                }
+            }
+        }
+        let start = x.clone();
+        let mut by_item: Vec<Vec<usize>> = vec![Vec::new(); problem.items.len()];
+        for (j, c) in cols.iter().enumerate() {
+            by_item[c.item].push(j);
+        }
+        // Active set (spec 2.5): the sweeps see only columns that are positive
+        // or could become so; one at 0 whose value stays at 0 at the current
+        // multipliers sits out until a full pass finds it positive again.
+        // The column's value before clamping to [0, 1].
+        let value_at = |j: usize, centre: &[f64], bid: &[f64], price: &[f64]| {
+            let col = &cols[j];
+            centre[j] + eta * (col.weight - bid[col.item] - reduced_cost(col, price))
+        };
+        // At first every column that is positive at a zero bid (a new job's
+        // bid guess may be too high; the first sweep corrects it).
+        let zero_bids = vec![0.0; bid.len()];
+        let mut active: Vec<bool> = (0..cols.len())
+            .map(|j| {
+                !self.settings.active_set || x[j] > 0.0 || value_at(j, &x, &zero_bids, &price) > 0.0
+            })
+            .collect();
+        let b_scale = 1.0 + left.iter().fold(1.0f64, |m, l| m.max(*l));
+        let mut scratch = Vec::new();
+        for _ in 0..self.settings.max_outer {
+            stats.outer_iterations += 1;
+            let centre = x.clone();
+            let mut act_item: Vec<Vec<usize>> = vec![Vec::new(); problem.items.len()];
+            let mut act_resource: Vec<Vec<usize>> = vec![Vec::new(); problem.capacity.len()];
+            for (j, c) in cols.iter().enumerate() {
+                if active[j] {
+                    act_item[c.item].push(j);
+                    for (r, _) in &c.usage {
+                        act_resource[*r].push(j);
+                    }
+                }
+            }
+            // Dual coordinate ascent on the proximal subproblem.
+            for _ in 0..self.settings.max_sweeps {
+                stats.sweeps += 1;
+                let mut moved = 0.0f64;
+                for (i, members) in act_item.iter().enumerate() {
+                    scratch.clear();
+                    for &j in members {
+                        let a = centre[j] + eta * (cols[j].weight - reduced_cost(&cols[j], &price));
+                        scratch.push((a, 1.0));
+                    }
+                    let y = root(&scratch, eta, 1.0);
+                    moved = moved.max((y - bid[i]).abs() * eta);
+                    bid[i] = y;
+                }
+                for (r, members) in act_resource.iter().enumerate() {
+                    scratch.clear();
+                    let mut a_max = 0.0f64;
+                    for &j in members {
+                        let col = &cols[j];
+                        let a_r = col
+                            .usage
+                            .iter()
+                            .find(|(rr, _)| *rr == r)
+                            .map_or(0.0, |u| u.1);
+                        let others = reduced_cost(col, &price) - a_r * price[r];
+                        let b = centre[j] + eta * (col.weight - bid[col.item] - others);
+                        scratch.push((b, a_r));
+                        a_max = a_max.max(a_r);
+                    }
+                    // (No active column: the price falls to 0, as the exact
+                    // root of an empty row would.)
+                    let mu = root(&scratch, eta, left[r]);
+                    // A price change moves a column's value by up to η a Δμ.
+                    moved = moved.max((mu - price[r]).abs() * eta * a_max);
+                    price[r] = mu;
+                }
+                if moved < 1e-7 {
+                    break;
+                }
+            }
+            // A full pass: the restricted subproblem's answer is the new point
+            // (inactive columns stay at 0); an inactive column that would be
+            // positive at these multipliers joins the active set for the next
+            // step (the restricted answer is then not yet the whole one), and
+            // an active one well below 0 leaves it.
+            let mut step = 0.0f64;
+            let mut entered = false;
+            for j in 0..cols.len() {
+                let u = value_at(j, &centre, &bid, &price);
+                let v = if active[j] { u.clamp(0.0, 1.0) } else { 0.0 };
+                if !active[j] && u > 0.0 {
+                    entered = true;
+                    active[j] = true;
+                } else if self.settings.active_set
+                    && active[j]
+                    && u < -INACTIVE_MARGIN
+                    && centre[j] == 0.0
+                {
+                    active[j] = false;
+                }
+                step = step.max((v - x[j]).abs());
+                x[j] = v;
+            }
+            stats.primal_residual = residual(&cols, &x, &by_item, &left);
+            if !entered && step <= 1e-5 && stats.primal_residual <= 1e-6 * b_scale {
+                break;
+            }
+        }
+        // Values within 1e-4 of 0 or 1 are snapped (spec 2.5).
+        for v in x.iter_mut() {
+            if *v < 1e-4 {
+                *v = 0.0;
+            } else if *v > 1.0 - 1e-4 {
+                *v = 1.0;
+            }
+        }
+        stats.changed_vars = x
+            .iter()
+            .zip(&start)
+            .filter(|(a, b)| (*a - *b).abs() > 1e-6)
+            .count();
+        for (i, row) in col_of.iter().enumerate() {
+            for (c, col) in row.iter().enumerate() {
+                if let Some(j) = col {
+                    values[i][c] = x[*j];
+                }
+            }
+        }
+        self.prices = price;
+        self.remember(item_keys, option_keys, &values, &bid, &mut stats);
+        Some((values, stats))
+    }
+
+    /// Keeps this round's answer for the next one and counts arrivals and departures.
+    fn remember(
+        &mut self,
+        item_keys: &[u64],
+        option_keys: &[Vec<u64>],
+        values: &[Vec<f64>],
+        bid: &[f64],
+        stats: &mut ContinualStats,
+    ) {
+        let mut next = BTreeMap::new();
+        for (i, key) in item_keys.iter().enumerate() {
+            if !self.items.contains_key(key) {
+                stats.added += 1;
+            }
+            let vals = option_keys[i]
+                .iter()
+                .zip(&values[i])
+                .filter(|(_, v)| **v > 0.0)
+                .map(|(k, v)| (*k, *v))
+                .collect();
+            next.insert(
+                *key,
+                Warm {
+                    bid: bid.get(i).copied().unwrap_or(0.0),
+                    values: vals,
+                },
+            );
+        }
+        stats.removed = self.items.keys().filter(|k| !next.contains_key(*k)).count();
+        self.items = next;
+    }
+}
+
+fn cols_of(row: &[Option<usize>]) -> impl Iterator<Item = usize> + '_ {
+    row.iter().flatten().copied()
+}
+
+/// Σ_r a_r μ_r: what a column's resources cost at the current prices.
+fn reduced_cost(col: &Column, price: &[f64]) -> f64 {
+    col.usage.iter().map(|(r, a)| a * price[*r]).sum()
+}
+
+/// Largest violation of the item rows (Σ x <= 1) and capacity rows.
+fn residual(cols: &[Column], x: &[f64], by_item: &[Vec<usize>], left: &[f64]) -> f64 {
+    let mut worst = 0.0f64;
+    for members in by_item {
+        let s: f64 = members.iter().map(|j| x[*j]).sum();
+        worst = worst.max(s - 1.0);
+    }
+    let mut used = vec![0.0; left.len()];
+    for (j, c) in cols.iter().enumerate() {
+        for (r, a) in &c.usage {
+            used[*r] += a * x[j];
+        }
+    }
+    for (u, l) in used.iter().zip(left) {
+        worst = worst.max(u - l);
+    }
+    worst.max(0.0)
+}
+
+/// The multiplier t >= 0 that makes `Σ_j c_j clamp(b_j - η c_j t, 0, 1)` equal
+/// `target` (0 if the sum at t = 0 is already within it): the exact maximiser
+/// of the proximal dual along one row. `terms` are (b_j, c_j) with c_j > 0.
+/// The sum is piecewise linear and non-increasing in t; its breakpoints are
+/// where a term leaves 1 ((b_j - 1) / (η c_j)) and reaches 0 (b_j / (η c_j)).
+fn root(terms: &[(f64, f64)], eta: f64, target: f64) -> f64 {
+    // The sum is K + S t between breakpoints; start with its form at t = 0
+    // and collect where each term changes piece.
+    let (mut k, mut slope) = (0.0, 0.0);
+    let mut events: Vec<(f64, f64, f64)> = Vec::with_capacity(2 * terms.len());
+    for &(b, c) in terms {
+        let (lo, hi) = ((b - 1.0) / (eta * c), b / (eta * c));
+        if b >= 1.0 {
+            k += c; // at 1 until lo, then linear
+            events.push((lo, c * b - c, -eta * c * c));
+        } else if b > 0.0 {
+            k += c * b;
+            slope -= eta * c * c;
+        }
+        if b > 0.0 {
+            events.push((hi, -c * b, eta * c * c));
+        }
+    }
+    if k <= target {
+        return 0.0;
+    }
+    crate::sorting::sort_by(&mut events, |a, b| a.0.total_cmp(&b.0));
+    let mut t_prev = 0.0;
+    for (t, dk, ds) in events {
+        let f = k + slope * t;
+        if f <= target {
+            // Linear on [t_prev, t]: solve K + S t = target.
+            return if slope < 0.0 {
+                ((target - k) / slope).clamp(t_prev, t)
+            } else {
+                t_prev
+            };
+        }
+        k += dk;
+        slope += ds;
+        t_prev = t;
+    }
+    t_prev
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::solve::mck::{Choice, Item, Method};
+
+    fn problem(n: usize, seed: u64, capacity: Vec<u32>) -> Mck {
+        let mut s = crate::workload::sample::Sampler::new(seed);
+        let k = capacity.len();
+        let items = (0..n)
+            .map(|_| Item {
+                choices: (0..k)
+                    .flat_map(|r| [1u32, 2, 4, 8].map(|g| (r, g)))
+                    .map(|(r, g)| Choice {
+                        weight: (g as f64).powf(0.7) * (0.5 + s.uniform()),
+                        usage: vec![(r, g)],
+                    })
+                    .collect(),
+                forced: None,
+            })
+            .collect();
+        Mck { items, capacity }
+    }
+
+    fn lp_objective(p: &Mck) -> f64 {
+        // The LP optimum by microlp (the same relaxation).
+        use crate::solve::model::{Cmp, Model, Sense, SolveOptions};
+        let mut m = Model::new(Sense::Maximize);
+        let mut per: Vec<Vec<(crate::solve::model::Var, f64)>> = vec![Vec::new(); p.capacity.len()];
+        for it in &p.items {
+            let mut row = Vec::new();
+            for ch in &it.choices {
+                let v = m.binary(ch.weight);
+                row.push((v, 1.0));
+                for (r, a) in &ch.usage {
+                    per[*r].push((v, *a as f64));
+                }
+            }
+            m.constraint(row, Cmp::Le, 1.0);
+        }
+        for (r, coeffs) in per.into_iter().enumerate() {
+            m.constraint(coeffs, Cmp::Le, p.capacity[r] as f64);
+        }
+        m.solve(&SolveOptions {
+            relax: true,
+            ..SolveOptions::default()
+        })
+        .unwrap()
+        .objective
+    }
+
+    fn value_of(p: &Mck, v: &[Vec<f64>]) -> f64 {
+        p.items
+            .iter()
+            .zip(v)
+            .map(|(it, x)| {
+                it.choices
+                    .iter()
+                    .zip(x)
+                    .map(|(c, x)| c.weight * x)
+                    .sum::<f64>()
+            })
+            .sum()
+    }
+
+    #[test]
+    fn root_finds_the_exact_multiplier() {
+        // 2 terms of coefficient 1: clamp(1.5 - t) + clamp(0.8 - t) = 1 at t = 0.65.
+        let t = root(&[(1.5, 1.0), (0.8, 1.0)], 1.0, 1.0);
+        assert!((t - 0.65).abs() < 1e-12, "{t}");
+        assert_eq!(root(&[(0.3, 1.0), (0.2, 1.0)], 1.0, 1.0), 0.0);
+        // Weighted: 2 clamp(2 - 2t, 0, 1) = 1 at t = 0.75.
+        assert!((root(&[(2.0, 2.0)], 0.5, 1.0) - 1.5).abs() < 1e-12);
+    }
+
+    #[test]
+    fn ppa_reaches_the_lp_optimum_and_stays_feasible() {
+        for (n, seed, cap, active_set) in [
+            (12, 1, vec![16, 8], false),
+            (40, 2, vec![32, 24, 16], false),
+            (80, 3, vec![64, 64, 32, 16, 8, 8, 8], false),
+            (80, 3, vec![64, 64, 32, 16, 8, 8, 8], true),
+        ] {
+            let p = problem(n, seed, cap);
+            let mut s = ContinualMck::new(PpaSettings {
+                active_set,
+                ..PpaSettings::default()
+            });
+            let keys: Vec<u64> = (0..n as u64).collect();
+            let opt_keys: Vec<Vec<u64>> = p
+                .items
+                .iter()
+                .map(|it| (0..it.choices.len() as u64).collect())
+                .collect();
+            let (v, stats) = s.solve(&p, &keys, &opt_keys).unwrap();
+            let lp = lp_objective(&p);
+            let ours = value_of(&p, &v);
+            assert!(stats.primal_residual <= 1e-4, "{stats:?}");
+            assert!(
+                (ours - lp).abs() <= 1e-3 * lp,
+                "n={n}: PPA {ours} vs LP {lp} ({stats:?})"
+            );
+            let r = p.shim_values(&v, Method::LpShimPlain).unwrap();
+            p.check(&r.pick).unwrap();
+            assert!(r.objective >= 0.9 * lp, "shim keeps most of the LP value");
+        }
+    }
+
+    #[test]
+    fn a_warm_start_after_a_small_change_takes_fewer_sweeps_than_a_cold_one() {
+        let mut p = problem(60, 7, vec![48, 32, 16, 16]);
+        let keys: Vec<u64> = (0..60).collect();
+        let opt_keys: Vec<Vec<u64>> = p
+            .items
+            .iter()
+            .map(|it| (0..it.choices.len() as u64).collect())
+            .collect();
+        let mut warm = ContinualMck::new(PpaSettings::default());
+        warm.solve(&p, &keys, &opt_keys).unwrap();
+        // One job leaves, one arrives (new key), weights drift by 1%.
+        p.items.remove(0);
+        let mut keys2: Vec<u64> = keys[1..].to_vec();
+        let newcomer = problem(1, 99, vec![48, 32, 16, 16]).items.remove(0);
+        p.items.push(newcomer);
+        keys2.push(1000);
+        for (i, it) in p.items.iter_mut().enumerate() {
+            for ch in &mut it.choices {
+                ch.weight *= 1.0 + 0.01 * ((i % 3) as f64 - 1.0);
+            }
+        }
+        let opt2: Vec<Vec<u64>> = p
+            .items
+            .iter()
+            .map(|it| (0..it.choices.len() as u64).collect())
+            .collect();
+        let (vw, sw) = warm.solve(&p, &keys2, &opt2).unwrap();
+        assert_eq!((sw.added, sw.removed), (1, 1));
+        let mut cold = ContinualMck::new(PpaSettings {
+            warm_start: false,
+            ..PpaSettings::default()
+        });
+        let (vc, sc) = cold.solve(&p, &keys2, &opt2).unwrap();
+        assert!(sw.sweeps < sc.sweeps, "warm {sw:?} cold {sc:?}");
+        let lp = lp_objective(&p);
+        for v in [&vw, &vc] {
+            assert!((value_of(&p, v) - lp).abs() <= 1e-3 * lp);
+        }
+    }
+}
