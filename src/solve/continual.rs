@@ -151,10 +151,11 @@ impl ContinualMck {
         }
         stats.vars = cols.len();
         let w_max = cols.iter().map(|c| c.weight).fold(0.0, f64::max);
-        let mut values = vec![Vec::new(); problem.items.len()];
-        for (i, it) in problem.items.iter().enumerate() {
-            values[i] = vec![0.0; it.choices.len()];
-        }
+        let mut values: Vec<Vec<f64>> = problem
+            .items
+            .iter()
+            .map(|it| vec![0.0; it.choices.len()])
+            .collect();
         if cols.is_empty() || w_max <= 0.0 {
             self.remember(item_keys, option_keys, &values, &[], &mut stats);
             return Some((values, stats));
@@ -196,16 +197,16 @@ impl ContinualMck {
         for (j, c) in cols.iter().enumerate() {
             by_item[c.item].push(j);
         }
-        // Active set (spec 2.5): the sweeps see only columns that are positive
-        // or could become so; one at 0 whose value stays at 0 at the current
-        // multipliers sits out until a full pass finds it positive again.
         // The column's value before clamping to [0, 1].
         let value_at = |j: usize, centre: &[f64], bid: &[f64], price: &[f64]| {
             let col = &cols[j];
             centre[j] + eta * (col.weight - bid[col.item] - reduced_cost(col, price))
         };
-        // At first every column that is positive at a zero bid (a new job's
-        // bid guess may be too high; the first sweep corrects it).
+        // With `active_set` (spec 2.5; off by default) the sweeps see only the
+        // columns that are positive or could become so: at first every column
+        // that is positive at a zero bid (a new job's bid guess may be too
+        // high; the first sweep corrects it); one well below 0 sits out until
+        // a full pass finds it positive again. Without it every column is active.
         let zero_bids = vec![0.0; bid.len()];
         let mut active: Vec<bool> = (0..cols.len())
             .map(|j| {

@@ -271,12 +271,10 @@ fn run_fig9a(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<Vec<Fig9R
             if !wanted(opts, *apps, *gpus) {
                 continue;
             }
-            let cluster: Arc<Cluster> = Arc::new(parse_cluster(&format!("v100:{}x4", gpus / 4))?);
-            let gen_set = [("gpus".to_string(), gpus.to_string())];
             let mut secs = Vec::new();
             for seed in FIG9_SEEDS {
-                let trace =
-                    crate::workload::gen::generate("pcs-themis1", Some(*apps), seed, &gen_set)?;
+                let (trace, cluster) = fig9_workload(*apps, *gpus, seed)?;
+                let cluster = Arc::new(cluster);
                 let run = run_policy(&trace, &cluster, &zoo, "pcs", &o, seed, &mut |_| true)?;
                 secs.push(run.wall_s);
             }
@@ -299,6 +297,14 @@ fn run_fig9a(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<Vec<Fig9R
     Ok(rows)
 }
 
+/// A Fig. 9 cell's workload: `apps` apps of workload-1 (`pcs-themis1`) made for a
+/// cluster of `gpus` V100s in 4-GPU nodes, and that cluster.
+fn fig9_workload(apps: usize, gpus: u32, seed: u64) -> Result<(crate::workload::Trace, Cluster)> {
+    let gen_set = [("gpus".to_string(), gpus.to_string())];
+    let trace = crate::workload::gen::generate("pcs-themis1", Some(apps), seed, &gen_set)?;
+    Ok((trace, parse_cluster(&format!("v100:{}x4", gpus / 4))?))
+}
+
 /// Whether a Fig. 9 cell is asked for.
 fn wanted(opts: &Options, apps: usize, gpus: u32) -> bool {
     opts.fig9_cells.is_empty() || opts.fig9_cells.contains(&(apps, gpus))
@@ -316,21 +322,21 @@ fn run_fig9b(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<Vec<Fig9b
         Objective::parse("avg_jct")?,
         Objective::parse("avg_pred_error")?,
     ];
-    let engine = vec![("placement".to_string(), "any".to_string())];
+    // The same engine settings as Fig. 9a (with the user's `--set engine.*`); the
+    // search adds the predictions itself.
+    let engine: Vec<(String, String)> = predicting(&opts.overrides)
+        .remove("engine")
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|(k, _)| k != "predict")
+        .collect();
     let mut rows = Vec::new();
     for (apps, paper) in FIG9B_S {
         for (gpus, paper_s) in FIG9_GPUS.iter().zip(paper) {
             if !wanted(opts, *apps, *gpus) {
                 continue;
             }
-            let gen_set = [("gpus".to_string(), gpus.to_string())];
-            let trace = crate::workload::gen::generate(
-                "pcs-themis1",
-                Some(*apps),
-                FIG9_SEEDS[0],
-                &gen_set,
-            )?;
-            let cluster = parse_cluster(&format!("v100:{}x4", gpus / 4))?;
+            let (trace, cluster) = fig9_workload(*apps, *gpus, FIG9_SEEDS[0])?;
             let problem = WfqProblem::new(
                 trace,
                 cluster,
