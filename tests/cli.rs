@@ -408,7 +408,7 @@ fn reproduce_and_bench_reject_bad_targets() {
     }
     let (_, _, err) = schedlab(&["reproduce", "nosuch"]);
     assert!(
-        err.contains("known: afs, anticipatory, pcs, sia, sts"),
+        err.contains("known: afs, anticipatory, copter, pcs, sia, sts"),
         "{err}"
     );
 }

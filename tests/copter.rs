@@ -179,3 +179,43 @@ fn a_bad_row_names_its_line_and_field() {
     let e = Trace::parse("w.csv", text, None).unwrap_err().to_string();
     assert!(e.contains("line 2") && e.contains("time"), "{e}");
 }
+
+/// `reproduce copter`'s mechanism on a small generated workload (the default run takes
+/// minutes): every method finishes every job, POP's solver time per round is its
+/// slowest part, COpter's JCT stays near LP*'s (the thesis: +2.9%), and the table
+/// prints the thesis's 10k-GPU ratios beside ours.
+#[test]
+fn reproduce_copter_runs_table_4_1_on_a_small_workload() {
+    use schedlab::repro::copter::{reproduce, to_table, Options};
+    let opts = Options {
+        scales: vec![1],
+        methods: vec!["lp-star".into(), "pop-16".into(), "copter".into()],
+        copter_dir: None,
+        jobs: Some(80),
+        overrides: Default::default(),
+        seed: 3,
+    };
+    let rows = reproduce(&opts, &mut |_| {}).unwrap();
+    assert_eq!(rows.len(), 3);
+    for r in &rows {
+        assert_eq!((r.gpus, r.jobs, r.completed), (256, 80, 80), "{}", r.method);
+        assert!(r.solver_p50_s <= r.solver_p99_s && r.solver_p99_s <= r.solver_max_s);
+    }
+    let jct = |m: &str| rows.iter().find(|r| r.method == m).unwrap().avg_jct_h;
+    assert!(
+        jct("copter") <= jct("lp-star") * 1.2,
+        "{} vs {}",
+        jct("copter"),
+        jct("lp-star")
+    );
+    let table = to_table(&rows);
+    assert!(
+        table.contains("thesis /LP*") && table.contains("1.17"),
+        "{table}"
+    );
+    let bad = Options {
+        methods: vec!["simplex".into()],
+        ..opts
+    };
+    assert!(reproduce(&bad, &mut |_| {}).is_err());
+}

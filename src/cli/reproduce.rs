@@ -4,17 +4,18 @@
 use super::write_out;
 use crate::error::{Error, Result};
 use crate::params::split_overrides;
-use crate::repro::{self, afs, anticipatory, pcs, sia, sts};
+use crate::repro::{self, afs, anticipatory, copter, pcs, sia, sts};
 use crate::textio::read_text;
 use crate::workload::Trace;
 use clap::Args;
 
 #[derive(Args)]
 pub struct ReproduceArgs {
-    /// What to reproduce: afs | anticipatory | pcs | sia | sts
+    /// What to reproduce: afs | anticipatory | copter | pcs | sia | sts
     pub target: String,
     /// Jobs per trace: at most this many (afs: default 1000, capped by the
-    /// Philly trace's own count; sia: default the thesis's counts).
+    /// Philly trace's own count; sia: default the thesis's counts; copter: a
+    /// generated workload of this many jobs instead of 4 per GPU per day).
     #[arg(long)]
     pub jobs: Option<usize>,
     /// afs: trace ids to run, comma-separated (default: all). sia: traces
@@ -26,6 +27,7 @@ pub struct ReproduceArgs {
     /// sia: parts to run, comma-separated: hetero, homog, ftf, scale (default: all).
     /// pcs: `fig9` adds the §6.6 microbenchmark of one simulation's time (Fig. 9a, seconds),
     /// `fig9b` the whole search's time per cell (Fig. 9b, about half an hour on 2 cores).
+    /// copter: solver methods, comma-separated: lp-star, pop-16, copter (default: all).
     #[arg(long)]
     pub sections: Option<String>,
     /// sia: cluster sizes of the runtime sweep, comma-separated multiples of 64.
@@ -67,8 +69,13 @@ pub struct ReproduceArgs {
     #[arg(long, value_name = "DIR")]
     pub pcs_dir: Option<String>,
     /// sts: cluster sizes in nodes, comma-separated (default 10,30,50; the paper: 10 to 100).
+    /// copter: cluster scales N of copter-256xN (256 N GPUs; default 2; 40 is the thesis's
+    /// 10k GPUs, hours per method).
     #[arg(long)]
     pub sizes: Option<String>,
+    /// copter: the COpter artifact's data (workloads/); default ../shared/data/copter when it exists.
+    #[arg(long, value_name = "DIR")]
+    pub copter_dir: Option<String>,
     /// sts: instances (seeds) per scenario (the paper: 3). anticipatory:
     /// seeds per synthetic configuration.
     #[arg(long, default_value_t = 2)]
@@ -191,6 +198,7 @@ pub fn reproduce(a: ReproduceArgs) -> Result<()> {
         }
         "sia" => reproduce_sia(&a),
         "pcs" => reproduce_pcs(&a),
+        "copter" => reproduce_copter(&a),
         "sts" => reproduce_sts(&a),
         "anticipatory" => reproduce_anticipatory(&a),
         other => Err(Error::config(format!(
@@ -374,6 +382,60 @@ fn reproduce_sts(a: &ReproduceArgs) -> Result<()> {
         report_json(&report, &report.targets)?
     } else {
         sts::to_table(&report)
+    };
+    write_out(a.out.as_deref(), &text)
+}
+
+/// `reproduce copter`: thesis Table 4.1's structure at the scales asked for.
+fn reproduce_copter(a: &ReproduceArgs) -> Result<()> {
+    let scales = a
+        .sizes
+        .as_deref()
+        .unwrap_or("2")
+        .split(',')
+        .map(|x| {
+            x.trim()
+                .parse::<u32>()
+                .ok()
+                .filter(|n| (1..=400).contains(n))
+                .ok_or_else(|| Error::config(format!("--sizes: '{x}' is not a scale 1..400")))
+        })
+        .collect::<Result<Vec<u32>>>()?;
+    let methods = a
+        .sections
+        .as_deref()
+        .unwrap_or("lp-star,pop-16,copter")
+        .split(',')
+        .map(|x| x.trim().to_string())
+        .collect();
+    let default_dir = "../shared/data/copter";
+    let opts = copter::Options {
+        scales,
+        methods,
+        copter_dir: a.copter_dir.clone().or_else(|| {
+            std::path::Path::new(default_dir)
+                .exists()
+                .then(|| default_dir.to_string())
+        }),
+        jobs: a.jobs,
+        overrides: split_overrides(&a.set)?,
+        seed: a.seed,
+    };
+    let rows = copter::reproduce(&opts, &mut progress(a.quiet))?;
+    let text = if a.format == "json" {
+        let thesis: Vec<serde_json::Value> = copter::THESIS_10K
+            .iter()
+            .map(|(m, jct, makespan, p99)| {
+                serde_json::json!({ "method": m, "avg_jct_h": jct, "makespan_h": makespan, "solver_p99_s": p99 })
+            })
+            .collect();
+        serde_json::to_string_pretty(
+            &serde_json::json!({ "report": rows, "thesis_10k_gpus": thesis }),
+        )
+        .map(|t| t + "\n")
+        .map_err(|e| Error::Internal(e.to_string()))?
+    } else {
+        copter::to_table(&rows)
     };
     write_out(a.out.as_deref(), &text)
 }

@@ -4,6 +4,7 @@
 
 pub mod afs;
 pub mod anticipatory;
+pub mod copter;
 pub mod pcs;
 pub mod sia;
 pub mod sts;
@@ -17,6 +18,10 @@ pub const TARGETS: &[(&str, &str)] = &[
     (
         "anticipatory",
         "Anticipatory pool sharing (the paper's \"SIA\"): the Fig 1 example exactly, the synthetic comparison of Fig 5 over the Appendix C variants, the predictor ablations (Fig 15a), the oracle MILP on tiny traces (Fig 15b), the noisy predictors' accuracy (Tables 10 / 20) and Table 17 on a Helios-like workload, beside the paper's stated results",
+    ),
+    (
+        "copter",
+        "COpter (thesis ch. 4): Table 4.1's structure (Sia with LP*, POP-16 and COpter's continual solver: avg JCT, makespan, solver seconds per round) on the COpter cluster at a scale, on the authors' workload files when given, beside the thesis's 10k-GPU rows as ratios to LP*",
     ),
     (
         "pcs",
