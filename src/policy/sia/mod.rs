@@ -20,6 +20,7 @@
 mod configs;
 mod insight;
 mod placer;
+mod solver;
 mod weights;
 
 pub use configs::{configurations, Config, NodeCap};
@@ -31,8 +32,7 @@ use crate::error::{Error, Result};
 use crate::params::{ParamSpec, Params};
 use crate::perf::goodput::ProfilingMode;
 use crate::sim::{Decision, View};
-use crate::solve::{solve_pop, Choice, ContinualMck, Item, Mck, Method, PpaSettings};
-use crate::workload::sample::keyed_uniform;
+use crate::solve::{Choice, ContinualMck, Item, Mck, PpaSettings};
 use crate::workload::Adaptivity;
 use std::collections::VecDeque;
 
@@ -359,68 +359,7 @@ impl Policy for Sia {
                 .collect(),
             capacity: kinds.iter().map(|k| view.cluster.gpus_of(*k)).collect(),
         };
-        let vars: usize = rows.iter().map(|r| r.configs.len()).sum();
-        let auto = |vars: usize| {
-            if vars <= self.exact_max_vars {
-                Method::Exact
-            } else {
-                Method::LpShim
-            }
-        };
-        let method = match self.solver.as_str() {
-            "exact" => Method::Exact,
-            "lp-shim" => Method::LpShim,
-            "lp-star" => Method::LpShimPlain,
-            "greedy" => Method::Greedy,
-            _ => auto(vars),
-        };
-        let result = if self.solver == "copter" {
-            let t0 = web_time::Instant::now();
-            let item_keys: Vec<u64> = rows.iter().map(|r| r.job as u64).collect();
-            let option_keys: Vec<Vec<u64>> = problem
-                .items
-                .iter()
-                .zip(&rows)
-                .map(|(it, r)| {
-                    it.choices
-                        .iter()
-                        .zip(&r.configs)
-                        .map(|(ch, c)| {
-                            let kind = ch.usage.first().map_or(0, |u| u.0 as u64);
-                            kind << 48 | (c.nodes as u64) << 24 | c.gpus as u64
-                        })
-                        .collect()
-                })
-                .collect();
-            let answer = self
-                .continual
-                .solve(&problem, &item_keys, &option_keys)
-                .ok_or_else(|| "forced options exceed the capacity".to_string())
-                .and_then(|(values, _)| problem.shim_values(&values, Method::LpShimPlain));
-            let result = answer.unwrap_or_else(|why| {
-                let mut r = problem.solve(Method::LpShim, self.node_limit);
-                r.fallback = Some(format!("COpter solver failed ({why}); LP + shim answered"));
-                r
-            });
-            out.solver_s = t0.elapsed().as_secs_f64();
-            result
-        } else if self.solver == "pop" {
-            // Each job's part is drawn once from the seed and the job (POP's random
-            // assignment, kept for the job's life: no reshuffle between rounds).
-            let part_of: Vec<usize> = rows
-                .iter()
-                .map(|r| (keyed_uniform(self.seed, &[r.job as u64]) * self.pop_k as f64) as usize)
-                .collect();
-            let pop = solve_pop(&problem, self.pop_k, &part_of, auto, self.node_limit);
-            out.solver_s = pop.total_s;
-            out.solver_slowest_part_s = Some(pop.slowest_part_s);
-            pop.result
-        } else {
-            let t0 = web_time::Instant::now();
-            let result = problem.solve(method, self.node_limit);
-            out.solver_s = t0.elapsed().as_secs_f64();
-            result
-        };
+        let result = self.solve_round(&problem, &rows, out);
         out.fallback = result.fallback.clone();
         let targets: Vec<placer::Target> = rows
             .iter()

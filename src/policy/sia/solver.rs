@@ -1,0 +1,87 @@
+//! How Sia solves a round's problem (`sia.solver`): the exact method, LP + shim,
+//! the thesis's LP*, POP-K or COpter's continual solver (docs/COPTER.md), each
+//! timed into the round's `Decision` (POP also its slowest part).
+
+use super::{Row, Sia};
+use crate::sim::Decision;
+use crate::solve::{solve_pop, Mck, MckResult, Method};
+use crate::workload::sample::keyed_uniform;
+
+impl Sia {
+    /// The round's pick, by the configured method; every answer is checked.
+    pub(super) fn solve_round(
+        &mut self,
+        problem: &Mck,
+        rows: &[Row],
+        out: &mut Decision,
+    ) -> MckResult {
+        let exact_max_vars = self.exact_max_vars;
+        let auto = move |vars: usize| {
+            if vars <= exact_max_vars {
+                Method::Exact
+            } else {
+                Method::LpShim
+            }
+        };
+        let t0 = web_time::Instant::now();
+        let result = match self.solver.as_str() {
+            "copter" => self.continual_round(problem, rows),
+            "pop" => {
+                // Each job's part is drawn once from the seed and the job (POP's random
+                // assignment, kept for the job's life: no reshuffle between rounds).
+                let part_of: Vec<usize> = rows
+                    .iter()
+                    .map(|r| {
+                        (keyed_uniform(self.seed, &[r.job as u64]) * self.pop_k as f64) as usize
+                    })
+                    .collect();
+                let pop = solve_pop(problem, self.pop_k, &part_of, auto, self.node_limit);
+                out.solver_s = pop.total_s;
+                out.solver_slowest_part_s = Some(pop.slowest_part_s);
+                return pop.result;
+            }
+            other => {
+                let method = match other {
+                    "exact" => Method::Exact,
+                    "lp-shim" => Method::LpShim,
+                    "lp-star" => Method::LpShimPlain,
+                    "greedy" => Method::Greedy,
+                    _ => auto(rows.iter().map(|r| r.configs.len()).sum()),
+                };
+                problem.solve(method, self.node_limit)
+            }
+        };
+        out.solver_s = t0.elapsed().as_secs_f64();
+        result
+    }
+
+    /// COpter: the continual LP solver (state kept by job and configuration)
+    /// and the thesis shim; LP + shim answers if it fails, and says so.
+    fn continual_round(&mut self, problem: &Mck, rows: &[Row]) -> MckResult {
+        let item_keys: Vec<u64> = rows.iter().map(|r| r.job as u64).collect();
+        let option_keys: Vec<Vec<u64>> = problem
+            .items
+            .iter()
+            .zip(rows)
+            .map(|(it, r)| {
+                it.choices
+                    .iter()
+                    .zip(&r.configs)
+                    .map(|(ch, c)| {
+                        let kind = ch.usage.first().map_or(0, |u| u.0 as u64);
+                        kind << 48 | (c.nodes as u64) << 24 | c.gpus as u64
+                    })
+                    .collect()
+            })
+            .collect();
+        self.continual
+            .solve(problem, &item_keys, &option_keys)
+            .ok_or_else(|| "forced options exceed the capacity".to_string())
+            .and_then(|(values, _)| problem.shim_values(&values, Method::LpShimPlain))
+            .unwrap_or_else(|why| {
+                let mut r = problem.solve(Method::LpShim, self.node_limit);
+                r.fallback = Some(format!("COpter solver failed ({why}); LP + shim answered"));
+                r
+            })
+    }
+}
