@@ -10,6 +10,7 @@
 
 use crate::cluster::parse_cluster;
 use crate::error::{Error, Result};
+use crate::num::percentile_sorted;
 use crate::perf::ModelZoo;
 use crate::report::{run_policy, Overrides};
 use crate::textio::read_text;
@@ -93,15 +94,6 @@ fn workload(opts: &Options, scale: u32) -> Result<(String, Trace)> {
     ))
 }
 
-/// Nearest-rank percentile of sorted values.
-fn percentile(sorted: &[f64], p: f64) -> f64 {
-    if sorted.is_empty() {
-        return 0.0;
-    }
-    let rank = ((p * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
-    sorted[rank - 1]
-}
-
 pub fn reproduce(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<Vec<Row>> {
     let zoo = Arc::new(ModelZoo::builtin());
     let mut rows = Vec::new();
@@ -138,8 +130,8 @@ pub fn reproduce(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<Vec<R
                 completed: run.metrics.completed,
                 avg_jct_h: run.metrics.avg_jct_s / 3600.0,
                 makespan_h: run.metrics.makespan_s / 3600.0,
-                solver_p50_s: percentile(&solver, 0.5),
-                solver_p99_s: percentile(&solver, 0.99),
+                solver_p50_s: percentile_sorted(&solver, 0.5),
+                solver_p99_s: percentile_sorted(&solver, 0.99),
                 solver_max_s: solver.last().copied().unwrap_or(0.0),
                 wall_s: run.wall_s,
             };
@@ -209,14 +201,6 @@ pub fn to_table(rows: &[Row]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn percentiles_are_nearest_rank() {
-        let v: Vec<f64> = (1..=100).map(f64::from).collect();
-        assert_eq!(percentile(&v, 0.5), 50.0);
-        assert_eq!(percentile(&v, 0.99), 99.0);
-        assert_eq!(percentile(&[], 0.5), 0.0);
-    }
 
     #[test]
     fn the_authors_files_are_matched_by_scale_only() {
