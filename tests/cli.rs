@@ -382,6 +382,18 @@ fn reproduce_and_bench_reject_bad_targets() {
         &["reproduce", "sia", "--sections", "hetero,tables"],
         &["reproduce", "sia", "--traces", "0"],
         &["reproduce", "sia", "--scale-gpus", "100"],
+        &["reproduce", "copter", "--sizes", "none", "--scaling", "0"],
+        &[
+            "reproduce",
+            "copter",
+            "--sizes",
+            "none",
+            "--scaling",
+            "1",
+            "--hours",
+            "30",
+        ],
+        &["reproduce", "sts", "--sizes", "5000"],
         &[
             "reproduce",
             "sia",

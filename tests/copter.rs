@@ -199,7 +199,7 @@ fn reproduce_copter_runs_table_4_1_on_a_small_workload() {
     assert_eq!(rows.len(), 3);
     for r in &rows {
         assert_eq!((r.gpus, r.jobs, r.completed), (256, 80, 80), "{}", r.method);
-        assert!(r.solver_p50_s <= r.solver_p99_s && r.solver_p99_s <= r.solver_max_s);
+        assert!(r.solver.p50_s <= r.solver.p99_s && r.solver.p99_s <= r.solver.max_s);
     }
     let jct = |m: &str| rows.iter().find(|r| r.method == m).unwrap().avg_jct_h;
     assert!(
@@ -218,4 +218,49 @@ fn reproduce_copter_runs_table_4_1_on_a_small_workload() {
         ..opts
     };
     assert!(reproduce(&bad, &mut |_| {}).is_err());
+}
+
+/// Solver time against cluster size: the measured window holds only rounds
+/// after the warm-up, every round reports its problem's size, the problem
+/// grows with the cluster, and a window outside (0, 24] h is refused.
+#[test]
+fn copter_scaling_measures_rounds_after_the_warm_up_at_each_size() {
+    use schedlab::repro::copter::{scaling, scaling_table, Options, SCALING_WARMUP_H};
+    let opts = Options {
+        scales: vec![],
+        methods: vec!["lp-star".into(), "copter".into()],
+        copter_dir: None,
+        jobs: None,
+        overrides: Default::default(),
+        seed: 1,
+    };
+    let hours = 0.25;
+    let rows = scaling(&opts, &[1, 2], hours, &mut |_| {}).unwrap();
+    assert_eq!(rows.len(), 4);
+    for r in &rows {
+        // 60-s rounds over the window (a round may land on either end).
+        let want = (hours * 60.0) as usize;
+        assert!(
+            r.rounds.abs_diff(want) <= 1,
+            "{}: {} rounds",
+            r.method,
+            r.rounds
+        );
+        assert!(r.vars_p50 > 0.0 && r.jobs > 0);
+        assert!(r.solver.p50_s <= r.solver.p99_s && r.solver.p99_s <= r.solver.max_s);
+    }
+    let at = |gpus: u32, m: &str| {
+        rows.iter()
+            .find(|r| r.gpus == gpus && r.method == m)
+            .unwrap()
+    };
+    assert!(at(512, "lp-star").vars_p50 > at(256, "lp-star").vars_p50);
+    assert!(at(512, "lp-star").jobs > at(256, "lp-star").jobs);
+    let table = scaling_table(&rows, hours);
+    assert!(
+        table.contains(&format!("after {SCALING_WARMUP_H} h")),
+        "{table}"
+    );
+    assert!(scaling(&opts, &[1], 0.0, &mut |_| {}).is_err());
+    assert!(scaling(&opts, &[1], 25.0, &mut |_| {}).is_err());
 }

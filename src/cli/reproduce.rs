@@ -70,9 +70,17 @@ pub struct ReproduceArgs {
     pub pcs_dir: Option<String>,
     /// sts: cluster sizes in nodes, comma-separated (default 10,30,50; the paper: 10 to 100).
     /// copter: cluster scales N of copter-256xN (256 N GPUs; default 2; 40 is the thesis's
-    /// 10k GPUs, hours per method).
+    /// 10k GPUs, hours per method; `none` runs only --scaling).
     #[arg(long)]
     pub sizes: Option<String>,
+    /// copter: also measure solver time against cluster size at these scales N of
+    /// copter-256xN (e.g. 1,2,5,10; 40 = 10k GPUs), over --hours after an hour of a
+    /// generated workload.
+    #[arg(long)]
+    pub scaling: Option<String>,
+    /// copter --scaling: hours whose rounds are measured, after one hour of warm-up.
+    #[arg(long, default_value_t = 1.0)]
+    pub hours: f64,
     /// copter: the COpter artifact's data (workloads/); default ../shared/data/copter when it exists.
     #[arg(long, value_name = "DIR")]
     pub copter_dir: Option<String>,
@@ -348,20 +356,24 @@ fn reproduce_pcs(a: &ReproduceArgs) -> Result<()> {
     write_out(a.out.as_deref(), &text)
 }
 
+/// A comma-separated list of whole numbers in 1..=max for option `flag`; an
+/// entry out of range is an error saying what it should be (`what 1..max`).
+fn counts(flag: &str, text: &str, max: u32, what: &str) -> Result<Vec<u32>> {
+    text.split(',')
+        .map(|x| {
+            x.trim()
+                .parse::<u32>()
+                .ok()
+                .filter(|n| (1..=max).contains(n))
+                .ok_or_else(|| Error::config(format!("{flag}: '{x}' is not {what} 1..{max}")))
+        })
+        .collect()
+}
+
 /// `reproduce sts`: Figs. 4-7 on generated STS workloads.
 fn reproduce_sts(a: &ReproduceArgs) -> Result<()> {
     let nodes = |text: &str, what: &str| -> Result<Vec<u32>> {
-        text.split(',')
-            .map(|x| {
-                x.trim()
-                    .parse::<u32>()
-                    .ok()
-                    .filter(|n| (1..=1000).contains(n))
-                    .ok_or_else(|| {
-                        Error::config(format!("--{what}: '{x}' is not a node count 1..1000"))
-                    })
-            })
-            .collect()
+        counts(&format!("--{what}"), text, 1000, "a node count")
     };
     let opts = sts::Options {
         sizes: nodes(a.sizes.as_deref().unwrap_or("10,30,50"), "sizes")?,
@@ -388,19 +400,17 @@ fn reproduce_sts(a: &ReproduceArgs) -> Result<()> {
 
 /// `reproduce copter`: thesis Table 4.1's structure at the scales asked for.
 fn reproduce_copter(a: &ReproduceArgs) -> Result<()> {
-    let scales = a
-        .sizes
-        .as_deref()
-        .unwrap_or("2")
-        .split(',')
-        .map(|x| {
-            x.trim()
-                .parse::<u32>()
-                .ok()
-                .filter(|n| (1..=400).contains(n))
-                .ok_or_else(|| Error::config(format!("--sizes: '{x}' is not a scale 1..400")))
-        })
-        .collect::<Result<Vec<u32>>>()?;
+    let parse_scales = |flag: &str, list: &str| -> Result<Vec<u32>> {
+        if list.trim() == "none" {
+            return Ok(Vec::new());
+        }
+        counts(flag, list, 400, "a scale")
+    };
+    let scales = parse_scales("--sizes", a.sizes.as_deref().unwrap_or("2"))?;
+    let scaling_scales = match &a.scaling {
+        Some(s) => parse_scales("--scaling", s)?,
+        None => Vec::new(),
+    };
     let methods = a
         .sections
         .as_deref()
@@ -422,6 +432,11 @@ fn reproduce_copter(a: &ReproduceArgs) -> Result<()> {
         seed: a.seed,
     };
     let rows = copter::reproduce(&opts, &mut progress(a.quiet))?;
+    let scaling = if scaling_scales.is_empty() {
+        Vec::new()
+    } else {
+        copter::scaling(&opts, &scaling_scales, a.hours, &mut progress(a.quiet))?
+    };
     let text = if a.format == "json" {
         let thesis: Vec<serde_json::Value> = copter::THESIS_10K
             .iter()
@@ -430,12 +445,23 @@ fn reproduce_copter(a: &ReproduceArgs) -> Result<()> {
             })
             .collect();
         serde_json::to_string_pretty(
-            &serde_json::json!({ "report": rows, "thesis_10k_gpus": thesis }),
+            &serde_json::json!({ "report": rows, "thesis_10k_gpus": thesis, "scaling": scaling }),
         )
         .map(|t| t + "\n")
         .map_err(|e| Error::Internal(e.to_string()))?
     } else {
-        copter::to_table(&rows)
+        let mut text = if rows.is_empty() {
+            String::new()
+        } else {
+            copter::to_table(&rows)
+        };
+        if !scaling.is_empty() {
+            if !text.is_empty() {
+                text.push('\n');
+            }
+            text.push_str(&copter::scaling_table(&scaling, a.hours));
+        }
+        text
     };
     write_out(a.out.as_deref(), &text)
 }

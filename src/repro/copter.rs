@@ -58,10 +58,20 @@ pub struct Row {
     pub completed: usize,
     pub avg_jct_h: f64,
     pub makespan_h: f64,
-    pub solver_p50_s: f64,
-    pub solver_p99_s: f64,
-    pub solver_max_s: f64,
+    #[serde(flatten)]
+    pub solver: SolverTimes,
     pub wall_s: f64,
+}
+
+/// Solver seconds per round over a run: p50, p99 and max (POP: its slowest part).
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct SolverTimes {
+    #[serde(rename = "solver_p50_s")]
+    pub p50_s: f64,
+    #[serde(rename = "solver_p99_s")]
+    pub p99_s: f64,
+    #[serde(rename = "solver_max_s")]
+    pub max_s: f64,
 }
 
 /// The authors' workload of the scale's size, if it is there: 2k jobs for 512 GPUs,
@@ -94,6 +104,40 @@ fn workload(opts: &Options, scale: u32) -> Result<(String, Trace)> {
     ))
 }
 
+/// The overrides of a run of Sia with `method` (a name of [`METHODS`]).
+fn method_overrides(opts: &Options, method: &str) -> Result<crate::report::Overrides> {
+    let sets = METHODS
+        .iter()
+        .find(|(m, _)| *m == method)
+        .ok_or_else(|| {
+            Error::config(format!(
+                "copter method '{method}': expected lp-star, pop-16 or copter"
+            ))
+        })?
+        .1;
+    let mut o = opts.overrides.clone();
+    o.entry("sia".into())
+        .or_default()
+        .extend(sets.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+    Ok(o)
+}
+
+/// A run's solver seconds per round (POP: its slowest part).
+fn solver_times(run: &crate::report::PolicyRun) -> SolverTimes {
+    let mut solver: Vec<f64> = run
+        .outcome
+        .rounds
+        .iter()
+        .map(|r| r.solver_slowest_part_s.unwrap_or(r.solver_s))
+        .collect();
+    crate::sorting::sort_by(&mut solver, |a, b| a.total_cmp(b));
+    SolverTimes {
+        p50_s: percentile_sorted(&solver, 0.5),
+        p99_s: percentile_sorted(&solver, 0.99),
+        max_s: solver.last().copied().unwrap_or(0.0),
+    }
+}
+
 pub fn reproduce(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<Vec<Row>> {
     let zoo = Arc::new(ModelZoo::builtin());
     let mut rows = Vec::new();
@@ -101,27 +145,8 @@ pub fn reproduce(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<Vec<R
         let cluster = Arc::new(parse_cluster(&format!("copter-256x{scale}"))?);
         let (name, trace) = workload(opts, scale)?;
         for method in &opts.methods {
-            let sets = METHODS
-                .iter()
-                .find(|(m, _)| m == method)
-                .ok_or_else(|| {
-                    Error::config(format!(
-                        "copter method '{method}': expected lp-star, pop-16 or copter"
-                    ))
-                })?
-                .1;
-            let mut o = opts.overrides.clone();
-            o.entry("sia".into())
-                .or_default()
-                .extend(sets.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+            let o = method_overrides(opts, method)?;
             let run = run_policy(&trace, &cluster, &zoo, "sia", &o, opts.seed, &mut |_| true)?;
-            let mut solver: Vec<f64> = run
-                .outcome
-                .rounds
-                .iter()
-                .map(|r| r.solver_slowest_part_s.unwrap_or(r.solver_s))
-                .collect();
-            crate::sorting::sort_by(&mut solver, |a, b| a.total_cmp(b));
             let row = Row {
                 gpus: cluster.total_gpus,
                 workload: name.clone(),
@@ -130,19 +155,139 @@ pub fn reproduce(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<Vec<R
                 completed: run.metrics.completed,
                 avg_jct_h: run.metrics.avg_jct_s / 3600.0,
                 makespan_h: run.metrics.makespan_s / 3600.0,
-                solver_p50_s: percentile_sorted(&solver, 0.5),
-                solver_p99_s: percentile_sorted(&solver, 0.99),
-                solver_max_s: solver.last().copied().unwrap_or(0.0),
+                solver: solver_times(&run),
                 wall_s: run.wall_s,
             };
             progress(&format!(
                 "copter {} GPUs {method}: avg JCT {:.2} h, solver p99 {:.3} s, {:.0} s",
-                row.gpus, row.avg_jct_h, row.solver_p99_s, row.wall_s
+                row.gpus, row.avg_jct_h, row.solver.p99_s, row.wall_s
             ));
             rows.push(row);
         }
     }
     Ok(rows)
+}
+
+/// Solver time against cluster size: one method at one size over the first hours
+/// of a generated workload (the thesis's Fig. 4.5 question: how the round's
+/// solve grows with the cluster).
+#[derive(Debug, Clone, Serialize)]
+pub struct ScalingRow {
+    pub gpus: u32,
+    pub method: String,
+    /// Jobs that arrived by the end of the window.
+    pub jobs: usize,
+    /// Rounds in the window.
+    pub rounds: usize,
+    /// Median variables of a round's problem.
+    pub vars_p50: f64,
+    #[serde(flatten)]
+    pub solver: SolverTimes,
+    pub wall_s: f64,
+}
+
+/// Hours run before the scaling window, so that it measures a loaded cluster
+/// rather than the first jobs arriving on an empty one.
+pub const SCALING_WARMUP_H: f64 = 1.0;
+
+/// Sia with each of `opts.methods` at each scale of `scales`: the rounds of
+/// `hours` after [`SCALING_WARMUP_H`] of a generated workload of 4 jobs per
+/// GPU per day (`copter-pai`; `opts.jobs` and the authors' files do not apply).
+pub fn scaling(
+    opts: &Options,
+    scales: &[u32],
+    hours: f64,
+    progress: &mut dyn FnMut(&str),
+) -> Result<Vec<ScalingRow>> {
+    if !(hours > 0.0 && hours <= 24.0) {
+        return Err(Error::config(format!(
+            "copter scaling: --hours {hours} is not in (0, 24]"
+        )));
+    }
+    let zoo = Arc::new(ModelZoo::builtin());
+    let mut rows = Vec::new();
+    for &scale in scales {
+        let cluster = Arc::new(parse_cluster(&format!("copter-256x{scale}"))?);
+        let trace = generate("copter-pai", Some(4 * 256 * scale as usize), opts.seed, &[])?;
+        let (from, to) = (
+            SCALING_WARMUP_H * 3600.0,
+            (SCALING_WARMUP_H + hours) * 3600.0,
+        );
+        let jobs = trace.jobs.iter().filter(|j| j.arrival <= to).count();
+        for method in &opts.methods {
+            let mut o = method_overrides(opts, method)?;
+            o.entry("engine".into())
+                .or_default()
+                .push(("max_days".into(), format!("{}", to / 86_400.0)));
+            let mut run = run_policy(&trace, &cluster, &zoo, "sia", &o, opts.seed, &mut |_| true)?;
+            run.outcome.rounds.retain(|r| r.t >= from);
+            let mut vars: Vec<f64> = run
+                .outcome
+                .rounds
+                .iter()
+                .filter_map(|r| r.solver_vars.map(f64::from))
+                .collect();
+            crate::sorting::sort_by(&mut vars, |a, b| a.total_cmp(b));
+            let row = ScalingRow {
+                gpus: cluster.total_gpus,
+                method: method.clone(),
+                jobs,
+                rounds: run.outcome.rounds.len(),
+                vars_p50: percentile_sorted(&vars, 0.5),
+                solver: solver_times(&run),
+                wall_s: run.wall_s,
+            };
+            progress(&format!(
+                "copter scaling {} GPUs {method}: {} rounds, solver p50 {:.4} s, {:.0} s",
+                row.gpus, row.rounds, row.solver.p50_s, row.wall_s
+            ));
+            rows.push(row);
+        }
+    }
+    Ok(rows)
+}
+
+/// The scaling rows as a table, each size's solver times also as a ratio to
+/// the smallest size's for the same method.
+pub fn scaling_table(rows: &[ScalingRow], hours: f64) -> String {
+    let mut out = format!(
+        "Solver time against cluster size: Sia's rounds over {hours} h after {SCALING_WARMUP_H} h of a\n\
+         generated workload (copter-pai, 4 jobs per GPU per day); jobs = arrivals up to the end;\n\
+         seconds per round (POP: slowest part).\n\n"
+    );
+    let mut t = vec![vec![
+        "GPUs".to_string(),
+        "method".into(),
+        "jobs".into(),
+        "rounds".into(),
+        "vars p50".into(),
+        "solver p50 s".into(),
+        "p99 s".into(),
+        "max s".into(),
+        "p50 / smallest".into(),
+        "wall s".into(),
+    ]];
+    for r in rows {
+        let first = rows.iter().find(|x| x.method == r.method);
+        t.push(vec![
+            r.gpus.to_string(),
+            r.method.clone(),
+            r.jobs.to_string(),
+            r.rounds.to_string(),
+            format!("{:.0}", r.vars_p50),
+            format!("{:.4}", r.solver.p50_s),
+            format!("{:.4}", r.solver.p99_s),
+            format!("{:.4}", r.solver.max_s),
+            first
+                .filter(|f| f.solver.p50_s > 0.0)
+                .map_or("-".into(), |f| {
+                    format!("{:.1}", r.solver.p50_s / f.solver.p50_s)
+                }),
+            format!("{:.0}", r.wall_s),
+        ]);
+    }
+    out.push_str(&super::table(&t));
+    out
 }
 
 /// Ours beside Table 4.1's 10k-GPU rows, each with its ratio to LP* at the same size.
@@ -183,10 +328,10 @@ pub fn to_table(rows: &[Row]) -> String {
             ratio(r.avg_jct_h, lp.map(|x| x.avg_jct_h)),
             th.map_or("-".into(), |t| format!("{:.2}", t.1 / thesis_lp.1)),
             format!("{:.1}", r.makespan_h),
-            format!("{:.4}", r.solver_p50_s),
-            format!("{:.4}", r.solver_p99_s),
-            format!("{:.4}", r.solver_max_s),
-            ratio(r.solver_p99_s, lp.map(|x| x.solver_p99_s)),
+            format!("{:.4}", r.solver.p50_s),
+            format!("{:.4}", r.solver.p99_s),
+            format!("{:.4}", r.solver.max_s),
+            ratio(r.solver.p99_s, lp.map(|x| x.solver.p99_s)),
             th.map_or("-".into(), |t| format!("{:.3}", t.3 / thesis_lp.3)),
             format!("{:.0}", r.wall_s),
         ]);

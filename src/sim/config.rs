@@ -25,7 +25,21 @@ pub const ENGINE_PARAMS: &[ParamSpec] = &[
     ParamSpec::float("switch_s", "0.004", 0.0, 3600.0, "coddl: seconds to update the communication stack when GPUs join or leave (about 4 ms in CoDDL)"),
     ParamSpec::choice("measure", "perfect", &["perfect", "overestimate"], "Throughput knowledge of elastic policies. perfect: the true curves (the paper's simulator). overestimate: CoDDL's 'overestimate first, re-adjust later' (AFS §4.5): a job is believed linear and capped at its fair share until measured; it is measured on its share after measure_s, then extrapolated linearly above it, and the policy re-runs"),
     ParamSpec::float("measure_s", "30", 0.0, 86_400.0, "measure=overestimate: seconds of training on a new share before its throughput is known"),
+    ParamSpec::choice("scheduler_delay", "none", &["none", "measured", "fixed"], "When a policy's decision takes effect (the COpter simulator's --simulate-scheduler-delay). none: at once. measured: after the call's wall-clock time (build, solve and shim; POP's parts counted as run in parallel) x scheduler_delay_scale, so results depend on the machine. fixed: after scheduler_delay_s. Meanwhile jobs keep their old GPUs, and the next round starts that much later"),
+    ParamSpec::float("scheduler_delay_s", "0", 0.0, 86_400.0, "scheduler_delay=fixed: seconds between a policy call and its decision taking effect"),
+    ParamSpec::float("scheduler_delay_scale", "1", 0.0, 1e6, "scheduler_delay=measured: multiplies the measured time (e.g. to model a slower or faster scheduler machine)"),
 ];
+
+/// When a policy's decision takes effect (`scheduler_delay`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum SchedulerDelay {
+    /// At the call's simulated time.
+    None,
+    /// After the call's measured wall-clock seconds times this scale.
+    Measured(f64),
+    /// After this many seconds.
+    Fixed(f64),
+}
 
 /// How share changes are charged.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,6 +76,8 @@ pub struct EngineConfig {
     /// Throughput learnt by measurement ("overestimate first").
     pub measure: bool,
     pub measure_s: f64,
+    /// When decisions take effect.
+    pub scheduler_delay: SchedulerDelay,
     /// Predict completions at arrivals (`predict`), sampling arrivals with
     /// probability min(1, predict_max / jobs).
     pub predict: bool,
@@ -108,6 +124,11 @@ impl EngineConfig {
             switch_s: p.f64("switch_s"),
             measure: p.text("measure") == "overestimate",
             measure_s: p.f64("measure_s"),
+            scheduler_delay: match p.text("scheduler_delay") {
+                "measured" => SchedulerDelay::Measured(p.f64("scheduler_delay_scale")),
+                "fixed" => SchedulerDelay::Fixed(p.f64("scheduler_delay_s")),
+                _ => SchedulerDelay::None,
+            },
             length_noise: p.f64("length_noise"),
             idle_price: p.f64("idle_price"),
             early_stop: p.bool("early_stop"),

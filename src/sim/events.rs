@@ -17,6 +17,9 @@ pub enum EventKind {
     Reconfig { job: u32, token: u32 },
     /// Measurement mode: the job's throughput on `gpus` GPUs is now known.
     Measured { job: u32, token: u32, gpus: u32 },
+    /// A decision held back by the scheduler delay takes effect (if `token`
+    /// is still the pending one).
+    Decision { token: u64 },
 }
 
 #[derive(Debug, Clone, Copy)]

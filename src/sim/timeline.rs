@@ -113,7 +113,7 @@ impl Timeline {
 #[derive(Debug, Clone, Serialize)]
 pub struct RoundStat {
     pub t: f64,
-    /// GPUs held after the decision.
+    /// GPUs held after the decision (see `delay_s`).
     pub busy_gpus: u32,
     pub running: u32,
     pub waiting: u32,
@@ -125,6 +125,15 @@ pub struct RoundStat {
     /// The slowest part's seconds, for solvers of independent parts (POP).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub solver_slowest_part_s: Option<f64>,
+    /// The problem's variables and, for a warm-started solver, those that moved.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub solver_vars: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub solver_changed_vars: Option<u32>,
+    /// Simulated seconds before the decision took effect (`engine.scheduler_delay`);
+    /// `busy_gpus` and `running` are then as of the call, before it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub delay_s: Option<f64>,
     /// Why the policy fell back, if it did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fallback: Option<String>,

@@ -369,6 +369,10 @@ pub struct Decision {
     /// For a solver of independent parts (Sia's POP): the slowest part's
     /// seconds, i.e. the solver time with one core per part.
     pub solver_slowest_part_s: Option<f64>,
+    /// Variables of the round's optimisation problem, and for a warm-started
+    /// solver (Sia's COpter) how many moved from the previous answer.
+    pub solver_vars: Option<u32>,
+    pub solver_changed_vars: Option<u32>,
     /// What the policy saw this round, when asked (`View::want_insight`).
     pub insight: Option<Box<RoundInsight>>,
     /// Plans announced for jobs: (job, work done, steps); the timeline

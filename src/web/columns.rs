@@ -55,6 +55,15 @@ pub struct RoundColumns {
     pub running: Vec<u32>,
     pub waiting: Vec<u32>,
     pub changes: Vec<u32>,
+    /// Wall-clock seconds of the policy call and of its solver (the page's
+    /// solver view); with POP's parts in parallel, the slowest part's
+    /// seconds in place of their sum.
+    pub policy_s: Vec<f64>,
+    pub solver_s: Vec<f64>,
+    /// The round problem's variables and those a warm-started solver moved
+    /// (NaN when the policy does not say).
+    pub vars: Vec<f64>,
+    pub changed_vars: Vec<f64>,
 }
 
 /// Per-job results as columns (NaN where a value does not exist).
@@ -168,7 +177,11 @@ columnar!(RoundColumns {
     busy_gpus: U32,
     running: U32,
     waiting: U32,
-    changes: U32
+    changes: U32,
+    policy_s: F64,
+    solver_s: F64,
+    vars: F64,
+    changed_vars: F64,
 });
 columnar!(JobColumns {
     arrival: F64,
@@ -280,6 +293,19 @@ impl RoundColumns {
             running: r.iter().map(|x| x.running).collect(),
             waiting: r.iter().map(|x| x.waiting).collect(),
             changes: r.iter().map(|x| x.changes).collect(),
+            policy_s: r.iter().map(|x| x.policy_s).collect(),
+            solver_s: r
+                .iter()
+                .map(|x| x.solver_slowest_part_s.unwrap_or(x.solver_s))
+                .collect(),
+            vars: r
+                .iter()
+                .map(|x| x.solver_vars.map_or(f64::NAN, f64::from))
+                .collect(),
+            changed_vars: r
+                .iter()
+                .map(|x| x.solver_changed_vars.map_or(f64::NAN, f64::from))
+                .collect(),
         }
     }
 }

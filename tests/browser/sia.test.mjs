@@ -146,3 +146,56 @@ test('the goodput matrix fits a phone', { timeout: 120_000 }, async () => {
   assert.deepEqual(page.errors, []);
   await page.close();
 });
+
+test('variants compare Sia solver methods side by side, with the solver view', { timeout: 180_000 }, async () => {
+  const a = 'sia@solver=lp-star', b = 'sia@solver=copter';
+  const page = await openPage(browser, `${BASE}?trace=sia-philly&cluster=sia-hetero-64&policies=fifo,${a},${b}`);
+  await waitDone(page, 150_000);
+  await nextFrame(page);
+  // Both variants ran, in the full package fetched once, under their own labels.
+  assert.equal(page.requested.filter((u) => u.endsWith('pkg-full/schedlab_bg.wasm')).length, 1);
+  const runs = await page.evaluate(([x, y]) => {
+    const r = window.schedlab.view.runs;
+    const fin = (arr) => Array.from(arr).filter((v) => Number.isFinite(v)).length;
+    const one = (k) => ({ n: r.get(k).result.rounds.t.length, vars: fin(r.get(k).result.rounds.vars), moved: fin(r.get(k).result.rounds.changed_vars), solver: Array.from(r.get(k).result.rounds.solver_s).filter((v) => v > 0).length, jobs: r.get(k).result.metrics.completed });
+    return { keys: [...r.keys()], a: one(x), b: one(y), fifoVars: fin(r.get('fifo').result.rounds.vars) };
+  }, [a, b]);
+  assert.deepEqual(runs.keys.sort(), ['fifo', a, b].sort());
+  assert.ok(runs.a.n > 10 && runs.a.vars === runs.a.n && runs.a.solver > 0, JSON.stringify(runs.a));
+  assert.equal(runs.a.moved, 0, 'LP* is cold: no warm-start count');
+  assert.ok(runs.b.moved > 0 && runs.b.vars === runs.b.n, JSON.stringify(runs.b));
+  assert.equal(runs.fifoVars, 0);
+  // The results table has a row per variant; the solver charts show and are drawn.
+  const rows = await page.$$eval('#results tbody th', (ths) => ths.map((t) => t.textContent.trim()));
+  assert.ok(rows.some((r) => r.startsWith(a)) && rows.some((r) => r.startsWith(b)), rows.join(' | '));
+  const ink = await page.evaluate(() => {
+    const count = (kind) => {
+      const c = document.querySelector(`canvas[data-chart="${kind}"]`);
+      const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+      let coloured = 0;
+      for (let k = 0; k < d.length; k += 4) if (Math.max(d[k], d[k + 1], d[k + 2]) - Math.min(d[k], d[k + 1], d[k + 2]) > 40) coloured++;
+      return coloured;
+    };
+    return { shown: document.querySelectorAll('figure[data-needs="solver"]:not([hidden])').length, solver: count('solver'), vars: count('vars') };
+  });
+  assert.equal(ink.shown, 2);
+  assert.ok(ink.solver > 300 && ink.vars > 300, `solver charts blank: ${JSON.stringify(ink)}`);
+  await page.locator('figure[data-needs="solver"]').first().screenshot({ path: artifact('sia-solver-time.png') });
+  await page.locator('figure[data-needs="solver"]').last().screenshot({ path: artifact('sia-solver-vars.png') });
+  // The variants are listed in the inputs; a bad entry is refused with a reason, a good one joins.
+  assert.deepEqual(await page.$$eval('#variant-list code', (c) => c.map((x) => x.textContent)), [a, b]);
+  await page.fill('#variant-entry', 'sia@solverr=pop');
+  await page.click('#variant-add button');
+  assert.match(await page.evaluate(() => document.querySelector('#variant-entry').validationMessage), /no parameter 'solverr'.*solver/);
+  await page.fill('#variant-entry', 'sia@solver=pop');
+  await page.click('#variant-add button');
+  assert.deepEqual(await page.$$eval('#variant-list code', (c) => c.map((x) => x.textContent)), [a, b, 'sia@solver=pop']);
+  assert.match(await page.textContent('#run'), /inputs changed/);
+  await page.locator('#variants').screenshot({ path: artifact('variants.png') });
+  // Running again writes the variants into the link, readable as typed.
+  await page.click('#run');
+  await page.waitForFunction(() => window.schedlab.view && window.schedlab.view.runs.has('sia@solver=pop'), null, { timeout: 150_000 });
+  assert.match(await page.evaluate(() => location.search), /policies=fifo,sia@solver=lp-star,sia@solver=copter,sia@solver=pop(&|$)/);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});

@@ -3,6 +3,7 @@
 // by each policy's ParamSpecs and the engine's. Nothing here lists a
 // policy, trace or parameter by name.
 import { policyColor } from './colors.js';
+import { baseOf } from './state.js';
 
 const el = (tag, attrs = {}, ...kids) => {
   const e = document.createElement(tag);
@@ -139,10 +140,56 @@ export class Controls {
       list.append(item);
       this.policyBoxes.set(p.name, { box, item });
     });
+    this.setupVariants(c, change);
     const eng = this.root.querySelector('#engine-params');
     for (const s of c.engine) eng.append(paramControl(s, `engine.${s.name}`, change));
     this.seed = this.root.querySelector('#seed');
     this.seed.addEventListener('change', change);
+  }
+
+  /** Variants (`POLICY@KEY=VALUE...`): a list with remove buttons and a field
+   * that checks a new entry against the catalog; suggestions give every
+   * value of every choice parameter. */
+  setupVariants(c, change) {
+    this.variants = [];
+    this.variantList = this.root.querySelector('#variant-list');
+    this.variantChange = change;
+    const suggest = this.root.querySelector('#variant-suggestions');
+    for (const p of c.policies) {
+      for (const s of p.params.filter((x) => x.kind.type === 'choice')) {
+        for (const v of s.kind.options) suggest.append(el('option', { value: `${p.name}@${s.name}=${v}` }));
+      }
+    }
+    const input = this.root.querySelector('#variant-entry');
+    const add = () => {
+      const entry = input.value.trim();
+      const why = variantProblem(c, entry);
+      input.setCustomValidity(why);
+      input.title = why;
+      if (why) { input.reportValidity(); return; }
+      if (!this.variants.includes(entry)) this.variants.push(entry);
+      input.value = '';
+      this.renderVariants();
+      change();
+    };
+    this.root.querySelector('#variant-add button').addEventListener('click', add);
+    input.addEventListener('keydown', (e) => { if (e.key === 'Enter') { e.preventDefault(); add(); } });
+    input.addEventListener('input', () => input.setCustomValidity(''));
+  }
+
+  renderVariants() {
+    const n = [...this.policyBoxes.values()].filter((x) => x.box.checked).length;
+    this.variantList.replaceChildren(...this.variants.map((v, i) => {
+      const remove = el('button', { type: 'button', class: 'remove', text: '✕', title: `remove ${v}`, 'aria-label': `remove ${v}` });
+      remove.addEventListener('click', () => {
+        this.variants = this.variants.filter((x) => x !== v);
+        this.renderVariants();
+        this.variantChange();
+      });
+      const chip = el('span', { class: 'chip' });
+      chip.style.background = policyColor(n + i);
+      return el('div', { class: 'variant' }, chip, el('code', { text: v }), remove);
+    }));
   }
 
   syncPolicyColours() {
@@ -152,6 +199,7 @@ export class Controls {
       const chip = item.querySelector('.chip');
       chip.style.background = box.checked ? policyColor(k++) : 'transparent';
     }
+    if (this.variants) this.renderVariants();
   }
 
   setCluster(name) {
@@ -163,6 +211,7 @@ export class Controls {
 
   setPolicies(names) {
     for (const [n, { box }] of this.policyBoxes) box.checked = names.includes(n);
+    this.variants = names.filter((n) => n.includes('@'));
     this.syncPolicyColours();
   }
 
@@ -214,12 +263,12 @@ export class Controls {
     const trace = v === 'u:' && this.uploaded
       ? { kind: this.uploaded.kind, name: this.uploaded.name, url: this.uploaded.url, text: this.uploaded.text }
       : { kind: 'bundled', name: v.slice(2) };
-    const policies = [...this.policyBoxes].filter(([, x]) => x.box.checked).map(([n]) => n);
+    const policies = [...this.policyBoxes].filter(([, x]) => x.box.checked).map(([n]) => n).concat(this.variants);
     const sets = {};
     for (const input of this.root.querySelectorAll('[data-key]')) {
       const key = input.dataset.key;
       const owner = key.split('.')[0];
-      if (owner !== 'engine' && !policies.includes(owner)) continue;
+      if (owner !== 'engine' && !policies.some((p) => baseOf(p) === owner)) continue;
       if (!isDefault(input)) sets[key] = controlValue(input);
     }
     const seed = Math.max(0, Math.floor(Number(this.seed.value) || 0));
@@ -233,4 +282,19 @@ export class Controls {
     const t = key === 'cluster' ? this.specInput : this.root.querySelector(`[data-key="${CSS.escape(key)}"]`);
     if (t) { t.classList.add('invalid'); t.focus(); }
   }
+}
+
+/** Why `entry` is not a valid variant of a catalog policy ('' if it is). */
+export function variantProblem(catalog, entry) {
+  const [base, ...own] = entry.split('@');
+  const p = catalog.policies.find((x) => x.name === base);
+  if (!p) return `unknown policy '${base}'`;
+  if (!own.length) return `a variant sets parameters: ${base}@KEY=VALUE`;
+  for (const e of own) {
+    const i = e.indexOf('=');
+    const spec = i > 0 ? p.params.find((s) => s.name === e.slice(0, i)) : null;
+    if (!spec) return `'${e}': ${base} has no parameter ${i > 0 ? `'${e.slice(0, i)}'` : 'named here (use KEY=VALUE)'}; it has ${p.params.map((s) => s.name).join(', ') || 'none'}`;
+    if (spec.kind.type === 'choice' && !spec.kind.options.includes(e.slice(i + 1))) return `'${e}': ${spec.name} is one of ${spec.kind.options.join(', ')}`;
+  }
+  return '';
 }

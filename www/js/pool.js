@@ -4,6 +4,7 @@
 // compiled WebAssembly.Module the page already fetched. Policies that only
 // the full package has (the catalog's `full_package`) run in it: the pool
 // fetches and compiles it once, the first time one of them is asked for.
+import { baseOf } from './state.js';
 
 let nextId = 1;
 
@@ -106,12 +107,12 @@ export class Pool {
     };
     this.batch = batch;
     this.ensure(workerCount(job.policies.length));
-    const full = job.policies.some((p) => this.fullOnly.has(p))
+    const full = job.policies.some((p) => this.fullOnly.has(baseOf(p)))
       ? this.loadFull().then((m) => { batch.fullModule = m; })
       : Promise.resolve();
     const failFull = (e) => {
       const why = `could not load the full wasm package (pkg-full/schedlab_bg.wasm): ${e && e.message || e}`;
-      this.failQueued(batch, (p) => this.fullOnly.has(p), {
+      this.failQueued(batch, (p) => this.fullOnly.has(baseOf(p)), {
         kind: 'internal', file: '', line: 0, field: '', message: why, text: why,
       });
     };
@@ -139,7 +140,7 @@ export class Pool {
     const b = this.batch;
     if (!b || b.cancelled || w.busy || b.queue.length === 0) return;
     // The next policy this worker can take now: a full-package one once the module is in.
-    const at = b.queue.findIndex((p) => !this.fullOnly.has(p) || b.fullModule);
+    const at = b.queue.findIndex((p) => !this.fullOnly.has(baseOf(p)) || b.fullModule);
     if (at < 0) return;
     const [policy] = b.queue.splice(at, 1);
     const id = nextId++;
@@ -149,8 +150,8 @@ export class Pool {
     this.runs.set(id, b);
     this.owner.set(id, w);
     const j = b.job;
-    const fullModule = this.fullOnly.has(policy) ? b.fullModule : undefined;
-    w.postMessage({ type: 'run', id, trace: j.trace, cluster: j.cluster, policy, sets: j.setsFor(policy), seed: j.seed, fullModule });
+    const fullModule = this.fullOnly.has(baseOf(policy)) ? b.fullModule : undefined;
+    w.postMessage({ type: 'run', id, trace: j.trace, cluster: j.cluster, policy: baseOf(policy), label: policy, sets: j.setsFor(policy), seed: j.seed, fullModule });
   }
 
   onMessage(w, m) {

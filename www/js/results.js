@@ -96,6 +96,15 @@ function chartSpec(kind, runs, scale) {
     case 'lent':
       return { kind: 'lines', title: 'GPUs lent across pools over time (held beyond quota)', x_label: 'time (h)', y_label: 'GPUs', scale,
         series: pooled(runs).map((r) => ({ name: r.policy, color: r.color, x: map(r.result.series.t, H), y: map(r.result.series.borrowed) })) };
+    case 'solver':
+      return { kind: 'lines', title: 'Solver time per round (wall-clock, this browser; POP: slowest part)', x_label: 'time (h)', y_label: 'seconds (log)', scale, y_log: true,
+        series: solving(runs).map((r) => ({ name: r.policy, color: r.color, x: map(r.result.rounds.t, H), y: map(r.result.rounds.solver_s) })) };
+    case 'vars':
+      return { kind: 'lines', title: 'Problem variables per round (light: moved by a warm start)', x_label: 'time (h)', y_label: 'variables (log)', scale, y_log: true,
+        series: solving(runs).flatMap((r) => [
+          { name: r.policy, color: r.color, x: map(r.result.rounds.t, H), y: map(r.result.rounds.vars) },
+          { name: `${r.policy} moved`, color: tint(r.color), x: map(r.result.rounds.t, H), y: map(r.result.rounds.changed_vars) },
+        ].filter((s) => s.y.some((v) => Number.isFinite(v)))) };
     default:
       throw new Error(kind);
   }
@@ -107,19 +116,28 @@ const costing = (runs) => runs.filter((r) => r.result.metrics.total_cost_usd > 0
 /** Runs with pools (compared with per-pool FCFS: a speedup per job). */
 const pooled = (runs) => runs.filter((r) => r.result.metrics.speedup_geo > 0);
 
+/** Runs whose policy solves an optimisation problem each round (Sia). */
+const solving = (runs) => runs.filter((r) => Array.from(r.result.rounds.vars).some((v) => Number.isFinite(v)));
+
+/** A lighter shade of a `#rrggbb` colour (halfway to white). */
+const tint = (hex) => `#${[1, 3, 5].map((i) => Math.round((parseInt(hex.slice(i, i + 2), 16) + 255) / 2).toString(16).padStart(2, '0')).join('')}`;
+
 /** Runs that made completion-time predictions (`engine.predict`). */
 const predicting = (runs) => runs.filter((r) => r.result.metrics.predicted_frac > 0);
 
 /** Draws every chart canvas (`data-chart` = cdf|bars|util|queue|ce|bi|pred|prederr|cost|
- * speedup|lent) at its CSS size; the prediction charts show only when a run predicted
- * completions, the cost chart only when a run has a cost, the pool charts only when a
- * run has pools. */
+ * speedup|lent|solver|vars) at its CSS size; the prediction charts show only when a run
+ * predicted completions, the cost chart only when a run has a cost, the pool charts only
+ * when a run has pools, the solver charts only when a run's policy solves a problem per
+ * round. */
 export function drawCharts(root, runs) {
   const dpr = window.devicePixelRatio || 1;
   const anyPredictions = predicting(runs).length > 0;
   for (const fig of root.querySelectorAll('figure[data-needs="predictions"]')) fig.hidden = !anyPredictions;
   const anyCost = costing(runs).length > 0;
   for (const fig of root.querySelectorAll('figure[data-needs="costs"]')) fig.hidden = !anyCost;
+  const anySolver = solving(runs).length > 0;
+  for (const fig of root.querySelectorAll('figure[data-needs="solver"]')) fig.hidden = !anySolver;
   const anyPools = pooled(runs).length > 0;
   for (const fig of root.querySelectorAll('figure[data-needs="pools"]')) fig.hidden = !anyPools;
   for (const canvas of root.querySelectorAll('canvas[data-chart]')) {

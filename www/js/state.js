@@ -1,5 +1,7 @@
 // The page state in the URL (see docs/PAGE.md, "URL state"):
 //   ?trace=NAME|URL|upload:FILE &cluster=NAME|SPEC &policies=P1,P2
+//   (an entry may be a variant, POLICY@KEY=VALUE[@KEY=VALUE...]: the policy
+//   again with some of its parameters set, e.g. sia@solver=copter)
 //   &set=OWNER.KEY=VALUE (repeated; only values that differ from defaults)
 //   &seed=N &t=SECONDS &speed=X &gantt=POLICY &embed=1
 // Every field is optional; missing ones take the defaults of the first
@@ -65,12 +67,26 @@ export function toUrl(s) {
   if (s.speed != null) q.set('speed', String(s.speed));
   if (s.gantt) q.set('gantt', s.gantt);
   if (s.embed) q.set('embed', '1');
-  return `?${q.toString().replace(/%2C/g, ',').replace(/%3A/g, ':')}`;
+  return `?${q.toString().replace(/%2C/g, ',').replace(/%3A/g, ':').replace(/%40/g, '@').replace(/%3D/g, '=')}`;
 }
 
-/** `OWNER.KEY=VALUE` entries of `sets` that apply to `policy` (its own and the engine's). */
-export function setsFor(sets, policy) {
+/** The policy of a policies entry: `sia` for both `sia` and the variant `sia@solver=copter`. */
+export const baseOf = (entry) => entry.split('@')[0];
+
+/** A variant's own settings as `POLICY.KEY=VALUE` (none for a plain policy). */
+export function variantSets(entry) {
+  const [base, ...own] = entry.split('@');
+  return own.filter((e) => e.indexOf('=') > 0).map((e) => `${base}.${e}`);
+}
+
+/** `OWNER.KEY=VALUE` entries that apply to a policies entry: the page's for its
+ * policy and the engine, then a variant's own, which replace the page's. */
+export function setsFor(sets, entry) {
+  const base = baseOf(entry);
+  const own = variantSets(entry);
+  const mine = new Set(own.map((e) => e.slice(0, e.indexOf('='))));
   return Object.entries(sets)
-    .filter(([k]) => k.startsWith(`${policy}.`) || k.startsWith('engine.'))
-    .map(([k, v]) => `${k}=${v}`);
+    .filter(([k]) => (k.startsWith(`${base}.`) || k.startsWith('engine.')) && !mine.has(k))
+    .map(([k, v]) => `${k}=${v}`)
+    .concat(own);
 }

@@ -47,11 +47,14 @@ function fullPackage(module) {
 }
 
 async function run(msg) {
-  const { id, trace, cluster, policy, sets, seed } = msg;
+  const { id, trace, cluster, sets, seed } = msg;
+  // Messages name the run by its policies entry (a variant's label), the
+  // simulation gets the policy itself.
+  const policy = msg.label || msg.policy;
   let r;
   try {
     const RunIn = msg.fullModule ? (await fullPackage(msg.fullModule)).Run : Run;
-    r = new RunIn(trace.name, trace.text || '', cluster, policy, sets, BigInt(seed));
+    r = new RunIn(trace.name, trace.text || '', cluster, msg.policy, sets, BigInt(seed));
   } catch (e) {
     postMessage({ type: 'error', id, policy, error: asError(e) });
     return;
@@ -105,7 +108,7 @@ onmessage = async (ev) => {
       }
       break;
     case 'run':
-      if (!ready) { postMessage({ type: 'error', id: msg.id, policy: msg.policy, error: asError('worker not initialised') }); break; }
+      if (!ready) { postMessage({ type: 'error', id: msg.id, policy: msg.label || msg.policy, error: asError('worker not initialised') }); break; }
       await run(msg);
       postMessage({ type: 'idle' });
       break;

@@ -23,9 +23,11 @@ impl Sia {
                 Method::LpShim
             }
         };
+        let vars: usize = rows.iter().map(|r| r.configs.len()).sum();
+        out.solver_vars = Some(vars as u32);
         let t0 = web_time::Instant::now();
         let result = match self.solver.as_str() {
-            "copter" => self.continual_round(problem, rows),
+            "copter" => self.continual_round(problem, rows, out),
             "pop" => {
                 // Each job's part is drawn once from the seed and the job (POP's random
                 // assignment, kept for the job's life: no reshuffle between rounds).
@@ -46,7 +48,7 @@ impl Sia {
                     "lp-shim" => Method::LpShim,
                     "lp-star" => Method::LpShimPlain,
                     "greedy" => Method::Greedy,
-                    _ => auto(rows.iter().map(|r| r.configs.len()).sum()),
+                    _ => auto(vars),
                 };
                 problem.solve(method, self.node_limit)
             }
@@ -57,7 +59,7 @@ impl Sia {
 
     /// COpter: the continual LP solver (state kept by job and configuration)
     /// and the thesis shim; LP + shim answers if it fails, and says so.
-    fn continual_round(&mut self, problem: &Mck, rows: &[Row]) -> MckResult {
+    fn continual_round(&mut self, problem: &Mck, rows: &[Row], out: &mut Decision) -> MckResult {
         let item_keys: Vec<u64> = rows.iter().map(|r| r.job as u64).collect();
         let option_keys: Vec<Vec<u64>> = problem
             .items
@@ -77,7 +79,10 @@ impl Sia {
         self.continual
             .solve(problem, &item_keys, &option_keys)
             .ok_or_else(|| "forced options exceed the capacity".to_string())
-            .and_then(|(values, _)| problem.shim_values(&values, Method::LpShimPlain))
+            .and_then(|(values, stats)| {
+                out.solver_changed_vars = Some(stats.changed_vars as u32);
+                problem.shim_values(&values, Method::LpShimPlain)
+            })
             .unwrap_or_else(|why| {
                 let mut r = problem.solve(Method::LpShim, self.node_limit);
                 r.fallback = Some(format!("COpter solver failed ({why}); LP + shim answered"));

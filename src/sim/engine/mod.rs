@@ -4,11 +4,13 @@
 //! against the cluster and zoo in `resolve`.
 
 mod changes;
+mod delay;
 mod fork;
 mod occupancy;
 mod outcome;
 mod resolve;
 
+use delay::PendingDecision;
 use occupancy::Occupancy;
 use resolve::resolve_jobs;
 
@@ -72,6 +74,11 @@ pub struct Simulation {
     /// A fork made inside a policy call repeats that call first (with its
     /// round-tick flag) before any time passes.
     pending_call: Option<bool>,
+    /// A decision waiting for the scheduler delay (`delay`), the token of
+    /// its event, and whether a call fell due meanwhile.
+    pending_decision: Option<PendingDecision>,
+    decision_token: u64,
+    deferred_call: bool,
     stop_reason: Option<String>,
     /// Adjustments made to the input (clamped requests), reported with the outcome.
     notes: Vec<String>,
@@ -155,6 +162,9 @@ impl Simulation {
             occupancy: Occupancy::new(&cluster),
             recorder: Recorder::new(cfg.record_timeline, cfg.record_insight),
             pending_call: None,
+            pending_decision: None,
+            decision_token: 0,
+            deferred_call: false,
             cfg,
             policy: Some(policy),
             trigger,
@@ -312,6 +322,7 @@ impl Simulation {
 
         // Completions and rate changes first (a freed GPU is free for arrivals at the same time).
         let mut woke = false;
+        let mut due_decision = None;
         while let Some((_, ev)) = self.queue.pop_due(t) {
             match ev {
                 EventKind::Complete { job, version } => {
@@ -343,7 +354,12 @@ impl Simulation {
                         woke = true;
                     }
                 }
+                EventKind::Decision { token } => due_decision = Some(token),
             }
+        }
+        // After this instant's completions, so that the jobs they ended are dropped.
+        if let Some(token) = due_decision {
+            self.apply_pending(token)?;
         }
         let first_arrival = self.next_arrival;
         while let Some(spec) = self.specs.get(self.next_arrival) {
@@ -367,8 +383,12 @@ impl Simulation {
             self.next_tick = Some(next);
         }
         let churn = !self.arrived_since.is_empty() || !self.completed_since.is_empty();
-        let call = (tick || (self.trigger.on_events && churn) || woke) && !self.active.is_empty();
-        if call {
+        let due = tick || (self.trigger.on_events && churn) || woke || self.deferred_call;
+        if due && self.decision_pending() {
+            // One decision in flight at a time: call once it is in effect.
+            self.deferred_call = true;
+        } else if due && !self.active.is_empty() {
+            self.deferred_call = false;
             self.call_policy(tick)?;
         }
         if arrived && self.cfg.predict {
@@ -489,24 +509,20 @@ impl Simulation {
         self.arrived_since.clear();
         self.completed_since.clear();
         let changes = decision.changes.len() as u32;
-        self.apply(&decision)?;
-        for (job, done, steps) in std::mem::take(&mut decision.plans) {
-            self.recorder.plan(job, self.now, done, steps);
-        }
-        if let Some(w) = decision.wake_at {
-            if w > self.now && self.timer_at.is_none_or(|t| t != w) {
-                self.timer_token += 1;
-                self.timer_at = Some(w);
-                self.queue.push(
-                    w,
-                    EventKind::Timer {
-                        token: self.timer_token,
-                    },
-                );
-            }
+        let insight = decision.insight.take();
+        let (solver_s, slowest_part_s) = (decision.solver_s, decision.solver_slowest_part_s);
+        let (solver_vars, solver_changed_vars) =
+            (decision.solver_vars, decision.solver_changed_vars);
+        let fallback = decision.fallback.clone();
+        let delay = self.decision_delay(policy_s, &decision);
+        if delay > 0.0 {
+            self.defer_decision(decision, delay);
+        } else {
+            self.put_into_effect(decision)?;
         }
         // Round-based policies tick forever: stop one that never places anything.
         let idle = self.running.is_empty()
+            && !self.decision_pending()
             && self.next_arrival >= self.specs.len()
             && self.timer_at.is_none();
         if self.trigger.round_s.is_some() && idle {
@@ -525,13 +541,37 @@ impl Simulation {
                 waiting: self.waiting.len() as u32,
                 changes,
                 policy_s,
-                solver_s: decision.solver_s,
-                solver_slowest_part_s: decision.solver_slowest_part_s,
-                fallback: decision.fallback.clone(),
+                solver_s,
+                solver_slowest_part_s: slowest_part_s,
+                solver_vars,
+                solver_changed_vars,
+                delay_s: (delay > 0.0).then_some(delay),
+                fallback,
                 insight: None,
             },
-            decision.insight.take(),
+            insight,
         );
+        Ok(())
+    }
+
+    /// Applies a decision now: its changes, announced plans and wake-up.
+    fn put_into_effect(&mut self, mut decision: Decision) -> Result<()> {
+        self.apply(&decision)?;
+        for (job, done, steps) in std::mem::take(&mut decision.plans) {
+            self.recorder.plan(job, self.now, done, steps);
+        }
+        if let Some(w) = decision.wake_at {
+            if w > self.now && self.timer_at.is_none_or(|t| t != w) {
+                self.timer_token += 1;
+                self.timer_at = Some(w);
+                self.queue.push(
+                    w,
+                    EventKind::Timer {
+                        token: self.timer_token,
+                    },
+                );
+            }
+        }
         Ok(())
     }
 }
