@@ -6,7 +6,7 @@
 import { initSync, catalog as readCatalog, cluster_layout, bundled_trace_text } from './pkg/schedlab.js';
 import { Pool, compileWasm } from './js/pool.js';
 import { Controls } from './js/controls.js';
-import { GpuMap } from './js/gpumap.js';
+import { GpuMap, NODE_VIEW_GPUS } from './js/gpumap.js';
 import { hasPools, poolSpeedups } from './js/quota.js';
 import { PoolChart } from './js/poolchart.js';
 import { Guide } from './js/guide.js';
@@ -243,6 +243,13 @@ function buildPanels() {
     canvas.addEventListener('pointerleave', () => setHover(-1));
   });
   maps.dataset.count = view.policies.length;
+  // Large clusters are drawn one cell per node (gpumap.js); the legend says so.
+  const legend = $('#map-legend');
+  legend.dataset.gpuText = legend.dataset.gpuText || legend.innerHTML;
+  const nodeView = [...view.panels.values()].some((r) => r.map.nodeView);
+  legend.innerHTML = nodeView
+    ? `Over ${NODE_VIEW_GPUS.toLocaleString('en')} GPUs each cell is a node, grouped by GPU type: its GPUs' jobs as strips in GPU order (a colour is a job, the same in every policy; grey = idle). <span class="hatch-swatch"></span> hatched = restoring a checkpoint. Hover or tap a node for the job on that strip.`
+    : legend.dataset.gpuText;
 }
 
 function layoutAll() {

@@ -593,6 +593,64 @@ test('1,024 GPUs animate at 30 frames/s or more', { timeout: 180_000 }, async ()
   await page.close();
 });
 
+test('10,240 GPUs are summarised one cell per node and animate at 30 frames/s or more', { timeout: 240_000 }, async () => {
+  const tr = artifact('trace-10240.csv');
+  cli(['gen', 'afs-synthetic', '--jobs', '4000', '--seed', '5', '--set', 'gpus=10240', '--set', 'load=1.2', '--out', tr]);
+  const page = await openPage(browser, `${BASE}?cluster=t4:1280x8&policies=fifo`);
+  await waitDone(page, 120_000);
+  await page.setInputFiles('#file', tr);
+  await page.waitForFunction(() => window.schedlab.view && window.schedlab.view.layout.total_gpus === 10240 && window.schedlab.batch.done
+    && window.schedlab.view.runs.size === 1 && window.schedlab.batch.trace && window.schedlab.batch.trace.jobs === 4000, null, { timeout: 180_000 });
+  await page.evaluate(() => {
+    const a = window.schedlab.anim;
+    const s = document.querySelector('#scrub');
+    s.value = String(a.t0 + 0.01 * (a.t1 - a.t0)); // while jobs still arrive: a busy cluster
+    s.dispatchEvent(new Event('input', { bubbles: true }));
+    const sp = document.querySelector('#speed');
+    sp.value = '1000';
+    sp.dispatchEvent(new Event('change', { bubbles: true }));
+    if (!a.playing) document.querySelector('#play').click();
+  });
+  await page.waitForTimeout(3500);
+  const s = await stats(page);
+  const map = await page.evaluate(() => {
+    const m = [...window.schedlab.view.panels.values()][0].map;
+    return { nodeView: m.nodeView, nodes: m.nodes.length, size: m.size, height: m.cssH };
+  });
+  assert.deepEqual([map.nodeView, map.nodes], [true, 1280]);
+  assert.ok(map.size >= 4, `node cells of ${map.size} px`);
+  const px = await mapPixels(page, 0);
+  assert.ok(px.coloured > 2000, `the 10,240-GPU map is mostly idle: ${JSON.stringify(px)}`);
+  assert.match(await page.textContent('#map-legend'), /each cell is a node/);
+  record('fps_10240_gpus_node_view', s.fps);
+  record('render_ms_per_frame_10240_gpus_node_view', s.renderMs);
+  assert.ok(s.fps >= 30, `${s.fps} frames/s`);
+  // Hovering a busy node's strip names the job on it.
+  await page.click('#play');
+  const spot = await page.evaluate(() => {
+    const v = window.schedlab.view;
+    const rec = [...v.panels.values()][0];
+    const tl = [...v.runs.values()][0].result.timeline;
+    const t = window.schedlab.anim.t;
+    for (const nd of rec.map.nodes) {
+      const g = nd.first;
+      for (let k = tl.gpu_offsets[g]; k < tl.gpu_offsets[g + 1]; k++) {
+        const seg = tl.gpu_segs[k];
+        if (tl.seg_start[seg] <= t && t < tl.seg_end[seg]) return { x: nd.x + 0.5, y: nd.y + nd.h / 2, job: tl.seg_job[seg] };
+      }
+    }
+    return null;
+  });
+  assert.ok(spot, 'no busy node');
+  const box = await page.locator('canvas.gpumap').first().boundingBox();
+  await page.mouse.move(box.x + spot.x, box.y + spot.y);
+  await page.waitForSelector('#tooltip:not([hidden])');
+  assert.match(await page.textContent('#tooltip'), /GPUs/);
+  await page.screenshot({ path: artifact('laptop-10240-gpus.png'), fullPage: true });
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
 test('a GPU that jobs share is drawn as split cells, one strip per job', { timeout: 90_000 }, async () => {
   // Single-GPU jobs of 1-3 GB on 4 GPUs: FIFO with share_gpus packs them in slices.
   const rows = ['name,arrival,model,gpus,duration,mem_gb'];

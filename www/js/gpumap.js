@@ -11,11 +11,21 @@
 // pool's jobs fill its own region, and GPUs it lends show the borrowing
 // job with a corner mark in the borrower's pool colour (quota.js says how
 // borrowed GPUs are attributed to lenders).
+//
+// Clusters of more than NODE_VIEW_GPUS GPUs (COpter's 10k-GPU runs) are
+// summarised per node: one square cell per node, its GPUs' jobs drawn as
+// vertical strips in GPU order (a job on the whole node fills the cell, the
+// idle rest in the idle colour), restoring strips hatched, the hovered
+// job's nodes outlined. Moves are listed under the map but not outlined,
+// and a shared GPU shows its first slice.
 import { segmentsOnGpu, moveSources } from './timeline.js';
 import { jobColor, poolPalette, NO_POOL_TINT, IDLE } from './colors.js';
 import { poolRegions, quotaAt } from './quota.js';
 
 const HEADER = 16; // CSS px per group header
+
+/** Above this many GPUs the map draws one cell per node (outside the pool view). */
+export const NODE_VIEW_GPUS = 4096;
 
 export class GpuMap {
   constructor(canvas, layout) {
@@ -30,6 +40,7 @@ export class GpuMap {
     this.moved = [];
     this.regions = null; // pool view: poolRegions(...)
     this.at = null; // pool view: the last quotaAt(...) drawn
+    this.nodeView = this.n > NODE_VIEW_GPUS;
   }
 
   /** Switches to the pool view: one region per pool (call resize after). */
@@ -47,6 +58,7 @@ export class GpuMap {
     this.physical = this.physical || this.layout;
     this.layout = { ...this.physical, groups };
     this.regions = r;
+    this.nodeView = false;
     this.pools = pools;
     this.palette = poolPalette(pools);
   }
@@ -74,6 +86,7 @@ export class GpuMap {
   }
 
   place(width, c) {
+    if (this.nodeView) return this.placeNodes(width, c);
     const gap = c >= 8 ? 2 : 1;
     const nodeGap = Math.max(3, Math.round(c / 2));
     const headers = [];
@@ -106,6 +119,30 @@ export class GpuMap {
     return { c, gap, headers, nodes, height: Math.ceil(y) };
   }
 
+  /** Node view: one c-px cell per node, rows of nodes under each type's header. */
+  placeNodes(width, c) {
+    const gap = c >= 8 ? 2 : 1;
+    const headers = [];
+    const nodes = [];
+    let y = 0;
+    for (const g of this.layout.groups) {
+      headers.push({ y, pool: -1, text: `${g.kind} · ${g.label} · ${g.gpus} GPUs in ${g.nodes.length} nodes (one cell per node)` });
+      y += HEADER;
+      const perRow = Math.max(1, Math.floor((width + gap) / (c + gap)));
+      g.nodes.forEach((node, i) => {
+        const x = (i % perRow) * (c + gap);
+        const ny = y + Math.floor(i / perRow) * (c + gap);
+        nodes.push({ x, y: ny, w: c, h: c, pool: -1, first: node.first_gpu, gpus: node.gpus });
+        for (let k = 0; k < node.gpus; k++) {
+          this.cellX[node.first_gpu + k] = x + (k * c) / node.gpus;
+          this.cellY[node.first_gpu + k] = ny;
+        }
+      });
+      y += Math.ceil(g.nodes.length / perRow) * (c + gap) + 6;
+    }
+    return { c, gap, headers, nodes, height: Math.ceil(y) };
+  }
+
   pattern() {
     if (this.hatch) return this.hatch;
     const p = document.createElement('canvas');
@@ -134,6 +171,10 @@ export class GpuMap {
     ctx.font = '11px system-ui, sans-serif';
     ctx.textBaseline = 'top';
     const tl = run && run.timeline;
+    if (this.nodeView) {
+      this.drawNodes(tl, t, hoverJob);
+      return;
+    }
     const at = this.regions && tl && run.jobs.pool ? quotaAt(run, this.regions, t) : null;
     this.at = at;
     for (const h of this.headers) this.drawHeader(h, at);
@@ -196,6 +237,48 @@ export class GpuMap {
       ctx.strokeStyle = '#000';
       ctx.lineWidth = Math.max(1.5, c / 6);
       for (const g of hovered) ctx.strokeRect(this.cellX[g] + 0.5, this.cellY[g] + 0.5, c - 1, c - 1);
+    }
+  }
+
+  /** Node view: each node's GPUs as strips, a run of GPUs held by one job in one rectangle. */
+  drawNodes(tl, t, hoverJob) {
+    const ctx = this.ctx;
+    const d = this.dpr;
+    for (const h of this.headers) this.drawHeader(h, null);
+    const restoring = [];
+    const hovered = [];
+    for (const nd of this.nodes) {
+      ctx.fillStyle = IDLE;
+      ctx.fillRect(nd.x, nd.y, nd.w, nd.h);
+      if (!tl) continue;
+      const strip = nd.w / nd.gpus;
+      let k0 = 0, s0 = -1;
+      const flush = (k) => {
+        if (s0 >= 0) {
+          ctx.fillStyle = jobColor(tl.seg_job[s0]);
+          ctx.fillRect(nd.x + k0 * strip, nd.y, (k - k0) * strip, nd.h);
+          if (t < tl.seg_busy_until[s0]) restoring.push(nd.x + k0 * strip, nd.y, (k - k0) * strip, nd.h);
+          if (tl.seg_job[s0] === hoverJob) hovered.push(nd);
+        }
+      };
+      for (let k = 0; k < nd.gpus; k++) {
+        const segs = segmentsOnGpu(tl, nd.first + k, t);
+        const s = segs.length ? segs[0] : -1;
+        if (s !== s0) { flush(k); k0 = k; s0 = s; }
+      }
+      flush(nd.gpus);
+    }
+    this.moved = [];
+    if (restoring.length) {
+      ctx.fillStyle = this.pattern();
+      ctx.setTransform(1, 0, 0, 1, 0, 0);
+      for (let i = 0; i < restoring.length; i += 4) ctx.fillRect(restoring[i] * d, restoring[i + 1] * d, restoring[i + 2] * d, restoring[i + 3] * d);
+      ctx.setTransform(d, 0, 0, d, 0, 0);
+    }
+    if (hovered.length) {
+      ctx.strokeStyle = '#000';
+      ctx.lineWidth = 1.5;
+      for (const nd of hovered) ctx.strokeRect(nd.x + 0.5, nd.y + 0.5, nd.w - 1, nd.h - 1);
     }
   }
 
@@ -262,6 +345,13 @@ export class GpuMap {
 
   /** The GPU under CSS point (x, y), or -1. */
   hit(x, y) {
+    if (this.nodeView) {
+      for (const nd of this.nodes) {
+        const dx = x - nd.x, dy = y - nd.y;
+        if (dx >= 0 && dy >= 0 && dx < nd.w && dy < nd.h) return nd.first + Math.min(nd.gpus - 1, Math.floor((dx / nd.w) * nd.gpus));
+      }
+      return -1;
+    }
     const c = this.size + this.gap / 2;
     for (let g = 0; g < this.n; g++) {
       const dx = x - this.cellX[g], dy = y - this.cellY[g];
