@@ -55,10 +55,8 @@ pub struct RoundColumns {
     pub running: Vec<u32>,
     pub waiting: Vec<u32>,
     pub changes: Vec<u32>,
-    /// Wall-clock seconds of the policy call and of its solver (the page's
-    /// solver view); with POP's parts in parallel, the slowest part's
-    /// seconds in place of their sum.
-    pub policy_s: Vec<f64>,
+    /// Wall-clock seconds of the round's solver (the page's solver view);
+    /// with POP's parts in parallel, the slowest part's seconds, not their sum.
     pub solver_s: Vec<f64>,
     /// The round problem's variables and those a warm-started solver moved
     /// (NaN when the policy does not say).
@@ -178,7 +176,6 @@ columnar!(RoundColumns {
     running: U32,
     waiting: U32,
     changes: U32,
-    policy_s: F64,
     solver_s: F64,
     vars: F64,
     changed_vars: F64,
@@ -293,7 +290,6 @@ impl RoundColumns {
             running: r.iter().map(|x| x.running).collect(),
             waiting: r.iter().map(|x| x.waiting).collect(),
             changes: r.iter().map(|x| x.changes).collect(),
-            policy_s: r.iter().map(|x| x.policy_s).collect(),
             solver_s: r
                 .iter()
                 .map(|x| x.solver_slowest_part_s.unwrap_or(x.solver_s))

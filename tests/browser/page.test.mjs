@@ -562,25 +562,36 @@ test('a 50,000-job trace keeps the page responsive, shows progress, and can be c
   await page.close();
 });
 
-test('1,024 GPUs animate at 30 frames/s or more', { timeout: 180_000 }, async () => {
-  const tr = artifact('trace-1024.csv');
-  cli(['gen', 'afs-synthetic', '--jobs', '3000', '--seed', '3', '--set', 'gpus=1024', '--set', 'load=1.2', '--out', tr]);
-  const page = await openPage(browser, `${BASE}?cluster=bench-1024&policies=fifo,maxmin`);
-  await waitDone(page);
+/**
+ * Opens the page on `cluster` with `policies`, uploads a generated
+ * afs-synthetic trace of `jobs` jobs sized for `gpus`, waits for every run,
+ * then plays at 1000x from `at` (a fraction of the run) and lets it animate
+ * for 3.5 s. Returns the page.
+ */
+async function animateGenerated({ gpus, jobs, seed, cluster, policies, at, timeout }) {
+  const tr = artifact(`trace-${gpus}.csv`);
+  cli(['gen', 'afs-synthetic', '--jobs', String(jobs), '--seed', String(seed), '--set', `gpus=${gpus}`, '--set', 'load=1.2', '--out', tr]);
+  const page = await openPage(browser, `${BASE}?cluster=${cluster}&policies=${policies.join(',')}`);
+  await waitDone(page, timeout);
   await page.setInputFiles('#file', tr);
-  await page.waitForFunction(() => window.schedlab.view && window.schedlab.view.layout.total_gpus === 1024 && window.schedlab.batch.done
-    && window.schedlab.view.runs.size === 2 && window.schedlab.batch.trace && window.schedlab.batch.trace.jobs === 3000, null, { timeout: 120_000 });
-  await page.evaluate(() => {
+  await page.waitForFunction(([g, n, p]) => window.schedlab.view && window.schedlab.view.layout.total_gpus === g && window.schedlab.batch.done
+    && window.schedlab.view.runs.size === p && window.schedlab.batch.trace && window.schedlab.batch.trace.jobs === n, [gpus, jobs, policies.length], { timeout });
+  await page.evaluate((f) => {
     const a = window.schedlab.anim;
     const s = document.querySelector('#scrub');
-    s.value = String(a.t0 + 0.04 * (a.t1 - a.t0));
+    s.value = String(a.t0 + f * (a.t1 - a.t0));
     s.dispatchEvent(new Event('input', { bubbles: true }));
     const sp = document.querySelector('#speed'); // stay in the busy part of the run
     sp.value = '1000';
     sp.dispatchEvent(new Event('change', { bubbles: true }));
     if (!a.playing) document.querySelector('#play').click();
-  });
+  }, at);
   await page.waitForTimeout(3500);
+  return page;
+}
+
+test('1,024 GPUs animate at 30 frames/s or more', { timeout: 180_000 }, async () => {
+  const page = await animateGenerated({ gpus: 1024, jobs: 3000, seed: 3, cluster: 'bench-1024', policies: ['fifo', 'maxmin'], at: 0.04, timeout: 120_000 });
   const s = await stats(page);
   const cells = await page.evaluate(() => window.schedlab.view.layout.total_gpus * window.schedlab.view.panels.size);
   const px = await mapPixels(page, 0);
@@ -594,24 +605,8 @@ test('1,024 GPUs animate at 30 frames/s or more', { timeout: 180_000 }, async ()
 });
 
 test('10,240 GPUs are summarised one cell per node and animate at 30 frames/s or more', { timeout: 240_000 }, async () => {
-  const tr = artifact('trace-10240.csv');
-  cli(['gen', 'afs-synthetic', '--jobs', '4000', '--seed', '5', '--set', 'gpus=10240', '--set', 'load=1.2', '--out', tr]);
-  const page = await openPage(browser, `${BASE}?cluster=t4:1280x8&policies=fifo`);
-  await waitDone(page, 120_000);
-  await page.setInputFiles('#file', tr);
-  await page.waitForFunction(() => window.schedlab.view && window.schedlab.view.layout.total_gpus === 10240 && window.schedlab.batch.done
-    && window.schedlab.view.runs.size === 1 && window.schedlab.batch.trace && window.schedlab.batch.trace.jobs === 4000, null, { timeout: 180_000 });
-  await page.evaluate(() => {
-    const a = window.schedlab.anim;
-    const s = document.querySelector('#scrub');
-    s.value = String(a.t0 + 0.01 * (a.t1 - a.t0)); // while jobs still arrive: a busy cluster
-    s.dispatchEvent(new Event('input', { bubbles: true }));
-    const sp = document.querySelector('#speed');
-    sp.value = '1000';
-    sp.dispatchEvent(new Event('change', { bubbles: true }));
-    if (!a.playing) document.querySelector('#play').click();
-  });
-  await page.waitForTimeout(3500);
+  // From 1% of the run, while jobs still arrive: a busy cluster.
+  const page = await animateGenerated({ gpus: 10240, jobs: 4000, seed: 5, cluster: 't4:1280x8', policies: ['fifo'], at: 0.01, timeout: 180_000 });
   const s = await stats(page);
   const map = await page.evaluate(() => {
     const m = [...window.schedlab.view.panels.values()][0].map;
