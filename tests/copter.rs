@@ -228,7 +228,7 @@ fn copter_scaling_measures_rounds_after_the_warm_up_at_each_size() {
     use schedlab::repro::copter::{scaling, scaling_table, Options, SCALING_WARMUP_H};
     let opts = Options {
         scales: vec![],
-        methods: vec!["lp-star".into(), "copter".into()],
+        methods: vec!["lp-star".into(), "copter-cold".into(), "copter".into()],
         copter_dir: None,
         jobs: None,
         overrides: Default::default(),
@@ -236,7 +236,7 @@ fn copter_scaling_measures_rounds_after_the_warm_up_at_each_size() {
     };
     let hours = 0.25;
     let rows = scaling(&opts, &[1, 2], hours, &mut |_| {}).unwrap();
-    assert_eq!(rows.len(), 4);
+    assert_eq!(rows.len(), 6);
     for r in &rows {
         // 60-s rounds over the window (a round may land on either end).
         let want = (hours * 60.0) as usize;
@@ -261,6 +261,30 @@ fn copter_scaling_measures_rounds_after_the_warm_up_at_each_size() {
         table.contains(&format!("after {SCALING_WARMUP_H} h")),
         "{table}"
     );
+    // Fig. 4.6's attribution: three steps at each size, each speedup the
+    // ratio of the two methods' medians.
+    assert!(table.contains("Attribution"), "{table}");
+    let speedup = |a: &str, b: &str| at(512, a).solver.p50_s / at(512, b).solver.p50_s;
+    for (step, from, to) in [
+        ("custom solver", "lp-star", "copter-cold"),
+        ("warm start", "copter-cold", "copter"),
+        ("together", "lp-star", "copter"),
+    ] {
+        let line = table
+            .lines()
+            .find(|l| l.starts_with("512") && l.contains(step))
+            .unwrap_or_else(|| panic!("{step}: {table}"));
+        assert!(
+            line.contains(&format!("{:.2}", speedup(from, to))),
+            "{line}"
+        );
+    }
+    let without_cold: Vec<_> = rows
+        .iter()
+        .filter(|r| r.method != "copter-cold")
+        .cloned()
+        .collect();
+    assert!(!scaling_table(&without_cold, hours).contains("Attribution"));
     assert!(scaling(&opts, &[1], 0.0, &mut |_| {}).is_err());
     assert!(scaling(&opts, &[1], 25.0, &mut |_| {}).is_err());
 }

@@ -27,7 +27,9 @@ pub struct ReproduceArgs {
     /// sia: parts to run, comma-separated: hetero, homog, ftf, scale (default: all).
     /// pcs: `fig9` adds the §6.6 microbenchmark of one simulation's time (Fig. 9a, seconds),
     /// `fig9b` the whole search's time per cell (Fig. 9b, about half an hour on 2 cores).
-    /// copter: solver methods, comma-separated: lp-star, pop-16, copter (default: all).
+    /// copter: solver methods, comma-separated: lp-star, pop-16, copter, copter-cold (COpter
+    /// without its warm start; with lp-star and copter, --scaling adds Fig. 4.6's attribution)
+    /// (default: lp-star, pop-16, copter).
     #[arg(long)]
     pub sections: Option<String>,
     /// sia: cluster sizes of the runtime sweep, comma-separated multiples of 64.

@@ -24,6 +24,20 @@ pub const METHODS: &[(&str, &[(&str, &str)])] = &[
     ("lp-star", &[("solver", "lp-star")]),
     ("pop-16", &[("solver", "pop"), ("pop_k", "16")]),
     ("copter", &[("solver", "copter")]),
+    // The attribution study's warm-start toggle off (Fig. 4.6).
+    (
+        "copter-cold",
+        &[("solver", "copter"), ("copter_warm", "false")],
+    ),
+];
+
+/// Fig. 4.6's speedups at 10k GPUs (LP relaxation against CPLEX): the custom
+/// solver, the differential interface and the warm start (24x together).
+pub const THESIS_ATTRIBUTION: &[(&str, f64)] = &[
+    ("custom solver", 5.0),
+    ("differential interface", 3.5),
+    ("warm start", 1.5),
+    ("together", 24.0),
 ];
 
 /// Table 4.1 (10k GPUs): method, avg JCT h, makespan h, p99 solver s.
@@ -111,7 +125,7 @@ fn method_overrides(opts: &Options, method: &str) -> Result<crate::report::Overr
         .find(|(m, _)| *m == method)
         .ok_or_else(|| {
             Error::config(format!(
-                "copter method '{method}': expected lp-star, pop-16 or copter"
+                "copter method '{method}': expected lp-star, pop-16, copter or copter-cold"
             ))
         })?
         .1;
@@ -287,7 +301,75 @@ pub fn scaling_table(rows: &[ScalingRow], hours: f64) -> String {
         ]);
     }
     out.push_str(&super::table(&t));
+    out.push_str(&attribution_table(rows));
     out
+}
+
+/// Fig. 4.6's attribution from the scaling rows of a size that has LP*,
+/// `copter-cold` and `copter`: the custom solver is LP* -> cold COpter, the
+/// warm start cold -> warm COpter (speedups of the median and of p99). The
+/// differential interface has no counterpart: nothing is rebuilt between
+/// rounds either way (docs/COPTER.md). Empty when a size lacks a method.
+pub fn attribution_table(rows: &[ScalingRow]) -> String {
+    let find = |gpus: u32, m: &str| rows.iter().find(|r| r.gpus == gpus && r.method == m);
+    let thesis = |name: &str| {
+        THESIS_ATTRIBUTION
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map_or("-".to_string(), |(_, x)| format!("{x:.1}"))
+    };
+    let mut t = vec![vec![
+        "GPUs".to_string(),
+        "technique".into(),
+        "from".into(),
+        "to".into(),
+        "p50 speedup".into(),
+        "p99 speedup".into(),
+        "thesis (10k GPUs, mean)".into(),
+    ]];
+    let mut gpus: Vec<u32> = rows.iter().map(|r| r.gpus).collect();
+    gpus.dedup();
+    for g in gpus {
+        let (Some(lp), Some(cold), Some(warm)) = (
+            find(g, "lp-star"),
+            find(g, "copter-cold"),
+            find(g, "copter"),
+        ) else {
+            continue;
+        };
+        let speedup = |a: f64, b: f64| {
+            if b > 0.0 {
+                format!("{:.2}", a / b)
+            } else {
+                "-".into()
+            }
+        };
+        for (name, from, to) in [
+            ("custom solver", lp, cold),
+            ("warm start", cold, warm),
+            ("together", lp, warm),
+        ] {
+            t.push(vec![
+                g.to_string(),
+                name.into(),
+                from.method.clone(),
+                to.method.clone(),
+                speedup(from.solver.p50_s, to.solver.p50_s),
+                speedup(from.solver.p99_s, to.solver.p99_s),
+                thesis(name),
+            ]);
+        }
+    }
+    if t.len() == 1 {
+        return String::new();
+    }
+    format!(
+        "\nAttribution (thesis Fig. 4.6): speedup of each step's solver time per round. The\n\
+         thesis's differential interface ({}x) has no counterpart here: neither method rebuilds\n\
+         a matrix between rounds.\n\n{}",
+        thesis("differential interface"),
+        super::table(&t)
+    )
 }
 
 /// Ours beside Table 4.1's 10k-GPU rows, each with its ratio to LP* at the same size.

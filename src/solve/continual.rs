@@ -33,7 +33,9 @@ const INACTIVE_MARGIN: f64 = 0.5;
 /// Tuning of the solver (spec 2.5's termination rules).
 #[derive(Debug, Clone, Copy)]
 pub struct PpaSettings {
-    /// η times the largest weight (the spec's scale-aware step; 200 measured best).
+    /// η times the largest weight (the spec's scale-aware step). 200 took the
+    /// fewest sweeps on 12-80 jobs; on Sia's rounds at 512 and 10,240 GPUs 1000
+    /// stopped after fewer steps (docs/COPTER.md), so Sia's `copter_eta` is 1000.
     pub eta_scale: f64,
     pub max_outer: usize,
     /// Dual sweeps per proximal step: the subproblem is solved inexactly, as
@@ -215,18 +217,25 @@ impl ContinualMck {
             .collect();
         let b_scale = 1.0 + left.iter().fold(1.0f64, |m, l| m.max(*l));
         let mut scratch = Vec::new();
+        let mut centre = x.clone();
+        let mut act_item: Vec<Vec<usize>> = vec![Vec::new(); problem.items.len()];
+        let mut act_resource: Vec<Vec<usize>> = vec![Vec::new(); problem.capacity.len()];
+        let mut active_changed = true;
         for _ in 0..self.settings.max_outer {
             stats.outer_iterations += 1;
-            let centre = x.clone();
-            let mut act_item: Vec<Vec<usize>> = vec![Vec::new(); problem.items.len()];
-            let mut act_resource: Vec<Vec<usize>> = vec![Vec::new(); problem.capacity.len()];
-            for (j, c) in cols.iter().enumerate() {
-                if active[j] {
-                    act_item[c.item].push(j);
-                    for (r, _) in &c.usage {
-                        act_resource[*r].push(j);
+            centre.copy_from_slice(&x);
+            if active_changed {
+                act_item.iter_mut().for_each(Vec::clear);
+                act_resource.iter_mut().for_each(Vec::clear);
+                for (j, c) in cols.iter().enumerate() {
+                    if active[j] {
+                        act_item[c.item].push(j);
+                        for (r, _) in &c.usage {
+                            act_resource[*r].push(j);
+                        }
                     }
                 }
+                active_changed = false;
             }
             // Dual coordinate ascent on the proximal subproblem.
             for _ in 0..self.settings.max_sweeps {
@@ -238,7 +247,7 @@ impl ContinualMck {
                         let a = centre[j] + eta * (cols[j].weight - reduced_cost(&cols[j], &price));
                         scratch.push((a, 1.0));
                     }
-                    let y = root(&scratch, eta, 1.0);
+                    let y = root(&scratch, eta, 1.0, bid[i]);
                     moved = moved.max((y - bid[i]).abs() * eta);
                     bid[i] = y;
                 }
@@ -259,7 +268,7 @@ impl ContinualMck {
                     }
                     // (No active column: the price falls to 0, as the exact
                     // root of an empty row would.)
-                    let mu = root(&scratch, eta, left[r]);
+                    let mu = root(&scratch, eta, left[r], price[r]);
                     // A price change moves a column's value by up to η a Δμ.
                     moved = moved.max((mu - price[r]).abs() * eta * a_max);
                     price[r] = mu;
@@ -281,12 +290,14 @@ impl ContinualMck {
                 if !active[j] && u > 0.0 {
                     entered = true;
                     active[j] = true;
+                    active_changed = true;
                 } else if self.settings.active_set
                     && active[j]
                     && u < -INACTIVE_MARGIN
                     && centre[j] == 0.0
                 {
                     active[j] = false;
+                    active_changed = true;
                 }
                 step = step.max((v - x[j]).abs());
                 x[j] = v;
@@ -387,44 +398,164 @@ fn residual(cols: &[Column], x: &[f64], by_item: &[Vec<usize>], left: &[f64]) ->
 /// of the proximal dual along one row. `terms` are (b_j, c_j) with c_j > 0.
 /// The sum is piecewise linear and non-increasing in t; its breakpoints are
 /// where a term leaves 1 ((b_j - 1) / (η c_j)) and reaches 0 (b_j / (η c_j)).
-fn root(terms: &[(f64, f64)], eta: f64, target: f64) -> f64 {
-    // The sum is K + S t between breakpoints; start with its form at t = 0
-    // and collect where each term changes piece.
-    let (mut k, mut slope) = (0.0, 0.0);
-    let mut events: Vec<(f64, f64, f64)> = Vec::with_capacity(2 * terms.len());
-    for &(b, c) in terms {
-        let (lo, hi) = ((b - 1.0) / (eta * c), b / (eta * c));
-        if b >= 1.0 {
-            k += c; // at 1 until lo, then linear
-            events.push((lo, c * b - c, -eta * c * c));
-        } else if b > 0.0 {
-            k += c * b;
-            slope -= eta * c * c;
-        }
-        if b > 0.0 {
-            events.push((hi, -c * b, eta * c * c));
+///
+/// Why not sort every breakpoint (as short rows do): between two sweeps a
+/// multiplier barely moves, so two passes that read the sum's linear piece
+/// at the previous value (`guess`) and where that piece's line meets the
+/// target usually find the root, or a bracket holding a few breakpoints,
+/// and only those are sorted (measured at 10k GPUs: sorting whole rows was
+/// 44% of the run's time).
+fn root(terms: &[(f64, f64)], eta: f64, target: f64, guess: f64) -> f64 {
+    let (mut lo, mut hi) = (0.0, f64::INFINITY);
+    if terms.len() > SORT_UP_TO && guess > 0.0 && guess.is_finite() {
+        let tol = 1e-12 * (1.0 + target.abs());
+        let mut t = guess;
+        for _ in 0..2 {
+            let p = around(terms, eta, t);
+            let above = p.f > target + tol;
+            let (slope, bound) = if above {
+                lo = t;
+                (p.slope_right, p.next)
+            } else {
+                hi = t;
+                (p.slope_left, p.prev)
+            };
+            if slope >= 0.0 {
+                break;
+            }
+            let x = t + (target - p.f) / slope;
+            // Inside the piece the line is the sum. Left of t the sum may stay
+            // at the target past `bound` (a flat part), so a root at the bound
+            // is left to the sort.
+            if above && x <= bound {
+                return x;
+            }
+            if !above && x > bound + 1e-12 * (1.0 + bound.abs()) {
+                return x.max(0.0);
+            }
+            if !(x > lo && x < hi) {
+                break;
+            }
+            t = x;
         }
     }
-    if k <= target {
+    root_between(terms, eta, target, lo, hi)
+}
+
+/// Rows with at most this many terms sort all their breakpoints at once.
+const SORT_UP_TO: usize = 32;
+
+/// The sum at t, the slopes of the pieces on either side of t, and the
+/// breakpoints nearest t on either side (the pieces run from `prev` to t and
+/// from t to `next`).
+struct Around {
+    f: f64,
+    slope_left: f64,
+    slope_right: f64,
+    prev: f64,
+    next: f64,
+}
+
+fn around(terms: &[(f64, f64)], eta: f64, t: f64) -> Around {
+    let mut a = Around {
+        f: 0.0,
+        slope_left: 0.0,
+        slope_right: 0.0,
+        prev: f64::NEG_INFINITY,
+        next: f64::INFINITY,
+    };
+    for &(b, c) in terms {
+        if b <= 0.0 {
+            continue; // 0 for every t >= 0
+        }
+        let (leave_one, reach_zero) = ((b - 1.0) / (eta * c), b / (eta * c));
+        a.f += c * (b - eta * c * t).clamp(0.0, 1.0);
+        if leave_one <= t && t < reach_zero {
+            a.slope_right -= eta * c * c;
+        }
+        if leave_one < t && t <= reach_zero {
+            a.slope_left -= eta * c * c;
+        }
+        for bp in [leave_one, reach_zero] {
+            if bp < t {
+                a.prev = a.prev.max(bp);
+            } else if bp > t {
+                a.next = a.next.min(bp);
+            }
+        }
+    }
+    a
+}
+
+/// The smallest root in [lo, hi] (the caller knows f(hi) <= target; lo is 0
+/// or a point where f > target), without sorting: the terms that are 0, 1 or
+/// linear all through (lo, hi) are summed into K + S t, the sum is read at
+/// the median breakpoint of the others, half of the breakpoints fall outside
+/// the narrowed interval, and so on (expected O(n), as selection is).
+fn root_between(terms: &[(f64, f64)], eta: f64, target: f64, lo: f64, hi: f64) -> f64 {
+    let (mut lo, mut hi) = (lo, hi);
+    let (mut k, mut slope) = (0.0, 0.0);
+    // Terms with a breakpoint inside (lo, hi): (leave_one, reach_zero, b, c).
+    let mut open: Vec<[f64; 4]> = Vec::with_capacity(terms.len());
+    for &(b, c) in terms {
+        if b > 0.0 {
+            open.push([(b - 1.0) / (eta * c), b / (eta * c), b, c]);
+        }
+    }
+    let value = |open: &[[f64; 4]], k: f64, slope: f64, t: f64| {
+        k + slope * t
+            + open
+                .iter()
+                .map(|[_, _, b, c]| c * (b - eta * c * t).clamp(0.0, 1.0))
+                .sum::<f64>()
+    };
+    if lo == 0.0 && value(&open, 0.0, 0.0, 0.0) <= target {
         return 0.0;
     }
-    crate::sorting::sort_by(&mut events, |a, b| a.0.total_cmp(&b.0));
-    let mut t_prev = 0.0;
-    for (t, dk, ds) in events {
-        let f = k + slope * t;
-        if f <= target {
-            // Linear on [t_prev, t]: solve K + S t = target.
-            return if slope < 0.0 {
-                ((target - k) / slope).clamp(t_prev, t)
+    let mut breakpoints: Vec<f64> = Vec::with_capacity(2 * open.len());
+    loop {
+        // Terms without a breakpoint inside (lo, hi) join K + S t.
+        open.retain(|&[leave_one, reach_zero, b, c]| {
+            if reach_zero <= lo {
+                false
+            } else if leave_one >= hi {
+                k += c;
+                false
+            } else if leave_one <= lo && reach_zero >= hi {
+                k += c * b;
+                slope -= eta * c * c;
+                false
             } else {
-                t_prev
+                true
+            }
+        });
+        breakpoints.clear();
+        for [leave_one, reach_zero, _, _] in &open {
+            for bp in [*leave_one, *reach_zero] {
+                if bp > lo && bp < hi {
+                    breakpoints.push(bp);
+                }
+            }
+        }
+        if breakpoints.is_empty() {
+            // Linear on (lo, hi): its root, or an end where it is flat.
+            return if slope < 0.0 {
+                ((target - k) / slope).clamp(lo, hi.max(lo))
+            } else if k <= target || !hi.is_finite() {
+                lo
+            } else {
+                hi
             };
         }
-        k += dk;
-        slope += ds;
-        t_prev = t;
+        let mid = breakpoints.len() / 2;
+        let (_, pivot, _) = breakpoints.select_nth_unstable_by(mid, |a, b| a.total_cmp(b));
+        let pivot = *pivot;
+        if value(&open, k, slope, pivot) > target {
+            lo = pivot;
+        } else {
+            hi = pivot;
+        }
     }
-    t_prev
 }
 
 #[cfg(test)]
@@ -494,11 +625,97 @@ mod tests {
     #[test]
     fn root_finds_the_exact_multiplier() {
         // 2 terms of coefficient 1: clamp(1.5 - t) + clamp(0.8 - t) = 1 at t = 0.65.
-        let t = root(&[(1.5, 1.0), (0.8, 1.0)], 1.0, 1.0);
+        let t = root(&[(1.5, 1.0), (0.8, 1.0)], 1.0, 1.0, 0.0);
         assert!((t - 0.65).abs() < 1e-12, "{t}");
-        assert_eq!(root(&[(0.3, 1.0), (0.2, 1.0)], 1.0, 1.0), 0.0);
+        assert_eq!(root(&[(0.3, 1.0), (0.2, 1.0)], 1.0, 1.0, 0.4), 0.0);
         // Weighted: 2 clamp(2 - 2t, 0, 1) = 1 at t = 0.75.
-        assert!((root(&[(2.0, 2.0)], 0.5, 1.0) - 1.5).abs() < 1e-12);
+        assert!((root(&[(2.0, 2.0)], 0.5, 1.0, 3.0) - 1.5).abs() < 1e-12);
+        // The sum stays at the target on [5, 9]: the smallest root, from any guess.
+        // The same in a row long enough to be searched from the guess.
+        let mut long = vec![(10.0, 1.0), (5.0, 1.0)];
+        long.extend(std::iter::repeat_n((-1.0, 1.0), 2 * SORT_UP_TO));
+        for guess in [0.0, 4.5, 7.0, 9.0, 9.5, 20.0] {
+            let t = root(&[(10.0, 1.0), (5.0, 1.0)], 1.0, 1.0, guess);
+            assert!((t - 5.0).abs() < 1e-12, "guess {guess}: {t}");
+            let t = root(&long, 1.0, 1.0, guess);
+            assert!((t - 5.0).abs() < 1e-12, "guess {guess}: {t}");
+        }
+    }
+
+    /// The reference: every breakpoint sorted and walked in order.
+    fn root_by_sorting(terms: &[(f64, f64)], eta: f64, target: f64) -> f64 {
+        // The sum is K + S t between breakpoints; start with its form at t = 0
+        // and collect where each term changes piece.
+        let (mut k, mut slope) = (0.0, 0.0);
+        let mut events: Vec<(f64, f64, f64)> = Vec::with_capacity(2 * terms.len());
+        for &(b, c) in terms {
+            let (lo, hi) = ((b - 1.0) / (eta * c), b / (eta * c));
+            if b >= 1.0 {
+                k += c; // at 1 until lo, then linear
+                events.push((lo, c * b - c, -eta * c * c));
+            } else if b > 0.0 {
+                k += c * b;
+                slope -= eta * c * c;
+            }
+            if b > 0.0 {
+                events.push((hi, -c * b, eta * c * c));
+            }
+        }
+        if k <= target {
+            return 0.0;
+        }
+        crate::sorting::sort_by(&mut events, |a, b| a.0.total_cmp(&b.0));
+        let mut t_prev = 0.0;
+        for (t, dk, ds) in events {
+            let f = k + slope * t;
+            if f <= target {
+                // Linear on [t_prev, t]: solve K + S t = target.
+                return if slope < 0.0 {
+                    ((target - k) / slope).clamp(t_prev, t)
+                } else {
+                    t_prev
+                };
+            }
+            k += dk;
+            slope += ds;
+            t_prev = t;
+        }
+        t_prev
+    }
+
+    #[test]
+    fn the_search_from_a_guess_agrees_with_sorting_every_breakpoint() {
+        // Many terms, targets at every level, guesses near, far and at 0.
+        let mut s = crate::workload::sample::Sampler::new(5);
+        for n in [1usize, 3, 40, 300, 2000] {
+            let terms: Vec<(f64, f64)> = (0..n)
+                .map(|_| {
+                    (
+                        4.0 * s.uniform() - 1.0,
+                        [1.0, 2.0, 8.0][(3.0 * s.uniform()) as usize % 3],
+                    )
+                })
+                .collect();
+            let eta = 0.3;
+            let total: f64 = terms.iter().filter(|t| t.0 > 0.0).map(|t| t.1).sum();
+            for frac in [0.0, 0.1, 0.5, 0.9, 1.1] {
+                let target = frac * total;
+                let exact = root_by_sorting(&terms, eta, target);
+                for guess in [
+                    0.0,
+                    exact,
+                    exact * 1.01 + 1e-3,
+                    exact * 0.5,
+                    10.0 * exact + 1.0,
+                ] {
+                    let t = root(&terms, eta, target, guess);
+                    assert!(
+                        (t - exact).abs() <= 1e-9 * (1.0 + exact),
+                        "n={n} target={target} guess={guess}: {t} vs {exact}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]
