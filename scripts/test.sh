@@ -57,6 +57,14 @@ rm -f "$PREEMPT_TRACE"
 COPTER_TRACE=$(mktemp --suffix=.csv)
 target/release/schedlab gen copter-pai --jobs 150 --seed 2 > "$COPTER_TRACE"
 node tests/wasm-node/compare.mjs target/release/schedlab "$COPTER_TRACE" copter-256 fifo,tiresias,sia,gavel
+# The page's generator (its solver-size sweep) writes what `schedlab gen` writes.
+node -e "
+const fs = require('fs');
+import('./www/pkg/schedlab.js').then((w) => {
+  w.initSync({ module: fs.readFileSync('www/pkg/schedlab_bg.wasm') });
+  if (w.generated_trace_text('copter-pai', 150, 2n) !== fs.readFileSync(process.argv[1], 'utf8')) { console.error('generated_trace_text differs from schedlab gen'); process.exit(1); }
+  console.log('wasm generator == schedlab gen (copter-pai, 150 jobs)');
+});" "$COPTER_TRACE"
 rm -f "$COPTER_TRACE"
 
 step "sweeps as a Slurm job array (single-node Slurm started here; skips if it cannot start)"

@@ -119,6 +119,19 @@ pub fn sts_sandbox(model: &str, gpu_type: &str, deadline_s: f64) -> Result<JsVal
     to_js(&crate::web::sandbox::plan(zoo, model, gpu_type, deadline_s).map_err(js_err)?)
 }
 
+/// A generated trace's text (native format), as `schedlab gen GENERATOR
+/// --jobs N --seed S` writes it: the page's solver-scaling sweep makes its
+/// workload per cluster size this way.
+#[wasm_bindgen]
+pub fn generated_trace_text(generator: &str, jobs: u32, seed: u64) -> Result<String, JsValue> {
+    use crate::workload::gen::{generate, trace_header};
+    let trace = generate(generator, Some(jobs as usize), seed, &[]).map_err(js_err)?;
+    Ok(crate::workload::write_native(
+        &trace.jobs,
+        &trace_header(&trace, generator, seed, &[]),
+    ))
+}
+
 /// The text of a bundled trace (for download).
 #[wasm_bindgen]
 pub fn bundled_trace_text(name: &str) -> Option<String> {

@@ -5,6 +5,7 @@
 // round at the clock when a run recorded one. See docs/PAGE.md.
 import { initSync, catalog as readCatalog, cluster_layout, bundled_trace_text } from './pkg/schedlab.js';
 import { Pool, compileWasm } from './js/pool.js';
+import { Scaling } from './js/scaling.js';
 import { Controls } from './js/controls.js';
 import { GpuMap, NODE_VIEW_GPUS } from './js/gpumap.js';
 import { hasPools, poolSpeedups } from './js/quota.js';
@@ -789,6 +790,7 @@ async function boot() {
     },
   });
   app.sandbox = new Sandbox($('#sandbox'), catalog);
+  app.scaling = new Scaling($('#scaling-fig'), pool);
   heat = new Heatmap($('#heatmap'), catalog.gpu_types);
   app.heat = heat;
   document.querySelector('#insight-section .cbar').style.background = VIRIDIS_CSS;

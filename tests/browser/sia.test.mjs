@@ -178,10 +178,36 @@ test('variants compare Sia solver methods side by side, with the solver view', {
     };
     return { shown: document.querySelectorAll('figure[data-needs="solver"]:not([hidden])').length, solver: count('solver'), vars: count('vars') };
   });
-  assert.equal(ink.shown, 2);
+  assert.equal(ink.shown, 3, 'solver time, variables and the size sweep');
   assert.ok(ink.solver > 300 && ink.vars > 300, `solver charts blank: ${JSON.stringify(ink)}`);
   await page.locator('figure[data-needs="solver"]').first().screenshot({ path: artifact('sia-solver-time.png') });
-  await page.locator('figure[data-needs="solver"]').last().screenshot({ path: artifact('sia-solver-vars.png') });
+  await page.locator('figure[data-needs="solver"]').nth(1).screenshot({ path: artifact('sia-solver-vars.png') });
+  // Solver time against cluster size: the button runs the sweep in a worker of
+  // its own (the default sweep takes about 30 s; the test runs two sizes
+  // and a short window through the same code and then stops one sweep midway).
+  await page.evaluate(() => window.schedlab.scaling.run([1, 2], 0.1));
+  const sweep = await page.evaluate(() => ({ points: window.schedlab.scaling.points, status: document.querySelector('#scaling-status').textContent }));
+  assert.match(sweep.status, /^done: 2 sizes x 2 methods/, sweep.status);
+  assert.deepEqual(sweep.points.map((p) => `${p.method}@${p.gpus}`), ['lp-star@256', 'copter@256', 'lp-star@512', 'copter@512']);
+  for (const p of sweep.points) {
+    // 60-s rounds over 1.1 h (the window's median is of the last 0.1 h).
+    assert.ok(p.rounds >= 60 && p.rounds <= 70 && p.p50 > 0 && p.p50 < 10, JSON.stringify(p));
+  }
+  const sweepInk = await page.evaluate(() => {
+    const c = document.querySelector('#scaling-chart');
+    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    let coloured = 0;
+    for (let k = 0; k < d.length; k += 4) if (Math.max(d[k], d[k + 1], d[k + 2]) - Math.min(d[k], d[k + 1], d[k + 2]) > 40) coloured++;
+    return coloured;
+  });
+  assert.ok(sweepInk > 200, `size sweep chart blank: ${sweepInk}`);
+  await page.locator('#scaling-fig').screenshot({ path: artifact('sia-solver-scaling.png') });
+  await page.click('#scaling-run');
+  await page.waitForFunction(() => /GPUs: /.test(document.querySelector('#scaling-status').textContent));
+  assert.equal(await page.textContent('#scaling-run'), 'Stop');
+  await page.click('#scaling-run');
+  assert.equal(await page.textContent('#scaling-status'), 'stopped');
+  assert.match(await page.textContent('#scaling-run'), /^Measure/);
   // The variants are listed in the inputs; a bad entry is refused with a reason, a good one joins.
   assert.deepEqual(await page.$$eval('#variant-list code', (c) => c.map((x) => x.textContent)), [a, b]);
   await page.fill('#variant-entry', 'sia@solverr=pop');

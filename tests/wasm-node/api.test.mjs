@@ -46,6 +46,16 @@ test('catalog lists the registries with parameter declarations', () => {
   assert.ok(wasm.bundled_trace_text(c.traces[0].name).length > 100);
 });
 
+test('generated traces (the solver-size sweep\'s workloads) parse, repeat by seed and name a bad generator', () => {
+  const text = core.generated_trace_text('copter-pai', 120, 3n);
+  assert.equal(text, wasm.generated_trace_text('copter-pai', 120, 3n));
+  assert.equal(text, core.generated_trace_text('copter-pai', 120, 3n));
+  assert.notEqual(text, core.generated_trace_text('copter-pai', 120, 4n));
+  const info = core.parse_trace('copter-pai', text);
+  assert.equal(info.jobs, 120);
+  assert.throws(() => core.generated_trace_text('no-such-generator', 10, 1n), (e) => e.kind === 'config' && /no-such-generator/.test(e.text));
+});
+
 test('cluster layouts group nodes by GPU type; bad specs are config errors', () => {
   const l = wasm.cluster_layout('sia-hetero-64');
   assert.equal(l.total_gpus, 64);

@@ -8,7 +8,7 @@
 // The page's core package runs most policies; a run of a policy that only the
 // full package has carries that package's compiled module, instantiated here
 // once, on first use.
-import { initSync, Run, parse_trace } from '../pkg/schedlab.js';
+import { initSync, Run, parse_trace, generated_trace_text } from '../pkg/schedlab.js';
 
 const SLICE_MS = 30;
 const PROGRESS_MS = 100;
@@ -122,6 +122,13 @@ onmessage = async (ev) => {
         postMessage({ type: 'parsed', id: msg.id, error: asError(e) });
       }
       postMessage({ type: 'idle' });
+      break;
+    case 'generate':
+      try {
+        postMessage({ type: 'generated', id: msg.id, text: generated_trace_text(msg.generator, msg.jobs, BigInt(msg.seed)) });
+      } catch (e) {
+        postMessage({ type: 'generated', id: msg.id, error: asError(e) });
+      }
       break;
     case 'json': {
       const r = finished.get(msg.runId);
