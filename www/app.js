@@ -216,6 +216,7 @@ function pickSpeed(spanS) {
 function drawChartsSafe() {
   try {
     drawCharts($('#charts'), orderedRuns());
+    if (app.scaling) app.scaling.draw();
   } catch (e) {
     showError(e, 'Charts');
   }

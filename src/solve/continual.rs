@@ -399,15 +399,15 @@ fn residual(cols: &[Column], x: &[f64], by_item: &[Vec<usize>], left: &[f64]) ->
 /// The sum is piecewise linear and non-increasing in t; its breakpoints are
 /// where a term leaves 1 ((b_j - 1) / (η c_j)) and reaches 0 (b_j / (η c_j)).
 ///
-/// Why not sort every breakpoint (as short rows do): between two sweeps a
-/// multiplier barely moves, so two passes that read the sum's linear piece
-/// at the previous value (`guess`) and where that piece's line meets the
-/// target usually find the root, or a bracket holding a few breakpoints,
-/// and only those are sorted (measured at 10k GPUs: sorting whole rows was
-/// 44% of the run's time).
+/// Why not sort the breakpoints: at 10k GPUs sorting whole rows was 44% of
+/// the run's time. Between two sweeps a multiplier barely moves, so in a long
+/// row two passes that read the sum's linear piece at the previous value
+/// (`guess`) and where that piece's line meets the target usually find the
+/// root, or leave a narrow bracket; [`root_between`] finds it there by
+/// selection.
 fn root(terms: &[(f64, f64)], eta: f64, target: f64, guess: f64) -> f64 {
     let (mut lo, mut hi) = (0.0, f64::INFINITY);
-    if terms.len() > SORT_UP_TO && guess > 0.0 && guess.is_finite() {
+    if terms.len() > SHORT_ROW && guess > 0.0 && guess.is_finite() {
         let tol = 1e-12 * (1.0 + target.abs());
         let mut t = guess;
         for _ in 0..2 {
@@ -426,7 +426,7 @@ fn root(terms: &[(f64, f64)], eta: f64, target: f64, guess: f64) -> f64 {
             let x = t + (target - p.f) / slope;
             // Inside the piece the line is the sum. Left of t the sum may stay
             // at the target past `bound` (a flat part), so a root at the bound
-            // is left to the sort.
+            // is left to the selection.
             if above && x <= bound {
                 return x;
             }
@@ -442,8 +442,9 @@ fn root(terms: &[(f64, f64)], eta: f64, target: f64, guess: f64) -> f64 {
     root_between(terms, eta, target, lo, hi)
 }
 
-/// Rows with at most this many terms sort all their breakpoints at once.
-const SORT_UP_TO: usize = 32;
+/// Rows of at most this many terms (a job's options) skip the reads at the
+/// guess and go straight to the selection.
+const SHORT_ROW: usize = 32;
 
 /// The sum at t, the slopes of the pieces on either side of t, and the
 /// breakpoints nearest t on either side (the pieces run from `prev` to t and
@@ -630,10 +631,10 @@ mod tests {
         assert_eq!(root(&[(0.3, 1.0), (0.2, 1.0)], 1.0, 1.0, 0.4), 0.0);
         // Weighted: 2 clamp(2 - 2t, 0, 1) = 1 at t = 0.75.
         assert!((root(&[(2.0, 2.0)], 0.5, 1.0, 3.0) - 1.5).abs() < 1e-12);
-        // The sum stays at the target on [5, 9]: the smallest root, from any guess.
-        // The same in a row long enough to be searched from the guess.
+        // The sum stays at the target on [5, 9]: the smallest root from any
+        // guess, in a short row and in one long enough to read the guess.
         let mut long = vec![(10.0, 1.0), (5.0, 1.0)];
-        long.extend(std::iter::repeat_n((-1.0, 1.0), 2 * SORT_UP_TO));
+        long.extend(std::iter::repeat_n((-1.0, 1.0), 2 * SHORT_ROW));
         for guess in [0.0, 4.5, 7.0, 9.0, 9.5, 20.0] {
             let t = root(&[(10.0, 1.0), (5.0, 1.0)], 1.0, 1.0, guess);
             assert!((t - 5.0).abs() < 1e-12, "guess {guess}: {t}");

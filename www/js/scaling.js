@@ -36,6 +36,7 @@ export class Scaling {
     this.active = null; // the running sweep's token
     this.worker = null;
     this.points = []; // {method, gpus, p50, rounds}
+    this.canvas.style.display = 'none'; // until a sweep has a point
     this.button.addEventListener('click', () => (this.active ? this.stop('stopped') : this.run()));
   }
 
@@ -104,7 +105,11 @@ export class Scaling {
     this.status.textContent = text;
   }
 
+  /** Draws the points so far (none: the canvas stays hidden); the page calls
+   * it again when it redraws its charts (a resize). */
   draw() {
+    if (!this.points.length || this.fig.hidden) return;
+    this.canvas.style.display = '';
     const dpr = window.devicePixelRatio || 1;
     const rect = this.canvas.getBoundingClientRect();
     this.canvas.width = Math.max(1, Math.round(rect.width * dpr));
