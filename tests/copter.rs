@@ -288,3 +288,50 @@ fn copter_scaling_measures_rounds_after_the_warm_up_at_each_size() {
     assert!(scaling(&opts, &[1], 0.0, &mut |_| {}).is_err());
     assert!(scaling(&opts, &[1], 25.0, &mut |_| {}).is_err());
 }
+
+/// `copter-paired` also times LP* and a cold COpter on every round's problem
+/// without using their answers: the run is the plain `copter` run to the
+/// bit, and the attribution gets per-round speedups on the same problems.
+#[test]
+fn paired_solves_time_other_methods_without_changing_the_run() {
+    use schedlab::repro::copter::{reproduce, scaling, scaling_table, Options};
+    let opts = Options {
+        scales: vec![1],
+        methods: vec!["copter".into(), "copter-paired".into()],
+        copter_dir: None,
+        jobs: Some(80),
+        overrides: Default::default(),
+        seed: 3,
+    };
+    let rows = reproduce(&opts, &mut |_| {}).unwrap();
+    let (plain, paired) = (&rows[0], &rows[1]);
+    assert_eq!(
+        (plain.avg_jct_h, plain.makespan_h, plain.completed),
+        (paired.avg_jct_h, paired.makespan_h, paired.completed)
+    );
+    assert!(plain.paired.is_empty());
+    let steps: Vec<&str> = paired.paired.iter().map(|s| s.step).collect();
+    assert_eq!(steps, ["custom solver", "warm start", "together"]);
+    for s in &paired.paired {
+        assert!(
+            s.mean.is_finite() && s.p10 > 0.0 && s.p10 <= s.p50 && s.p50 <= s.p90,
+            "{s:?}"
+        );
+    }
+    let opts = Options {
+        methods: vec!["copter-paired".into()],
+        ..opts
+    };
+    let rows = scaling(&opts, &[1], 0.25, &mut |_| {}).unwrap();
+    let table = scaling_table(&rows, 0.25);
+    assert!(table.contains("On the same rounds"), "{table}");
+    for step in ["custom solver", "warm start", "together"] {
+        assert!(
+            table
+                .lines()
+                .any(|l| l.starts_with("256") && l.contains(step)),
+            "{step}: {table}"
+        );
+    }
+    assert!(!table.contains("From separate runs"), "{table}");
+}

@@ -130,6 +130,9 @@ pub struct RoundStat {
     pub solver_vars: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub solver_changed_vars: Option<u32>,
+    /// Other methods' seconds on the same problem (see `Decision::solver_paired`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub solver_paired: Vec<(&'static str, f64)>,
     /// Simulated seconds before the decision took effect (`engine.scheduler_delay`);
     /// `busy_gpus` and `running` are then as of the call, before it.
     #[serde(skip_serializing_if = "Option::is_none")]

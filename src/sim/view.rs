@@ -373,6 +373,10 @@ pub struct Decision {
     /// solver (Sia's COpter) how many moved from the previous answer.
     pub solver_vars: Option<u32>,
     pub solver_changed_vars: Option<u32>,
+    /// Seconds other solver methods took on this same round problem, their
+    /// answers unused (Sia's `copter_paired`): a paired comparison of
+    /// methods. The engine takes them off the call's time.
+    pub solver_paired: Vec<(&'static str, f64)>,
     /// What the policy saw this round, when asked (`View::want_insight`).
     pub insight: Option<Box<RoundInsight>>,
     /// Plans announced for jobs: (job, work done, steps); the timeline

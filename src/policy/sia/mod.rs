@@ -45,6 +45,7 @@ const PARAMS: &[ParamSpec] = &[
     ParamSpec::choice("node_cap", "gpus64", &["gpus64", "artifact", "unlimited"], "Multi-node configurations: up to min(N, 64/R) nodes, the artifact's profiled caps (t4 16, rtx 3, a100 2, quad 1), or every node"),
     ParamSpec::choice("solver", "auto", &["auto", "exact", "lp-shim", "lp-star", "pop", "copter", "greedy"], "auto: exact branch-and-bound when the round has at most exact_max_vars variables, else lp-shim (LP relaxation, the thesis shim, then an exact repair of the rounded items); lp-star: the thesis's LP* (rebuild, cold LP relaxation and the shim alone, every round); pop: POP, jobs (each assigned once, at random) and GPUs (equal shares of every type) split into pop_k parts, each solved by the auto rule (rounds record the slowest part's time and the serial sum); copter: COpter's continual solver (the LP relaxation by a proximal point method warm-started from the previous round, then the thesis shim)"),
     ParamSpec::boolean("copter_warm", "true", "solver=copter: start each round from the previous round's values, bids and prices (off = cold start, the attribution study's toggle)"),
+    ParamSpec::boolean("copter_paired", "false", "solver=copter: also solve each round's problem cold (COpter without the warm start) and by LP*, timed into the round's solver_paired and not used: the attribution on identical problems (reproduce copter's copter-paired)"),
     ParamSpec::float("copter_eta", "1000", 1.0, 1e7, "solver=copter: the proximal step eta times the round's largest weight (docs/COPTER.md: 1000 took the fewest steps at 512 and 10,240 GPUs; 200 was best on small instances)"),
     ParamSpec::int("pop_k", "16", 1, 1024, "Parts of the POP partition (solver=pop; the COpter thesis compares POP-16)"),
     ParamSpec::int("exact_max_vars", "400", 0, 1_000_000, "Largest round solved exactly under solver=auto"),
@@ -85,6 +86,7 @@ fn build(p: &Params, seed: u64) -> Result<Box<dyn Policy>> {
         },
         solver: p.text("solver").to_string(),
         pop_k: p.i64("pop_k") as usize,
+        paired: p.bool("copter_paired"),
         continual: ContinualMck::new(PpaSettings {
             warm_start: p.bool("copter_warm"),
             eta_scale: p.f64("copter_eta"),
@@ -125,6 +127,8 @@ pub struct Sia {
     node_cap: NodeCap,
     solver: String,
     pop_k: usize,
+    /// Also time LP* and a cold COpter on each round's problem (`copter_paired`).
+    paired: bool,
     /// COpter's solver state, kept from round to round (solver=copter).
     continual: ContinualMck,
     /// Draws POP's partition (each job's part, from the run's seed).

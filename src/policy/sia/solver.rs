@@ -4,7 +4,7 @@
 
 use super::{Row, Sia};
 use crate::sim::Decision;
-use crate::solve::{solve_pop, Mck, MckResult, Method};
+use crate::solve::{solve_pop, ContinualMck, Mck, MckResult, Method, PpaSettings};
 use crate::workload::sample::keyed_uniform;
 
 impl Sia {
@@ -54,28 +54,38 @@ impl Sia {
             }
         };
         out.solver_s = t0.elapsed().as_secs_f64();
+        if self.paired && self.solver == "copter" {
+            self.paired_solves(problem, rows, out);
+        }
         result
+    }
+
+    /// The round's problem solved again, cold by COpter's solver and by LP*,
+    /// each timed (with its shim) into `solver_paired` and its answer dropped:
+    /// the attribution compares methods on the same problems, where separate
+    /// runs drift apart after the first round (docs/COPTER.md).
+    fn paired_solves(&self, problem: &Mck, rows: &[Row], out: &mut Decision) {
+        let (item_keys, option_keys) = continual_keys(problem, rows);
+        let t = web_time::Instant::now();
+        let mut cold = ContinualMck::new(PpaSettings {
+            warm_start: false,
+            ..self.continual.settings
+        });
+        if let Some((values, _)) = cold.solve(problem, &item_keys, &option_keys) {
+            let _ = problem.shim_values(&values, Method::LpShimPlain);
+        }
+        out.solver_paired
+            .push(("copter-cold", t.elapsed().as_secs_f64()));
+        let t = web_time::Instant::now();
+        let _ = problem.solve(Method::LpShimPlain, self.node_limit);
+        out.solver_paired
+            .push(("lp-star", t.elapsed().as_secs_f64()));
     }
 
     /// COpter: the continual LP solver (state kept by job and configuration)
     /// and the thesis shim; LP + shim answers if it fails, and says so.
     fn continual_round(&mut self, problem: &Mck, rows: &[Row], out: &mut Decision) -> MckResult {
-        let item_keys: Vec<u64> = rows.iter().map(|r| r.job as u64).collect();
-        let option_keys: Vec<Vec<u64>> = problem
-            .items
-            .iter()
-            .zip(rows)
-            .map(|(it, r)| {
-                it.choices
-                    .iter()
-                    .zip(&r.configs)
-                    .map(|(ch, c)| {
-                        let kind = ch.usage.first().map_or(0, |u| u.0 as u64);
-                        kind << 48 | (c.nodes as u64) << 24 | c.gpus as u64
-                    })
-                    .collect()
-            })
-            .collect();
+        let (item_keys, option_keys) = continual_keys(problem, rows);
         self.continual
             .solve(problem, &item_keys, &option_keys)
             .ok_or_else(|| "forced options exceed the capacity".to_string())
@@ -89,4 +99,26 @@ impl Sia {
                 r
             })
     }
+}
+
+/// COpter's keys for a round: each item by its job, each option by its GPU
+/// type, nodes and GPUs (the same configuration keeps its key across rounds).
+fn continual_keys(problem: &Mck, rows: &[Row]) -> (Vec<u64>, Vec<Vec<u64>>) {
+    let item_keys = rows.iter().map(|r| r.job as u64).collect();
+    let option_keys = problem
+        .items
+        .iter()
+        .zip(rows)
+        .map(|(it, r)| {
+            it.choices
+                .iter()
+                .zip(&r.configs)
+                .map(|(ch, c)| {
+                    let kind = ch.usage.first().map_or(0, |u| u.0 as u64);
+                    kind << 48 | (c.nodes as u64) << 24 | c.gpus as u64
+                })
+                .collect()
+        })
+        .collect();
+    (item_keys, option_keys)
 }
