@@ -28,8 +28,9 @@ pub struct ReproduceArgs {
     /// pcs: `fig9` adds the §6.6 microbenchmark of one simulation's time (Fig. 9a, seconds),
     /// `fig9b` the whole search's time per cell (Fig. 9b, about half an hour on 2 cores).
     /// copter: solver methods, comma-separated: lp-star, pop-16, copter, copter-cold (COpter
-    /// without its warm start; with lp-star and copter, --scaling adds Fig. 4.6's attribution)
-    /// (default: lp-star, pop-16, copter).
+    /// without its warm start; with lp-star and copter, --scaling adds Fig. 4.6's attribution),
+    /// copter-paired (COpter that also times LP* and a cold start on each round's problem: the
+    /// attribution on the same rounds) (default: lp-star, pop-16, copter).
     #[arg(long)]
     pub sections: Option<String>,
     /// sia: cluster sizes of the runtime sweep, comma-separated multiples of 64.
