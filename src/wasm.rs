@@ -124,12 +124,9 @@ pub fn sts_sandbox(model: &str, gpu_type: &str, deadline_s: f64) -> Result<JsVal
 /// workload per cluster size this way.
 #[wasm_bindgen]
 pub fn generated_trace_text(generator: &str, jobs: u32, seed: u64) -> Result<String, JsValue> {
-    use crate::workload::gen::{generate, trace_header};
-    let trace = generate(generator, Some(jobs as usize), seed, &[]).map_err(js_err)?;
-    Ok(crate::workload::write_native(
-        &trace.jobs,
-        &trace_header(&trace, generator, seed, &[]),
-    ))
+    crate::workload::gen::generate_native_text(generator, Some(jobs as usize), seed, &[])
+        .map(|(text, _)| text)
+        .map_err(js_err)
 }
 
 /// The text of a bundled trace (for download).

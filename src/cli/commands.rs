@@ -9,9 +9,9 @@ use crate::policy::{registry, Knowledge};
 use crate::report::{check_owners, run_policy, to_csv, to_table, RunReport};
 use crate::sim::ENGINE_PARAMS;
 use crate::textio::read_text;
-use crate::workload::gen::{generate, generators, trace_header};
+use crate::workload::gen::{generate_native_text, generators};
 use crate::workload::{
-    bundled_trace, bundled_traces, load_named, write_native, Fill, Format, ImportOptions, Trace,
+    bundled_trace, bundled_traces, load_named, Fill, Format, ImportOptions, Trace,
 };
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -427,12 +427,7 @@ pub fn gen(a: GenArgs) -> Result<()> {
             .ok_or_else(|| Error::config(format!("--set {s}: expected KEY=VALUE")))?;
         overrides.push((k.trim().to_string(), v.trim().to_string()));
     }
-    let trace = generate(&a.name, a.jobs, a.seed, &overrides)?;
-    let n = trace.jobs.len();
-    let text = write_native(
-        &trace.jobs,
-        &trace_header(&trace, &a.name, a.seed, &overrides),
-    );
+    let (text, n) = generate_native_text(&a.name, a.jobs, a.seed, &overrides)?;
     write_out(a.out.as_deref(), &text)?;
     if a.out.is_some() {
         eprintln!("wrote {n} jobs");

@@ -217,6 +217,7 @@ impl ContinualMck {
             .collect();
         let b_scale = 1.0 + left.iter().fold(1.0f64, |m, l| m.max(*l));
         let mut scratch = Vec::new();
+        let mut root_work = RootWork::default();
         let mut centre = x.clone();
         let mut act_item: Vec<Vec<usize>> = vec![Vec::new(); problem.items.len()];
         let mut act_resource: Vec<Vec<usize>> = vec![Vec::new(); problem.capacity.len()];
@@ -247,7 +248,7 @@ impl ContinualMck {
                         let a = centre[j] + eta * (cols[j].weight - reduced_cost(&cols[j], &price));
                         scratch.push((a, 1.0));
                     }
-                    let y = root(&scratch, eta, 1.0, bid[i]);
+                    let y = root(&scratch, eta, 1.0, bid[i], &mut root_work);
                     moved = moved.max((y - bid[i]).abs() * eta);
                     bid[i] = y;
                 }
@@ -268,7 +269,7 @@ impl ContinualMck {
                     }
                     // (No active column: the price falls to 0, as the exact
                     // root of an empty row would.)
-                    let mu = root(&scratch, eta, left[r], price[r]);
+                    let mu = root(&scratch, eta, left[r], price[r], &mut root_work);
                     // A price change moves a column's value by up to η a Δμ.
                     moved = moved.max((mu - price[r]).abs() * eta * a_max);
                     price[r] = mu;
@@ -405,7 +406,7 @@ fn residual(cols: &[Column], x: &[f64], by_item: &[Vec<usize>], left: &[f64]) ->
 /// (`guess`) and where that piece's line meets the target usually find the
 /// root, or leave a narrow bracket; [`root_between`] finds it there by
 /// selection.
-fn root(terms: &[(f64, f64)], eta: f64, target: f64, guess: f64) -> f64 {
+fn root(terms: &[(f64, f64)], eta: f64, target: f64, guess: f64, work: &mut RootWork) -> f64 {
     let (mut lo, mut hi) = (0.0, f64::INFINITY);
     if terms.len() > SHORT_ROW && guess > 0.0 && guess.is_finite() {
         let tol = 1e-12 * (1.0 + target.abs());
@@ -439,7 +440,16 @@ fn root(terms: &[(f64, f64)], eta: f64, target: f64, guess: f64) -> f64 {
             t = x;
         }
     }
-    root_between(terms, eta, target, lo, hi)
+    root_between(terms, eta, target, lo, hi, work)
+}
+
+/// Buffers of [`root_between`], kept across calls (it runs once per row per
+/// sweep): the terms with a breakpoint inside the bracket, as (leave_one,
+/// reach_zero, b, c), and those breakpoints.
+#[derive(Default)]
+struct RootWork {
+    open: Vec<[f64; 4]>,
+    breakpoints: Vec<f64>,
 }
 
 /// Rows of at most this many terms (a job's options) skip the reads at the
@@ -493,11 +503,18 @@ fn around(terms: &[(f64, f64)], eta: f64, t: f64) -> Around {
 /// linear all through (lo, hi) are summed into K + S t, the sum is read at
 /// the median breakpoint of the others, half of the breakpoints fall outside
 /// the narrowed interval, and so on (expected O(n), as selection is).
-fn root_between(terms: &[(f64, f64)], eta: f64, target: f64, lo: f64, hi: f64) -> f64 {
+fn root_between(
+    terms: &[(f64, f64)],
+    eta: f64,
+    target: f64,
+    lo: f64,
+    hi: f64,
+    work: &mut RootWork,
+) -> f64 {
     let (mut lo, mut hi) = (lo, hi);
     let (mut k, mut slope) = (0.0, 0.0);
-    // Terms with a breakpoint inside (lo, hi): (leave_one, reach_zero, b, c).
-    let mut open: Vec<[f64; 4]> = Vec::with_capacity(terms.len());
+    let RootWork { open, breakpoints } = work;
+    open.clear();
     for &(b, c) in terms {
         if b > 0.0 {
             open.push([(b - 1.0) / (eta * c), b / (eta * c), b, c]);
@@ -510,10 +527,9 @@ fn root_between(terms: &[(f64, f64)], eta: f64, target: f64, lo: f64, hi: f64) -
                 .map(|[_, _, b, c]| c * (b - eta * c * t).clamp(0.0, 1.0))
                 .sum::<f64>()
     };
-    if lo == 0.0 && value(&open, 0.0, 0.0, 0.0) <= target {
+    if lo == 0.0 && value(open, 0.0, 0.0, 0.0) <= target {
         return 0.0;
     }
-    let mut breakpoints: Vec<f64> = Vec::with_capacity(2 * open.len());
     loop {
         // Terms without a breakpoint inside (lo, hi) join K + S t.
         open.retain(|&[leave_one, reach_zero, b, c]| {
@@ -531,7 +547,7 @@ fn root_between(terms: &[(f64, f64)], eta: f64, target: f64, lo: f64, hi: f64) -
             }
         });
         breakpoints.clear();
-        for [leave_one, reach_zero, _, _] in &open {
+        for [leave_one, reach_zero, _, _] in open.iter() {
             for bp in [*leave_one, *reach_zero] {
                 if bp > lo && bp < hi {
                     breakpoints.push(bp);
@@ -551,7 +567,7 @@ fn root_between(terms: &[(f64, f64)], eta: f64, target: f64, lo: f64, hi: f64) -
         let mid = breakpoints.len() / 2;
         let (_, pivot, _) = breakpoints.select_nth_unstable_by(mid, |a, b| a.total_cmp(b));
         let pivot = *pivot;
-        if value(&open, k, slope, pivot) > target {
+        if value(open, k, slope, pivot) > target {
             lo = pivot;
         } else {
             hi = pivot;
@@ -641,6 +657,11 @@ mod tests {
             let t = root(&long, 1.0, 1.0, guess);
             assert!((t - 5.0).abs() < 1e-12, "guess {guess}: {t}");
         }
+    }
+
+    /// [`super::root`] with fresh buffers.
+    fn root(terms: &[(f64, f64)], eta: f64, target: f64, guess: f64) -> f64 {
+        super::root(terms, eta, target, guess, &mut RootWork::default())
     }
 
     /// The reference: every breakpoint sorted and walked in order.

@@ -52,17 +52,13 @@ impl BundledTrace {
 
     /// What the trace's generator makes today for the manifest's settings.
     pub fn regenerate(&self) -> crate::error::Result<String> {
-        use crate::workload::gen::{generate, trace_header};
         let set: Vec<(String, String)> = self
             .set
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();
-        let trace = generate(self.generator, Some(self.jobs), self.seed, &set)?;
-        Ok(crate::workload::write_native(
-            &trace.jobs,
-            &trace_header(&trace, self.generator, self.seed, &set),
-        ))
+        crate::workload::gen::generate_native_text(self.generator, Some(self.jobs), self.seed, &set)
+            .map(|(text, _)| text)
     }
 }
 

@@ -97,6 +97,21 @@ pub fn generate(
     Ok(trace)
 }
 
+/// A generated trace as native-format text with its header (what `schedlab
+/// gen` writes, the bundled traces hold and the page's size sweep runs on),
+/// and its job count.
+pub fn generate_native_text(
+    name: &str,
+    jobs: Option<usize>,
+    seed: u64,
+    overrides: &[(String, String)],
+) -> Result<(String, usize)> {
+    let trace = generate(name, jobs, seed, overrides)?;
+    let text =
+        crate::workload::write_native(&trace.jobs, &trace_header(&trace, name, seed, overrides));
+    Ok((text, trace.jobs.len()))
+}
+
 /// The header comment written above a generated trace: how to remake it.
 pub fn provenance_comment(
     name: &str,
