@@ -66,6 +66,8 @@ import('./www/pkg/schedlab.js').then((w) => {
   console.log('wasm generator == schedlab gen (copter-pai, 150 jobs)');
 });" "$COPTER_TRACE"
 rm -f "$COPTER_TRACE"
+# PCS's preference search as the page runs it (core package, batches asked and told) == schedlab pcs search.
+node tests/wasm-node/search.mjs target/release/schedlab pcs-themis1 pcs-64 avg_jct,avg_pred_error 175
 
 step "sweeps as a Slurm job array (single-node Slurm started here; skips if it cannot start)"
 bash scripts/test-slurm.sh target/release/schedlab

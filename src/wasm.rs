@@ -334,9 +334,10 @@ pub fn run_policy(
 }
 
 /// Draws a comparison chart (`web::charts::ChartSpec`) on a canvas, at the
-/// canvas's pixel size.
+/// canvas's pixel size. Returns where the points of a `front` chart landed
+/// (per series, `[x, y, pixel x, pixel y]` each; empty for other kinds).
 #[wasm_bindgen]
-pub fn draw_chart(canvas: web_sys::HtmlCanvasElement, spec: JsValue) -> Result<(), JsValue> {
+pub fn draw_chart(canvas: web_sys::HtmlCanvasElement, spec: JsValue) -> Result<JsValue, JsValue> {
     use plotters::prelude::*;
     let text: String = js_sys::JSON::stringify(&spec)
         .map(String::from)
@@ -346,9 +347,100 @@ pub fn draw_chart(canvas: web_sys::HtmlCanvasElement, spec: JsValue) -> Result<(
     let backend = plotters_canvas::CanvasBackend::with_canvas_object(canvas)
         .ok_or_else(|| js_err(Error::Internal("canvas has no 2d context".into())))?;
     let root = backend.into_drawing_area();
-    charts::draw(&root, &spec).map_err(|e| js_err(Error::Internal(e)))?;
+    let located = charts::draw_located(&root, &spec).map_err(|e| js_err(Error::Internal(e)))?;
     root.present()
-        .map_err(|e| js_err(Error::Internal(e.to_string())))
+        .map_err(|e| js_err(Error::Internal(e.to_string())))?;
+    to_js(&located)
+}
+
+/// PCS's preference search, the main thread's side (`web::search`): SPEA2
+/// hands out batches of points (`ask`), a pool of workers evaluates them with
+/// [`PcsProblem`], `tell` takes their objectives, `state` reports the front.
+#[wasm_bindgen]
+pub struct PcsSearch {
+    inner: crate::web::search::PageSearch,
+}
+
+#[wasm_bindgen]
+impl PcsSearch {
+    /// The search of `problem` (consumed) with SPEA2's sizes and a seed.
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        problem: PcsProblem,
+        population: u32,
+        offspring: u32,
+        evaluations: u32,
+        seed: u64,
+    ) -> Result<PcsSearch, JsValue> {
+        let settings = crate::search::spea2::Settings {
+            population: population as usize,
+            offspring: offspring as usize,
+            evaluations: evaluations as usize,
+            ..Default::default()
+        };
+        let problem = problem.inner.into_problem();
+        Ok(PcsSearch {
+            inner: crate::web::search::PageSearch::new(problem, settings, seed).map_err(js_err)?,
+        })
+    }
+
+    /// The next batch of points, flat (four values each: T, W, clip, delta;
+    /// empty once the budget is spent).
+    pub fn ask(&mut self) -> Float64Array {
+        Float64Array::from(&self.inner.ask()[..])
+    }
+
+    /// The objectives of the batch last asked, flat in its order.
+    pub fn tell(&mut self, objectives: Vec<f64>) -> Result<(), JsValue> {
+        self.inner.tell(&objectives).map_err(js_err)
+    }
+
+    /// `{objectives, evaluations, budget, done, evaluated: [{x, f}], front:
+    /// [{x, f, sets, classes, pick}]}` (an invalid point's objectives are null).
+    pub fn state(&self) -> Result<JsValue, JsValue> {
+        to_js(&self.inner.state())
+    }
+}
+
+/// PCS's preference search, a worker's side: evaluates points.
+#[wasm_bindgen]
+pub struct PcsProblem {
+    inner: crate::web::search::PageProblem,
+}
+
+#[wasm_bindgen]
+impl PcsProblem {
+    /// The search problem on a trace (a bundled name when `trace_text` is
+    /// empty), a cluster, objectives (comma-separated names), the page's
+    /// `engine.*` settings and the first `apps` apps (0: all).
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        trace_name: &str,
+        trace_text: &str,
+        cluster: &str,
+        objectives: &str,
+        sets: Vec<String>,
+        apps: u32,
+    ) -> Result<PcsProblem, JsValue> {
+        let p = crate::web::search::problem(
+            trace_name,
+            trace_text,
+            cluster,
+            objectives,
+            &sets,
+            apps as usize,
+        )
+        .map_err(js_err)?;
+        Ok(PcsProblem {
+            inner: crate::web::search::PageProblem::new(p),
+        })
+    }
+
+    /// Objectives of flat points (four values each), flat.
+    pub fn evaluate(&self, points: Vec<f64>) -> Result<Float64Array, JsValue> {
+        let f = self.inner.evaluate(&points).map_err(js_err)?;
+        Ok(Float64Array::from(&f[..]))
+    }
 }
 
 /// Runs policies on a trace and returns the report as JSON text, exactly as

@@ -6,6 +6,7 @@
 import { initSync, catalog as readCatalog, cluster_layout, bundled_trace_text } from './pkg/schedlab.js';
 import { Pool, compileWasm } from './js/pool.js';
 import { Scaling } from './js/scaling.js';
+import { PreferenceSearch } from './js/search.js';
 import { Controls } from './js/controls.js';
 import { GpuMap, NODE_VIEW_GPUS } from './js/gpumap.js';
 import { hasPools, poolSpeedups } from './js/quota.js';
@@ -17,7 +18,7 @@ import { Sandbox } from './js/sandbox.js';
 import { Heatmap } from './js/heatmap.js';
 import { hasInsight } from './js/insight.js';
 import { policyColor, jobColor, VIRIDIS_CSS } from './js/colors.js';
-import { fromUrl, toUrl, setsFor, SPEEDS } from './js/state.js';
+import { fromUrl, toUrl, setsFor, baseOf, SPEEDS } from './js/state.js';
 import { segmentOnGpu, queueAt, nextEvent, prevEvent, span, progressAt, restartsAt, moveSources } from './js/timeline.js';
 import { renderTable, drawCharts, download, summaryCsv, jobsCsv, chartsPng } from './js/results.js';
 
@@ -61,6 +62,20 @@ function currentInputs() {
   return inp;
 }
 
+/** Runs PCS with a configuration the preference search found (its `pcs.*`
+ * settings), with predictions on so the prediction charts show how it keeps
+ * its promises; the other policies run again beside it. */
+function runSearchPick(sets) {
+  const inp = currentInputs();
+  for (const e of [...sets, 'engine.predict=true']) {
+    const i = e.indexOf('=');
+    inp.sets[e.slice(0, i)] = e.slice(i + 1);
+  }
+  if (!inp.policies.includes('pcs')) inp.policies.push('pcs');
+  controls.apply({ ...state, ...inp });
+  startRun();
+}
+
 function startRun() {
   const inp = currentInputs();
   clearError();
@@ -76,6 +91,7 @@ function startRun() {
   if (inp.trace.kind !== 'bundled' && !inp.trace.text) { showError(`the trace '${inp.trace.name}' is not loaded; upload it again`); return; }
   state = { ...state, ...inp, trace: inp.trace };
   app.state = state;
+  $('#search-section').hidden = !inp.policies.some((p) => baseOf(p) === 'pcs');
   document.body.classList.remove('stale');
   $('#run').textContent = '▶ Run';
   updateUrl();
@@ -217,6 +233,7 @@ function drawChartsSafe() {
   try {
     drawCharts($('#charts'), orderedRuns());
     if (app.scaling) app.scaling.draw();
+    if (app.search) app.search.draw();
   } catch (e) {
     showError(e, 'Charts');
   }
@@ -792,6 +809,7 @@ async function boot() {
   });
   app.sandbox = new Sandbox($('#sandbox'), catalog);
   app.scaling = new Scaling($('#scaling-fig'), pool);
+  app.search = new PreferenceSearch($('#search-section'), pool, () => currentInputs(), runSearchPick);
   heat = new Heatmap($('#heatmap'), catalog.gpu_types);
   app.heat = heat;
   document.querySelector('#insight-section .cbar').style.background = VIRIDIS_CSS;

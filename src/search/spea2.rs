@@ -138,37 +138,94 @@ pub struct Progress<'a> {
     pub population: &'a [Point],
 }
 
-/// Runs SPEA2 on `bounds` with a batch evaluator (a batch of decision
-/// vectors in, their objective vectors out; batches let the caller spread
-/// evaluations over threads or workers). `on_generation` returning false
-/// stops the search early.
-pub fn run(
-    bounds: &[(f64, f64)],
-    settings: &Settings,
-    seed: u64,
-    evaluate: &mut super::Evaluate,
-    on_generation: &mut dyn FnMut(&Progress) -> bool,
-) -> Vec<Point> {
-    let mut rng = Sampler::derive(seed, "spea2");
-    let n_vars = bounds.len();
-    let p_mut = settings.mutation_p.unwrap_or(1.0 / n_vars.max(1) as f64);
-    let xs: Vec<Vec<f64>> = (0..settings.population)
-        .map(|_| bounds.iter().map(|&(lo, hi)| rng.range(lo, hi)).collect())
-        .collect();
-    let fs = evaluate(&xs);
-    let mut evaluations = xs.len();
-    let mut population: Vec<Point> = xs
-        .into_iter()
-        .zip(fs)
-        .map(|(x, f)| Point { x, f })
-        .collect();
-    if !on_generation(&Progress {
-        evaluations,
-        population: &population,
-    }) {
-        return population;
+/// SPEA2 as an ask/tell state machine: [`Spea2::ask`] hands out the next
+/// batch of decision vectors (the first population, then each generation's
+/// children), [`Spea2::tell`] takes their objectives. The caller evaluates a
+/// batch however it likes (threads natively, a pool of Web Workers in the
+/// page), so both drive the same sequence from the same seed.
+pub struct Spea2 {
+    bounds: Vec<(f64, f64)>,
+    settings: Settings,
+    rng: Sampler,
+    p_mut: f64,
+    population: Vec<Point>,
+    /// The batch handed out and not yet told.
+    pending: Vec<Vec<f64>>,
+    evaluations: usize,
+}
+
+impl Spea2 {
+    pub fn new(bounds: &[(f64, f64)], settings: &Settings, seed: u64) -> Spea2 {
+        let n_vars = bounds.len();
+        Spea2 {
+            bounds: bounds.to_vec(),
+            settings: settings.clone(),
+            rng: Sampler::derive(seed, "spea2"),
+            p_mut: settings.mutation_p.unwrap_or(1.0 / n_vars.max(1) as f64),
+            population: Vec::new(),
+            pending: Vec::new(),
+            evaluations: 0,
+        }
     }
-    while evaluations < settings.evaluations {
+
+    /// Points evaluated so far.
+    pub fn evaluations(&self) -> usize {
+        self.evaluations
+    }
+
+    /// The current population (the result once [`Spea2::done`]).
+    pub fn population(&self) -> &[Point] {
+        &self.population
+    }
+
+    /// Whether the evaluation budget is spent.
+    pub fn done(&self) -> bool {
+        self.evaluations >= self.settings.evaluations && !self.population.is_empty()
+    }
+
+    /// The next batch to evaluate (empty once done). Asking again before
+    /// telling returns the same batch.
+    pub fn ask(&mut self) -> Vec<Vec<f64>> {
+        if self.pending.is_empty() && !self.done() {
+            self.pending = if self.population.is_empty() {
+                let rng = &mut self.rng;
+                (0..self.settings.population)
+                    .map(|_| {
+                        self.bounds
+                            .iter()
+                            .map(|&(lo, hi)| rng.range(lo, hi))
+                            .collect()
+                    })
+                    .collect()
+            } else {
+                self.children()
+            };
+        }
+        self.pending.clone()
+    }
+
+    /// The objectives of the batch last asked, in its order.
+    pub fn tell(&mut self, fs: Vec<Vec<f64>>) {
+        assert_eq!(
+            fs.len(),
+            self.pending.len(),
+            "one objective vector per asked point"
+        );
+        let xs = std::mem::take(&mut self.pending);
+        self.evaluations += xs.len();
+        let first = self.population.is_empty();
+        let mut pool = std::mem::take(&mut self.population);
+        pool.extend(xs.into_iter().zip(fs).map(|(x, f)| Point { x, f }));
+        self.population = if first {
+            pool
+        } else {
+            select(&pool, self.settings.population)
+        };
+    }
+
+    /// One generation's children: binary tournaments, SBX and mutation.
+    fn children(&mut self) -> Vec<Vec<f64>> {
+        let population = &self.population;
         let f: Vec<Vec<f64>> = population.iter().map(|p| p.f.clone()).collect();
         let raw = raw_fitness(&f);
         let alive: Vec<usize> = (0..population.len()).collect();
@@ -194,36 +251,55 @@ pub fn run(
                 }
             }
         };
+        let (bounds, settings, rng) = (&self.bounds, &self.settings, &mut self.rng);
         let mut children: Vec<Vec<f64>> = Vec::with_capacity(settings.offspring);
         while children.len() < settings.offspring {
-            let (a, b) = (tournament(&mut rng), tournament(&mut rng));
+            let (a, b) = (tournament(rng), tournament(rng));
             let (mut c1, mut c2) = sbx(
                 &population[a].x,
                 &population[b].x,
                 bounds,
                 settings.crossover_eta,
-                &mut rng,
+                rng,
             );
-            polynomial(&mut c1, bounds, p_mut, settings.mutation_eta, &mut rng);
-            polynomial(&mut c2, bounds, p_mut, settings.mutation_eta, &mut rng);
+            polynomial(&mut c1, bounds, self.p_mut, settings.mutation_eta, rng);
+            polynomial(&mut c2, bounds, self.p_mut, settings.mutation_eta, rng);
             children.push(c1);
             if children.len() < settings.offspring {
                 children.push(c2);
             }
         }
-        let fs = evaluate(&children);
-        evaluations += children.len();
-        let mut pool = population;
-        pool.extend(children.into_iter().zip(fs).map(|(x, f)| Point { x, f }));
-        population = select(&pool, settings.population);
+        children
+    }
+}
+
+/// Runs SPEA2 on `bounds` with a batch evaluator (a batch of decision
+/// vectors in, their objective vectors out; batches let the caller spread
+/// evaluations over threads or workers). `on_generation` returning false
+/// stops the search early.
+pub fn run(
+    bounds: &[(f64, f64)],
+    settings: &Settings,
+    seed: u64,
+    evaluate: &mut super::Evaluate,
+    on_generation: &mut dyn FnMut(&Progress) -> bool,
+) -> Vec<Point> {
+    let mut search = Spea2::new(bounds, settings, seed);
+    loop {
+        let xs = search.ask();
+        if xs.is_empty() {
+            break;
+        }
+        let fs = evaluate(&xs);
+        search.tell(fs);
         if !on_generation(&Progress {
-            evaluations,
-            population: &population,
+            evaluations: search.evaluations(),
+            population: search.population(),
         }) {
             break;
         }
     }
-    population
+    search.population
 }
 
 #[cfg(test)]

@@ -8,7 +8,10 @@
 //! `scatter` (one point per job on log-log axes with the diagonal y = x:
 //! PCS's predicted against actual completion time), `stack` (one bar per
 //! policy made of its `groups` parts, the first solid, the others paler:
-//! STS's energy and tardiness cost, Fig. 4b).
+//! STS's energy and tardiness cost, Fig. 4b), `front` (points on linear
+//! axes, the last series joined as a Pareto front, one of its points
+//! ringed: PCS's preference search, where the page needs to know where each
+//! point landed, so [`draw_located`] returns their pixel positions).
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -43,6 +46,9 @@ pub struct ChartSpec {
     /// x label should say so), e.g. exact predictions at 0.01%.
     #[serde(default)]
     pub x_floor: Option<f64>,
+    /// `front`: the index of the last series' point to ring (the chosen one).
+    #[serde(default)]
+    pub selected: Option<usize>,
 }
 
 fn one() -> f64 {
@@ -87,6 +93,20 @@ fn err<E: std::fmt::Display>(e: E) -> String {
 
 /// Draws `spec` on `root` (cleared first).
 pub fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, spec: &ChartSpec) -> Res {
+    draw_located(root, spec).map(|_| ())
+}
+
+/// Pixel positions of drawn points, per series (NaN-free points only, in
+/// the series' order; none for kinds other than `front`).
+pub type Located = Vec<Vec<(f64, f64, i32, i32)>>;
+
+/// Draws `spec` like [`draw`] and says where each point of a `front` chart
+/// landed, as (x, y, pixel x, pixel y), so the page can tell which one a
+/// click hit.
+pub fn draw_located<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    spec: &ChartSpec,
+) -> std::result::Result<Located, String> {
     root.fill(&WHITE).map_err(err)?;
     let s = spec.scale.clamp(0.5, 4.0);
     let px = |v: f64| (v * s).round() as i32;
@@ -132,8 +152,100 @@ pub fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, spec: &ChartSpec)
         "lines" => draw_lines(&area, spec, s),
         "scatter" => draw_scatter(&area, spec, s),
         "stack" => draw_stack(&area, spec, s),
+        "front" => return draw_front(&area, spec, s),
         other => Err(format!("unknown chart kind '{other}'")),
     }
+    .map(|_| Vec::new())
+}
+
+fn draw_front<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    spec: &ChartSpec,
+    s: f64,
+) -> std::result::Result<Located, String> {
+    let padded = |r: Option<(f64, f64)>| {
+        r.map(|(lo, hi)| {
+            let pad = if hi > lo {
+                (hi - lo) * 0.06
+            } else {
+                lo.abs().max(1.0) * 0.1
+            };
+            (lo - pad, hi + pad)
+        })
+    };
+    let xs = padded(finite_range(
+        spec.series.iter().flat_map(|r| r.x.iter().copied()),
+    ));
+    let ys = padded(finite_range(
+        spec.series.iter().flat_map(|r| r.y.iter().copied()),
+    ));
+    let (Some((x0, x1)), Some((y0, y1))) = (xs, ys) else {
+        no_data(area, s)?;
+        return Ok(Vec::new());
+    };
+    let mut chart = ChartBuilder::on(area)
+        .margin((8.0 * s) as i32)
+        .x_label_area_size((34.0 * s) as i32)
+        .y_label_area_size((48.0 * s) as i32)
+        .build_cartesian_2d(x0..x1, y0..y1)
+        .map_err(err)?;
+    chart
+        .configure_mesh()
+        .x_desc(spec.x_label.clone())
+        .y_desc(spec.y_label.clone())
+        .label_style(("sans-serif", 11.0 * s))
+        .axis_desc_style(("sans-serif", 12.0 * s))
+        .x_label_formatter(&|v| short(*v))
+        .y_label_formatter(&|v| short(*v))
+        .light_line_style(RGBColor(238, 238, 238))
+        .draw()
+        .map_err(err)?;
+    let last = spec.series.len().saturating_sub(1);
+    let mut located = Vec::with_capacity(spec.series.len());
+    for (i, sr) in spec.series.iter().enumerate() {
+        let c = rgb(&sr.color);
+        let pts: Vec<(f64, f64)> =
+            sr.x.iter()
+                .zip(&sr.y)
+                .map(|(x, y)| (*x, *y))
+                .filter(|(x, y)| x.is_finite() && y.is_finite())
+                .collect();
+        let (r, alpha) = if i == last { (4.5, 0.9) } else { (2.5, 0.35) };
+        if i == last && pts.len() > 1 {
+            let mut line = pts.clone();
+            line.sort_by(|a, b| a.0.total_cmp(&b.0));
+            chart
+                .draw_series(LineSeries::new(line, c.stroke_width((1.5 * s) as u32)))
+                .map_err(err)?;
+        }
+        let radius = (r * s).max(1.0) as i32;
+        chart
+            .draw_series(
+                pts.iter()
+                    .map(|&p| Circle::new(p, radius, c.mix(alpha).filled())),
+            )
+            .map_err(err)?;
+        if i == last {
+            if let Some(&p) = spec.selected.and_then(|k| pts.get(k)) {
+                chart
+                    .draw_series([Circle::new(
+                        p,
+                        (8.0 * s) as i32,
+                        BLACK.stroke_width((2.0 * s) as u32),
+                    )])
+                    .map_err(err)?;
+            }
+        }
+        located.push(
+            pts.iter()
+                .map(|&(x, y)| {
+                    let (px, py) = chart.backend_coord(&(x, y));
+                    (x, y, px, py)
+                })
+                .collect(),
+        );
+    }
+    Ok(located)
 }
 
 fn finite_range(vals: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
@@ -539,6 +651,7 @@ mod tests {
             y_max: None,
             y_log: false,
             x_floor: None,
+            selected: None,
         }
     }
 
@@ -559,6 +672,44 @@ mod tests {
             "{out}"
         );
         assert!(out.contains("opacity=\"0.35\""), "{out}");
+    }
+
+    #[test]
+    fn front_says_where_each_point_landed_and_rings_the_chosen_one() {
+        let cloud = series(
+            "evaluated",
+            "#bbbbbb",
+            vec![1.0, 3.0, f64::NAN],
+            vec![5.0, 6.0, 1.0],
+        );
+        let front = series("front", "#e15759", vec![1.0, 2.0, 4.0], vec![4.0, 2.0, 1.0]);
+        let mut sp = spec("front", vec![cloud, front], vec![]);
+        sp.selected = Some(1);
+        let mut out = String::new();
+        let located = {
+            let root = SVGBackend::with_string(&mut out, (640, 300)).into_drawing_area();
+            let l = draw_located(&root, &sp).unwrap();
+            root.present().unwrap();
+            l
+        };
+        // The NaN point is skipped; 2 + 3 points, the ring, the front's line.
+        assert_eq!(located.iter().map(Vec::len).collect::<Vec<_>>(), vec![2, 3]);
+        assert_eq!(out.matches("<circle").count(), 6, "{out}");
+        assert!(out.contains("polyline"));
+        // Pixels follow the data: larger x to the right, larger y higher up.
+        let f = &located[1];
+        assert!(f[0].2 < f[1].2 && f[1].2 < f[2].2);
+        assert!(f[0].3 < f[1].3 && f[1].3 < f[2].3);
+        assert_eq!((f[1].0, f[1].1), (2.0, 2.0));
+        // Inside the canvas.
+        assert!(f
+            .iter()
+            .all(|p| (0..640).contains(&p.2) && (0..300).contains(&p.3)));
+        // Other kinds locate nothing.
+        sp.kind = "lines".into();
+        let mut o = String::new();
+        let root = SVGBackend::with_string(&mut o, (640, 300)).into_drawing_area();
+        assert!(draw_located(&root, &sp).unwrap().is_empty());
     }
 
     #[test]

@@ -20,6 +20,7 @@ pub mod columns;
 pub mod insight;
 pub mod runner;
 pub mod sandbox;
+pub mod search;
 pub mod series;
 
 use crate::error::Error;

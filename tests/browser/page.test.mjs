@@ -299,6 +299,65 @@ test('with predictions, PCS gets its charts and a list parameter round-trips thr
   await page.close();
 });
 
+test('PCS preference search: the front grows live in workers, equals the CLI\'s, stops, and a click runs the point', { timeout: 240_000 }, async () => {
+  const page = await openPage(browser, `${BASE}?trace=pcs-themis1&policies=fifo,pcs`);
+  await waitDone(page);
+  assert.equal(await page.evaluate(() => document.querySelector('#search-section').hidden), false);
+  // Stop: a search with the paper's budget, stopped after its first generation.
+  await page.click('#search-run');
+  await page.waitForFunction(() => /^70 \//.test(document.querySelector('#search-status').textContent), null, { timeout: 120_000 });
+  await page.click('#search-run');
+  const stopped = await page.evaluate(() => ({
+    status: document.querySelector('#search-status').textContent,
+    button: document.querySelector('#search-run').textContent,
+    workers: window.schedlab.search.workers.length,
+  }));
+  assert.deepEqual(stopped, { status: 'stopped', button: 'Search', workers: 0 });
+  // A whole small search: 70 + 105 evaluations, drawn after each generation.
+  const t0 = Date.now();
+  await page.evaluate(() => window.schedlab.search.run(175));
+  const searchS = (Date.now() - t0) / 1000;
+  const st = await page.evaluate(() => window.schedlab.search.state);
+  assert.equal(st.evaluations, 175);
+  assert.ok(st.done);
+  // The same search natively: the same front, objective for objective.
+  const native = JSON.parse(cli(['pcs', 'search', '--trace', 'pcs-themis1', '--apps', '0', '--evaluations', '175', '--seed', '1', '--threads', '1']));
+  const key = (f) => f.map(String).join(',');
+  const want = native.front.map((p) => key([p.objectives.avg_jct, p.objectives.avg_pred_error])).sort();
+  const got = st.front.map((p) => key(p.f)).sort();
+  assert.deepEqual(got, want);
+  assert.ok(st.front.length >= 2, `front of ${st.front.length}`);
+  // Click the front's first point as a user would: PCS runs with its settings.
+  await page.locator('#search-chart').scrollIntoViewIfNeeded();
+  const target = await page.evaluate(() => {
+    const s = window.schedlab.search;
+    const [, , px, py] = s.located[0];
+    const r = s.canvas.getBoundingClientRect();
+    const dpr = window.devicePixelRatio || 1;
+    return { x: r.left + px / dpr, y: r.top + py / dpr, sets: s.front[0].sets };
+  });
+  await page.mouse.click(target.x, target.y);
+  await waitDone(page);
+  const after = await page.evaluate(() => ({
+    weights: document.querySelector('[data-key="pcs.weights"]').value,
+    thresholds: document.querySelector('[data-key="pcs.thresholds"]').value,
+    predict: window.schedlab.state.sets['engine.predict'],
+    pcsDone: window.schedlab.view.runs.has('pcs'),
+    picked: document.querySelector('#search-pick').textContent,
+    url: location.search,
+  }));
+  const want2 = Object.fromEntries(target.sets.map((e) => [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)]));
+  assert.equal(after.weights, want2['pcs.weights']);
+  assert.equal(after.thresholds, want2['pcs.thresholds'] || '');
+  assert.equal(after.predict, 'true');
+  assert.ok(after.pcsDone && after.picked.startsWith('Running PCS with'), JSON.stringify(after));
+  assert.ok(after.url.includes('pcs.weights='), after.url);
+  assert.deepEqual(page.errors, []);
+  record('pcs_search_175_s', searchS);
+  await page.locator('#search-section').screenshot({ path: artifact('pcs-search.png') });
+  await page.close();
+});
+
 test('STS trace: the cost chart stacks GPU and tardiness cost, the Gantt marks due dates', { timeout: 90_000 }, async () => {
   const page = await openPage(browser, `${BASE}?trace=sts-mixed-10&policies=sts,edf,avg-edf`);
   await waitDone(page);

@@ -8,7 +8,7 @@
 // The page's core package runs most policies; a run of a policy that only the
 // full package has carries that package's compiled module, instantiated here
 // once, on first use.
-import { initSync, Run, parse_trace, generated_trace_text } from '../pkg/schedlab.js';
+import { initSync, Run, parse_trace, generated_trace_text, PcsProblem } from '../pkg/schedlab.js';
 
 const SLICE_MS = 30;
 const PROGRESS_MS = 100;
@@ -35,6 +35,20 @@ function transferables(obj, out = []) {
 const asError = (e) => (e && typeof e === 'object' && 'kind' in e)
   ? e
   : { kind: 'internal', file: '', line: 0, field: '', message: String(e && e.message || e), text: String(e && e.message || e) };
+
+// PCS search problems this worker evaluates points of, by the search's key
+// (one at a time: a new search replaces the old one's problem).
+let pcsProblem = { key: null, problem: null };
+
+function evaluatePcs(msg) {
+  if (pcsProblem.key !== msg.key) {
+    if (pcsProblem.problem) pcsProblem.problem.free();
+    pcsProblem = { key: null, problem: null };
+    const p = msg.problem;
+    pcsProblem = { key: msg.key, problem: new PcsProblem(p.trace, p.text, p.cluster, p.objectives, p.sets, p.apps) };
+  }
+  return pcsProblem.problem.evaluate(msg.points);
+}
 
 let fullApi = null; // promise of the full package's glue, once instantiated
 
@@ -128,6 +142,14 @@ onmessage = async (ev) => {
         postMessage({ type: 'generated', id: msg.id, text: generated_trace_text(msg.generator, msg.jobs, BigInt(msg.seed)) });
       } catch (e) {
         postMessage({ type: 'generated', id: msg.id, error: asError(e) });
+      }
+      break;
+    case 'pcs-eval':
+      try {
+        const f = evaluatePcs(msg);
+        postMessage({ type: 'pcs-evaluated', id: msg.id, f }, [f.buffer]);
+      } catch (e) {
+        postMessage({ type: 'pcs-evaluated', id: msg.id, error: asError(e) });
       }
       break;
     case 'json': {
