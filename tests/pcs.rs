@@ -370,3 +370,41 @@ fn reproduce_pcs_times_a_fig9b_search() {
     assert!(row.front >= 1 && row.front <= 70 && row.wall_s > 0.0);
     assert!(pcs::to_table(&r).contains("Fig. 9b"));
 }
+
+/// PCS tells the page each job's size class (`Decision::set_group`) when the
+/// run records insight, as the page's runs do; other runs record nothing.
+#[test]
+fn pcs_reports_each_jobs_size_class_when_asked() {
+    let trace = toy();
+    let run_with = |insight: bool| {
+        let set = vec![
+            ("thresholds".to_string(), "5".to_string()),
+            ("weights".to_string(), "0.5,0.5".to_string()),
+        ];
+        let (p, _) = policy::build("pcs", &set, 1).unwrap();
+        let mut sim = Simulation::new(
+            &trace,
+            &parse_cluster("v100:1x1").unwrap(),
+            &ModelZoo::builtin(),
+            p,
+            EngineConfig::default(),
+        )
+        .unwrap();
+        sim.set_record_insight(insight);
+        sim.run(&mut |_| true).unwrap()
+    };
+    let out = run_with(true);
+    let groups: Vec<(u32, f64, u32)> = out
+        .timeline
+        .groups
+        .iter()
+        .map(|g| (g.job, g.t, g.group))
+        .collect();
+    // One record per job (a class never changes), from its arrival: J3 (1 s
+    // on one GPU) is in the small class, the others (8-10 s) in the large one.
+    assert_eq!(
+        groups,
+        vec![(0, 0.0, 1), (1, 0.0, 1), (2, 1.0, 0), (3, 10.0, 1)]
+    );
+    assert!(run_with(false).timeline.groups.is_empty());
+}

@@ -6,7 +6,7 @@
 //! (a `Simulation` clone) gets a switched-off recorder instead of a copy.
 
 use super::insight::{RoundInsight, MAX_CELLS_PER_RUN};
-use super::timeline::{PlanRecord, PlanStep, RoundStat, Timeline};
+use super::timeline::{GroupRecord, PlanRecord, PlanStep, RoundStat, Timeline};
 use crate::cluster::GpuKind;
 
 #[derive(Debug, Default)]
@@ -20,6 +20,8 @@ pub struct Recorder {
     /// Index in `timeline.plans` of each job's last plan (to skip repeats).
     last_plan: std::collections::BTreeMap<u32, usize>,
     plan_steps: usize,
+    /// Each job's last recorded group (only changes are stored).
+    last_group: std::collections::BTreeMap<u32, u32>,
 }
 
 /// Plan steps a run keeps at most (the page's memory bound).
@@ -87,6 +89,14 @@ impl Recorder {
             from,
             steps,
         });
+    }
+
+    /// Keeps a job's group from `t` on, unless it is the job's group already.
+    pub fn group(&mut self, job: u32, t: f64, group: u32) {
+        if !self.on || self.last_group.insert(job, group) == Some(group) {
+            return;
+        }
+        self.timeline.groups.push(GroupRecord { job, t, group });
     }
 
     /// Opens a segment; None when not recording.

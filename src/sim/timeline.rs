@@ -42,6 +42,18 @@ pub struct Timeline {
     pub gpus: Vec<u32>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub plans: Vec<PlanRecord>,
+    /// Jobs' groups as the policy reported them (`Decision::set_group`),
+    /// one record per change, in time order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub groups: Vec<GroupRecord>,
+}
+
+/// From `t` on, `job` is in the policy's group `group` (PCS's size class).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct GroupRecord {
+    pub job: u32,
+    pub t: f64,
+    pub group: u32,
 }
 
 /// A step of a policy's plan for a job: hold `gpus` (a fraction for a

@@ -382,6 +382,9 @@ pub struct Decision {
     /// Plans announced for jobs: (job, work done, steps); the timeline
     /// keeps them when it records (see [`Decision::announce_plan`]).
     pub plans: Vec<(u32, f64, Vec<crate::sim::timeline::PlanStep>)>,
+    /// Jobs' groups in the policy's own terms: (job, group); the timeline
+    /// keeps changes when it records (see [`Decision::set_group`]).
+    pub groups: Vec<(u32, u32)>,
 }
 
 impl Decision {
@@ -392,6 +395,14 @@ impl Decision {
 
     pub fn preempt(&mut self, job: u32) {
         self.changes.push((job, None));
+    }
+
+    /// Says which of the policy's groups `job` is in now (PCS's size class,
+    /// a queue level; 0 = the first): recorded for the page, which draws the
+    /// GPUs each group holds over time, and never binding. Policies report
+    /// groups only when [`View::want_insight`], so other runs pay nothing.
+    pub fn set_group(&mut self, job: u32, group: u32) {
+        self.groups.push((job, group));
     }
 
     /// Announces what the policy means to give `job` over its remaining

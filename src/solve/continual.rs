@@ -92,8 +92,21 @@ struct Warm {
 pub struct ContinualMck {
     items: BTreeMap<u64, Warm>,
     prices: Vec<f64>,
+    /// The last round's problem, to know a round that changed nothing.
+    last: Option<Signature>,
     pub settings: PpaSettings,
 }
+
+/// A round's LP exactly (bits of every number): capacities left after the
+/// forced items, and each column.
+#[derive(Debug, Clone, Default, PartialEq)]
+struct Signature {
+    left: Vec<u64>,
+    cols: Vec<ColumnSignature>,
+}
+
+/// A column as (item key, option key, weight bits, (resource, amount) usage).
+type ColumnSignature = (u64, u64, u64, Vec<(usize, u64)>);
 
 /// One LP column: its item, weight and (resource, amount) usage.
 struct Column {
@@ -134,6 +147,10 @@ impl ContinualMck {
         let mut stats = ContinualStats::default();
         // Columns: the options that can be taken (positive weight, fit alone).
         let mut cols: Vec<Column> = Vec::new();
+        let mut signature = Signature {
+            left: left.iter().map(|l| l.to_bits()).collect(),
+            cols: Vec::new(),
+        };
         let mut col_of: Vec<Vec<Option<usize>>> = Vec::with_capacity(problem.items.len());
         for (i, it) in problem.items.iter().enumerate() {
             let mut row = vec![None; it.choices.len()];
@@ -141,6 +158,12 @@ impl ContinualMck {
                 for (c, ch) in it.choices.iter().enumerate() {
                     if ch.weight > 0.0 && ch.usage.iter().all(|(r, a)| *a as f64 <= left[*r]) {
                         row[c] = Some(cols.len());
+                        signature.cols.push((
+                            item_keys[i],
+                            option_keys[i][c],
+                            ch.weight.to_bits(),
+                            ch.usage.iter().map(|(r, a)| (*r, *a as u64)).collect(),
+                        ));
                         cols.push(Column {
                             item: i,
                             weight: ch.weight,
@@ -159,6 +182,7 @@ impl ContinualMck {
             .map(|it| vec![0.0; it.choices.len()])
             .collect();
         if cols.is_empty() || w_max <= 0.0 {
+            self.last = None;
             self.remember(item_keys, option_keys, &values, &[], &mut stats);
             return Some((values, stats));
         }
@@ -198,6 +222,17 @@ impl ContinualMck {
         let mut by_item: Vec<Vec<usize>> = vec![Vec::new(); problem.items.len()];
         for (j, c) in cols.iter().enumerate() {
             by_item[c.item].push(j);
+        }
+        // A round that changed nothing (same columns, weights and capacities)
+        // has the previous answer as its answer: returned without iterating.
+        let unchanged = warm && self.last.as_ref() == Some(&signature);
+        self.last = Some(signature);
+        if unchanged {
+            stats.primal_residual = residual(&cols, &x, &by_item, &left);
+            fill(&mut values, &col_of, &x);
+            self.prices = price;
+            self.remember(item_keys, option_keys, &values, &bid, &mut stats);
+            return Some((values, stats));
         }
         // The column's value before clamping to [0, 1].
         let value_at = |j: usize, centre: &[f64], bid: &[f64], price: &[f64]| {
@@ -321,13 +356,7 @@ impl ContinualMck {
             .zip(&start)
             .filter(|(a, b)| (*a - *b).abs() > 1e-6)
             .count();
-        for (i, row) in col_of.iter().enumerate() {
-            for (c, col) in row.iter().enumerate() {
-                if let Some(j) = col {
-                    values[i][c] = x[*j];
-                }
-            }
-        }
+        fill(&mut values, &col_of, &x);
         self.prices = price;
         self.remember(item_keys, option_keys, &values, &bid, &mut stats);
         Some((values, stats))
@@ -363,6 +392,17 @@ impl ContinualMck {
         }
         stats.removed = self.items.keys().filter(|k| !next.contains_key(*k)).count();
         self.items = next;
+    }
+}
+
+/// Per-option values from the column values.
+fn fill(values: &mut [Vec<f64>], col_of: &[Vec<Option<usize>>], x: &[f64]) {
+    for (i, row) in col_of.iter().enumerate() {
+        for (c, col) in row.iter().enumerate() {
+            if let Some(j) = col {
+                values[i][c] = x[*j];
+            }
+        }
     }
 }
 
@@ -812,5 +852,45 @@ mod tests {
         for v in [&vw, &vc] {
             assert!((value_of(&p, v) - lp).abs() <= 1e-3 * lp);
         }
+    }
+
+    #[test]
+    fn a_warm_start_after_a_no_op_round_returns_the_previous_answer_without_iterating() {
+        let mut p = problem(40, 5, vec![32, 24, 16]);
+        let keys: Vec<u64> = (0..40).collect();
+        let opt_keys: Vec<Vec<u64>> = p
+            .items
+            .iter()
+            .map(|it| (0..it.choices.len() as u64).collect())
+            .collect();
+        let mut s = ContinualMck::new(PpaSettings::default());
+        let (v1, s1) = s.solve(&p, &keys, &opt_keys).unwrap();
+        assert!(s1.outer_iterations > 0);
+        // The same round again: the same answer, no proximal step, no sweep.
+        let (v2, s2) = s.solve(&p, &keys, &opt_keys).unwrap();
+        assert_eq!(v2, v1);
+        assert_eq!(
+            (
+                s2.outer_iterations,
+                s2.sweeps,
+                s2.changed_vars,
+                s2.added,
+                s2.removed
+            ),
+            (0, 0, 0, 0, 0)
+        );
+        assert!(s2.primal_residual <= 1e-4);
+        // Any change, however small, is solved.
+        p.items[3].choices[0].weight *= 1.0 + 1e-12;
+        let (_, s3) = s.solve(&p, &keys, &opt_keys).unwrap();
+        assert!(s3.outer_iterations > 0);
+        // So is a repeated round when the warm start is off.
+        let mut cold = ContinualMck::new(PpaSettings {
+            warm_start: false,
+            ..PpaSettings::default()
+        });
+        cold.solve(&p, &keys, &opt_keys).unwrap();
+        let (_, s4) = cold.solve(&p, &keys, &opt_keys).unwrap();
+        assert!(s4.outer_iterations > 0);
     }
 }

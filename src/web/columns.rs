@@ -45,6 +45,11 @@ pub struct TimelineColumns {
     pub plan_offsets: Vec<u32>,
     pub plan_gpus: Vec<f64>,
     pub plan_until: Vec<f64>,
+    /// Groups policies reported (`Decision::set_group`): from
+    /// `group_t[k]` on, job `group_job[k]` is in group `group[k]`.
+    pub group_job: Vec<u32>,
+    pub group_t: Vec<f64>,
+    pub group: Vec<u32>,
 }
 
 /// Per-policy-call statistics as columns.
@@ -169,6 +174,9 @@ columnar!(TimelineColumns {
     plan_offsets: U32,
     plan_gpus: F64,
     plan_until: F64,
+    group_job: U32,
+    group_t: F64,
+    group: U32,
 });
 columnar!(RoundColumns {
     t: F64,
@@ -276,6 +284,11 @@ impl TimelineColumns {
             c.plan_gpus.extend(p.steps.iter().map(|s| s.gpus));
             c.plan_until.extend(p.steps.iter().map(|s| s.until));
             c.plan_offsets.push(c.plan_gpus.len() as u32);
+        }
+        for g in &tl.groups {
+            c.group_job.push(g.job);
+            c.group_t.push(g.t);
+            c.group.push(g.group);
         }
         c
     }

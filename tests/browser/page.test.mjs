@@ -275,12 +275,16 @@ test('with predictions, PCS gets its charts and a list parameter round-trips thr
     return {
       shown: document.querySelectorAll('figure[data-needs="predictions"]:not([hidden])').length,
       pred: ink('pred'), prederr: ink('prederr'),
+      classesShown: !document.querySelector('figure[data-needs="groups"]').hidden, classes: ink('classes'),
       thresholds: document.querySelector('[data-key="pcs.thresholds"]').value,
       cells: window.schedlab.view.runs.get('pcs').result.jobs.pred_jct.length,
     };
   });
   assert.equal(st.shown, 2);
   assert.ok(st.pred > 200 && st.prederr > 200, `prediction charts look blank: ${JSON.stringify(st)}`);
+  // PCS's three size classes: the GPUs each holds over time.
+  assert.ok(st.classesShown && st.classes > 200, `class chart: ${JSON.stringify(st)}`);
+  await page.locator('canvas[data-chart="classes"]').screenshot({ path: artifact('pcs-classes.png') });
   assert.equal(st.thresholds, '1800,36000');
   assert.equal(st.cells, 200);
   // The Gantt view of the PCS run marks each job's promised date in blue.

@@ -151,3 +151,38 @@ test('sia records its goodput matrix per round; the page lookup equals Run.insig
   assert.equal(fifo.insight.t.length, 0);
   assert.ok(!hasInsight(fifo));
 });
+
+test('PCS reports its size classes; the page\'s per-class GPU usage keeps every GPU-second', async () => {
+  const { groupUsage, hasGroups } = await import('../../www/js/groups.js');
+  const r = new core.Run('pcs-themis1', '', 'pcs-64', 'pcs', ['pcs.thresholds=20000,200000'], 1n);
+  while (!r.advance(20000));
+  const res = r.result();
+  r.free();
+  const tl = res.timeline;
+  assert.ok(hasGroups(res));
+  // One record per job (a class never changes), each of the three classes used.
+  assert.equal(new Set(tl.group_job).size, tl.group_job.length);
+  assert.deepEqual([...new Set(tl.group)].sort(), [0, 1, 2]);
+  const u = groupUsage(tl, 200);
+  assert.deepEqual(u.groups.map((g) => g.group), [0, 1, 2]);
+  const width = u.t[1] - u.t[0];
+  const drawn = u.groups.reduce((s, g) => s + g.gpus.reduce((a, b) => a + b, 0) * width, 0);
+  let held = 0;
+  for (let s = 0; s < tl.seg_job.length; s++) held += tl.seg_gpu_count[s] * Math.min(1, tl.seg_share[s]) * (tl.seg_end[s] - tl.seg_start[s]);
+  assert.ok(Math.abs(drawn - held) <= 1e-9 * held, `${drawn} GPU-s drawn, ${held} held`);
+  // Never more GPUs than the cluster has.
+  for (let b = 0; b < 200; b++) assert.ok(u.groups.reduce((s, g) => s + g.gpus[b], 0) <= 64 + 1e-9);
+  // A job that changes group in mid-segment is split at the change.
+  const toy = {
+    seg_job: [0], seg_start: [0], seg_end: [10], seg_gpu_count: [2], seg_share: [1],
+    group_job: [0, 0], group_t: [0, 4], group: [1, 0],
+  };
+  const v = groupUsage(toy, 10);
+  assert.deepEqual(v.groups.map((g) => [g.group, Array.from(g.gpus)]), [
+    [0, [0, 0, 0, 0, 2, 2, 2, 2, 2, 2]], [1, [2, 2, 2, 2, 0, 0, 0, 0, 0, 0]]]);
+  // Other policies group nothing.
+  const f = new core.Run('afs-mini', '', 'afs-64', 'fifo', [], 1n);
+  while (!f.advance(20000));
+  assert.ok(!hasGroups(f.result()));
+  f.free();
+});

@@ -65,5 +65,12 @@ export function viridis(x) {
   return `rgb(${Math.round(a[0] + (b[0] - a[0]) * u)},${Math.round(a[1] + (b[1] - a[1]) * u)},${Math.round(a[2] + (b[2] - a[2]) * u)})`;
 }
 
+/** Ordered groups (PCS's size classes, smallest first): group `g` of `n` on
+ * viridis short of its pale yellow end, as `#rrggbb` for the charts. */
+export function groupColor(g, n) {
+  const f = n > 1 ? (g / (n - 1)) * 0.85 : 0;
+  return `#${viridis(f).match(/\d+/g).map((v) => Number(v).toString(16).padStart(2, '0')).join('')}`;
+}
+
 /** The same scale as a CSS gradient (legends). */
 export const VIRIDIS_CSS = `linear-gradient(90deg, ${VIRIDIS.map((c) => `rgb(${c.join(',')})`).join(', ')})`;

@@ -1,6 +1,8 @@
 // The comparison: results table (every CLI metric, best value per column
 // marked, difference to the first policy), the plotters charts, exports.
 import { draw_chart } from '../pkg/schedlab.js';
+import { hasGroups, groupUsage } from './groups.js';
+import { groupColor } from './colors.js';
 
 const fmt = (v, digits) => (v === null || v === undefined || Number.isNaN(v)) ? '–' : Number(v).toFixed(digits);
 
@@ -105,6 +107,13 @@ function chartSpec(kind, runs, scale) {
           { name: r.policy, color: r.color, x: map(r.result.rounds.t, H), y: map(r.result.rounds.vars) },
           { name: `${r.policy} moved`, color: tint(r.color), x: map(r.result.rounds.t, H), y: map(r.result.rounds.changed_vars) },
         ].filter((s) => s.y.some((v) => Number.isFinite(v)))) };
+    case 'classes': {
+      // The first run whose policy groups its jobs (PCS: size classes).
+      const r = runs.find((x) => hasGroups(x.result));
+      const u = groupUsage(r.result.timeline);
+      return { kind: 'lines', title: `GPUs held per class over time (${r.policy}; class 1 = the smallest jobs)`, x_label: 'time (h)', y_label: 'GPUs', scale,
+        series: u.groups.map((g, i) => ({ name: `class ${g.group + 1}`, color: groupColor(i, u.groups.length), x: map(u.t, H), y: Array.from(g.gpus) })) };
+    }
     default:
       throw new Error(kind);
   }
@@ -126,10 +135,10 @@ const tint = (hex) => `#${[1, 3, 5].map((i) => Math.round((parseInt(hex.slice(i,
 const predicting = (runs) => runs.filter((r) => r.result.metrics.predicted_frac > 0);
 
 /** Draws every chart canvas (`data-chart` = cdf|bars|util|queue|ce|bi|pred|prederr|cost|
- * speedup|lent|solver|vars) at its CSS size; the prediction charts show only when a run
- * predicted completions, the cost chart only when a run has a cost, the pool charts only
- * when a run has pools, the solver charts only when a run's policy solves a problem per
- * round. */
+ * speedup|lent|solver|vars|classes) at its CSS size; the prediction charts show only when
+ * a run predicted completions, the cost chart only when a run has a cost, the pool charts
+ * only when a run has pools, the solver charts only when a run's policy solves a problem per
+ * round, the class chart only when a run's policy groups its jobs (PCS). */
 export function drawCharts(root, runs) {
   const dpr = window.devicePixelRatio || 1;
   const anyPredictions = predicting(runs).length > 0;
@@ -140,6 +149,8 @@ export function drawCharts(root, runs) {
   for (const fig of root.querySelectorAll('figure[data-needs="solver"]')) fig.hidden = !anySolver;
   const anyPools = pooled(runs).length > 0;
   for (const fig of root.querySelectorAll('figure[data-needs="pools"]')) fig.hidden = !anyPools;
+  const anyGroups = runs.some((r) => hasGroups(r.result));
+  for (const fig of root.querySelectorAll('figure[data-needs="groups"]')) fig.hidden = !anyGroups;
   for (const canvas of root.querySelectorAll('canvas[data-chart]')) {
     const w = canvas.clientWidth, h = canvas.clientHeight;
     if (!w || !h) continue;

@@ -243,6 +243,11 @@ impl Policy for Pcs {
         if let Some(t) = self.next_turn {
             out.wake_at(t);
         }
+        if view.want_insight() {
+            for &j in view.active {
+                out.set_group(j, self.cfg.class_of(size_on_one_gpu(view, j)) as u32);
+            }
+        }
     }
 
     fn clone_box(&self) -> Box<dyn Policy> {

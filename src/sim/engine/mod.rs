@@ -558,11 +558,14 @@ impl Simulation {
         Ok(())
     }
 
-    /// Applies a decision now: its changes, announced plans and wake-up.
+    /// Applies a decision now: its changes, announced plans and groups, and wake-up.
     fn put_into_effect(&mut self, mut decision: Decision) -> Result<()> {
         self.apply(&decision)?;
         for (job, done, steps) in std::mem::take(&mut decision.plans) {
             self.recorder.plan(job, self.now, done, steps);
+        }
+        for (job, group) in std::mem::take(&mut decision.groups) {
+            self.recorder.group(job, self.now, group);
         }
         if let Some(w) = decision.wake_at {
             if w > self.now && self.timer_at.is_none_or(|t| t != w) {
