@@ -50,6 +50,12 @@ pub struct PpaSettings {
     /// multipliers cycle as columns leave and come back) and the average JCT
     /// rose from 0.51 to 0.57-0.61 h (docs/COPTER.md).
     pub active_set: bool,
+    /// Stop once a proximal step moves no value by more than this and no row
+    /// is violated by more than `residual_tol` x (1 + largest capacity).
+    pub step_tol: f64,
+    pub residual_tol: f64,
+    /// Values within this of 0 or 1 are snapped to it (spec 2.5: 1e-4).
+    pub snap: f64,
 }
 
 impl Default for PpaSettings {
@@ -60,6 +66,9 @@ impl Default for PpaSettings {
             max_sweeps: 3,
             warm_start: true,
             active_set: false,
+            step_tol: 1e-5,
+            residual_tol: 1e-6,
+            snap: 1e-4,
         }
     }
 }
@@ -339,15 +348,18 @@ impl ContinualMck {
                 x[j] = v;
             }
             stats.primal_residual = residual(&cols, &x, &by_item, &left);
-            if !entered && step <= 1e-5 && stats.primal_residual <= 1e-6 * b_scale {
+            let settled = step <= self.settings.step_tol
+                && stats.primal_residual <= self.settings.residual_tol * b_scale;
+            if !entered && settled {
                 break;
             }
         }
-        // Values within 1e-4 of 0 or 1 are snapped (spec 2.5).
+        // Values within `snap` of 0 or 1 are snapped (spec 2.5).
+        let snap = self.settings.snap;
         for v in x.iter_mut() {
-            if *v < 1e-4 {
+            if *v < snap {
                 *v = 0.0;
-            } else if *v > 1.0 - 1e-4 {
+            } else if *v > 1.0 - snap {
                 *v = 1.0;
             }
         }
@@ -639,30 +651,7 @@ mod tests {
     }
 
     fn lp_objective(p: &Mck) -> f64 {
-        // The LP optimum by microlp (the same relaxation).
-        use crate::solve::model::{Cmp, Model, Sense, SolveOptions};
-        let mut m = Model::new(Sense::Maximize);
-        let mut per: Vec<Vec<(crate::solve::model::Var, f64)>> = vec![Vec::new(); p.capacity.len()];
-        for it in &p.items {
-            let mut row = Vec::new();
-            for ch in &it.choices {
-                let v = m.binary(ch.weight);
-                row.push((v, 1.0));
-                for (r, a) in &ch.usage {
-                    per[*r].push((v, *a as f64));
-                }
-            }
-            m.constraint(row, Cmp::Le, 1.0);
-        }
-        for (r, coeffs) in per.into_iter().enumerate() {
-            m.constraint(coeffs, Cmp::Le, p.capacity[r] as f64);
-        }
-        m.solve(&SolveOptions {
-            relax: true,
-            ..SolveOptions::default()
-        })
-        .unwrap()
-        .objective
+        p.lp_optimum().unwrap()
     }
 
     fn value_of(p: &Mck, v: &[Vec<f64>]) -> f64 {
@@ -892,5 +881,71 @@ mod tests {
         cold.solve(&p, &keys, &opt_keys).unwrap();
         let (_, s4) = cold.solve(&p, &keys, &opt_keys).unwrap();
         assert!(s4.outer_iterations > 0);
+    }
+
+    /// Settings that solve to the LP optimum itself (the defaults stop earlier).
+    fn tight() -> PpaSettings {
+        PpaSettings {
+            max_outer: 200_000,
+            step_tol: 1e-12,
+            residual_tol: 1e-12,
+            snap: 0.0,
+            ..PpaSettings::default()
+        }
+    }
+
+    fn keys_of(p: &Mck) -> Vec<Vec<u64>> {
+        p.items
+            .iter()
+            .map(|it| (0..it.choices.len() as u64).collect())
+            .collect()
+    }
+
+    /// Acceptance (issue 16): LP*'s simplex, COpter from scratch and COpter
+    /// warm-started after a sequence of edits (the differential path: jobs
+    /// leave and arrive, weights drift, a resource grows) reach the same LP
+    /// optimum, and the shim's picks fit.
+    #[test]
+    fn simplex_cold_and_edited_warm_reach_the_same_lp_optimum() {
+        for seed in 1..=4u64 {
+            let n = 10 + 4 * seed as usize;
+            let mut p = problem(n, seed, vec![12, 8, 6]);
+            let mut keys: Vec<u64> = (0..n as u64).collect();
+            let mut warm = ContinualMck::new(tight());
+            warm.solve(&p, &keys, &keys_of(&p)).unwrap();
+            // Edits: two jobs leave, two arrive, weights drift, capacity grows.
+            p.items.drain(0..2);
+            keys.drain(0..2);
+            for (k, it) in problem(2, 100 + seed, vec![12, 8, 6])
+                .items
+                .into_iter()
+                .enumerate()
+            {
+                p.items.push(it);
+                keys.push(1000 + k as u64);
+            }
+            for (i, it) in p.items.iter_mut().enumerate() {
+                for ch in &mut it.choices {
+                    ch.weight *= 1.0 + 0.02 * ((i % 5) as f64 - 2.0);
+                }
+            }
+            warm.solve(&p, &keys, &keys_of(&p)).unwrap();
+            p.capacity[1] += 4;
+            let (vw, sw) = warm.solve(&p, &keys, &keys_of(&p)).unwrap();
+            let (vc, sc) = ContinualMck::new(tight())
+                .solve(&p, &keys, &keys_of(&p))
+                .unwrap();
+            let lp = p.lp_optimum().unwrap();
+            for (name, v, st) in [("warm", &vw, sw), ("cold", &vc, sc)] {
+                let ours = value_of(&p, v);
+                assert!(
+                    (ours - lp).abs() <= 1e-6 * lp,
+                    "seed {seed} {name}: {ours} vs simplex {lp} ({st:?})"
+                );
+                assert!(st.primal_residual <= 1e-9, "{st:?}");
+                let r = p.shim_values(v, Method::LpShimPlain).unwrap();
+                p.check(&r.pick).unwrap();
+            }
+        }
     }
 }

@@ -239,9 +239,10 @@ impl Mck {
         })
     }
 
-    fn lp_shim(&self, repair: bool, node_limit: u64) -> Result<MckResult, String> {
-        let left = self.residual()?;
-        let (m, vars) = self.model(&left, None);
+    /// The LP relaxation's values by microlp's simplex (LP*'s LP), as
+    /// (value, option) per item; forced and unusable options are absent.
+    fn lp_relaxation(&self, left: &[u32]) -> Result<Vec<Vec<(f64, usize)>>, String> {
+        let (m, vars) = self.model(left, None);
         let mut by_item: Vec<Vec<(f64, usize)>> = vec![Vec::new(); self.items.len()];
         if m.num_vars() > 0 {
             let opts = SolveOptions {
@@ -253,6 +254,25 @@ impl Mck {
                 by_item[*i].push((s.value(*v), *c));
             }
         }
+        Ok(by_item)
+    }
+
+    /// The LP relaxation's optimum value (LP*'s LP, by the simplex method).
+    pub fn lp_optimum(&self) -> Result<f64, String> {
+        let left = self.residual()?;
+        let forced = self.objective_of(&self.base_pick());
+        let lp = self.lp_relaxation(&left)?;
+        Ok(forced
+            + lp.iter()
+                .enumerate()
+                .flat_map(|(i, row)| row.iter().map(move |(v, c)| (i, *v, *c)))
+                .map(|(i, v, c)| v * self.items[i].choices[c].weight)
+                .sum::<f64>())
+    }
+
+    fn lp_shim(&self, repair: bool, node_limit: u64) -> Result<MckResult, String> {
+        let left = self.residual()?;
+        let by_item = self.lp_relaxation(&left)?;
         let method = if repair {
             Method::LpShim
         } else {
