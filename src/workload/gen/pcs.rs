@@ -13,6 +13,14 @@
 //! - `pcs-gavel` (Workload-3, Fig. 8): one job per app, service CDF 30-10,000
 //!   (the artifact's units, used as seconds), GPUs 1-8 with the artifact's
 //!   interpolation quirk (90% one GPU). Load 1.2.
+//! - `pcs-themis2`: the artifact's second Themis family, built as themis1
+//!   (same service CDF) with its own trials (1-90, 43% up to 5) and GPUs per
+//!   trial (1-8, mostly 2-4). Load 0.8 (the simulator's default).
+//! - `pcs-afs`: the artifact's AFS family, one job per app as gavel, AFS's
+//!   service CDF (200 s to 16.96e6 s) and GPUs (1-52). Load 0.8.
+//!
+//! The artifact's files for these families list the minimum GPUs per job as
+//! always 1, which is every generated job's minimum here.
 
 use super::Generator;
 use crate::error::Result;
@@ -46,6 +54,43 @@ const THEMIS1_TRIALS: Cdf = &[
 ];
 const THEMIS1_GPUS: Cdf = &[(1.0, 0.0), (1.0, 0.75), (2.0, 0.98), (3.0, 1.0)];
 const GAVEL_SERVICE: Cdf = &[(30.0, 0.0), (1000.0, 0.8), (10000.0, 1.0)];
+/// themis2's service CDF is themis1's (the artifact's files are identical).
+const THEMIS2_TRIALS: Cdf = &[
+    (1.0, 0.0),
+    (5.0, 0.43),
+    (13.0, 0.70),
+    (23.0, 0.77),
+    (28.0, 0.87),
+    (64.0, 0.90),
+    (87.0, 0.96),
+    (90.0, 1.0),
+];
+const THEMIS2_GPUS: Cdf = &[(1.0, 0.0), (1.0, 0.2), (2.0, 0.38), (4.0, 0.98), (8.0, 1.0)];
+const AFS_SERVICE: Cdf = &[
+    (200.0, 0.0),
+    (289.0, 0.1),
+    (2291.0, 0.2),
+    (7736.0, 0.3),
+    (21179.0, 0.4),
+    (52309.0, 0.5),
+    (105342.0, 0.6),
+    (236231.0, 0.7),
+    (683667.0, 0.8),
+    (2138727.0, 0.9),
+    (16958962.0, 1.0),
+];
+const AFS_GPUS: Cdf = &[
+    (1.0, 0.0),
+    (4.0, 0.2),
+    (8.0, 0.3),
+    (20.0, 0.4),
+    (20.0, 0.5),
+    (20.0, 0.6),
+    (28.0, 0.7),
+    (28.0, 0.8),
+    (44.0, 0.9),
+    (52.0, 1.0),
+];
 const GAVEL_GPUS: Cdf = &[(1.0, 0.0), (1.0, 0.7), (2.0, 0.9), (4.0, 0.95), (8.0, 1.0)];
 
 /// The artifact's draw from an empirical CDF (`gen_data_from_cdf`).
@@ -80,6 +125,7 @@ const fn params(load: &'static str) -> [ParamSpec; 2] {
 
 const THEMIS1_PARAMS: &[ParamSpec] = &params("0.8");
 const GAVEL_PARAMS: &[ParamSpec] = &params("1.2");
+const DEFAULT_LOAD_PARAMS: &[ParamSpec] = &params("0.8");
 
 pub const THEMIS1: Generator = Generator {
     name: "pcs-themis1",
@@ -98,6 +144,26 @@ pub const GAVEL: Generator = Generator {
     params: GAVEL_PARAMS,
     jobs_from: None,
     run: run_gavel,
+    pools: None,
+};
+
+pub const THEMIS2: Generator = Generator {
+    name: "pcs-themis2",
+    description: crate::prose::doc("PCS artifact's themis2 family: AutoML apps of 1-90 trials (43% up to 5) of 1-8 GPUs each, Themis's service CDF, linear scaling, Poisson arrivals at load 0.8"),
+    default_jobs: 2000,
+    params: DEFAULT_LOAD_PARAMS,
+    jobs_from: None,
+    run: run_themis2,
+    pools: None,
+};
+
+pub const AFS: Generator = Generator {
+    name: "pcs-afs",
+    description: crate::prose::doc("PCS artifact's afs family: one job per app with AFS's service CDF (200 s to 196 days on one GPU) and 1-52 GPUs, linear scaling, Poisson arrivals at load 0.8"),
+    default_jobs: 2000,
+    params: DEFAULT_LOAD_PARAMS,
+    jobs_from: None,
+    run: run_afs,
     pools: None,
 };
 
@@ -126,14 +192,25 @@ fn apps_to_jobs(apps: Vec<(f64, u32)>, p: &Params, rng: &mut Sampler) -> Vec<Job
 }
 
 fn run_themis1(p: &Params, n: usize, seed: u64) -> Result<Vec<JobSpec>> {
+    trial_apps(p, n, seed, THEMIS1_TRIALS, THEMIS1_GPUS)
+}
+
+fn run_themis2(p: &Params, n: usize, seed: u64) -> Result<Vec<JobSpec>> {
+    trial_apps(p, n, seed, THEMIS2_TRIALS, THEMIS2_GPUS)
+}
+
+/// Apps of several trials (the Themis families): GPUs per trial from a pool
+/// of 100 draws, an app's demand the sum over its trials, its service
+/// rounded down to a multiple of its trial count.
+fn trial_apps(p: &Params, n: usize, seed: u64, trials: Cdf, gpus: Cdf) -> Result<Vec<JobSpec>> {
     let mut rng = Sampler::new(seed);
     let pool: Vec<u32> = (0..100)
-        .map(|_| draw(THEMIS1_GPUS, &mut rng).max(1.0) as u32)
+        .map(|_| draw(gpus, &mut rng).max(1.0) as u32)
         .collect();
     let apps = (0..n)
         .map(|_| {
             let service = draw(THEMIS1_SERVICE, &mut rng);
-            let trials = draw(THEMIS1_TRIALS, &mut rng).max(1.0);
+            let trials = draw(trials, &mut rng).max(1.0);
             let demand: u32 = (0..trials as usize)
                 .map(|_| pool[rng.below(pool.len() as u64) as usize])
                 .sum();
@@ -145,11 +222,27 @@ fn run_themis1(p: &Params, n: usize, seed: u64) -> Result<Vec<JobSpec>> {
 }
 
 fn run_gavel(p: &Params, n: usize, seed: u64) -> Result<Vec<JobSpec>> {
+    single_job_apps(p, n, seed, GAVEL_SERVICE, GAVEL_GPUS)
+}
+
+fn run_afs(p: &Params, n: usize, seed: u64) -> Result<Vec<JobSpec>> {
+    single_job_apps(p, n, seed, AFS_SERVICE, AFS_GPUS)
+}
+
+/// Apps of one job each (the gavel and afs families): service and GPUs
+/// drawn per app.
+fn single_job_apps(
+    p: &Params,
+    n: usize,
+    seed: u64,
+    service: Cdf,
+    gpus: Cdf,
+) -> Result<Vec<JobSpec>> {
     let mut rng = Sampler::new(seed);
     let apps = (0..n)
         .map(|_| {
-            let service = draw(GAVEL_SERVICE, &mut rng).max(1.0);
-            let gpus = draw(GAVEL_GPUS, &mut rng).max(1.0) as u32;
+            let service = draw(service, &mut rng).max(1.0);
+            let gpus = draw(gpus, &mut rng).max(1.0) as u32;
             (service, gpus)
         })
         .collect();
@@ -188,5 +281,41 @@ mod tests {
         let mean_demand = jobs.iter().map(|j| j.gpus as f64).sum::<f64>() / jobs.len() as f64;
         // Mean trials ~ 47 (the CDF), about 2% of them on 2 GPUs.
         assert!((35.0..60.0).contains(&mean_demand), "{mean_demand}");
+    }
+
+    #[test]
+    fn themis2_trials_are_fewer_and_wider_than_themis1() {
+        let p = Params::resolve("pcs-themis2", DEFAULT_LOAD_PARAMS, &[]).unwrap();
+        let jobs = run_themis2(&p, 4000, 4567).unwrap();
+        let one = run_themis1(&p, 4000, 4567).unwrap();
+        let mean =
+            |js: &[JobSpec]| js.iter().map(|j| j.max_gpus as f64).sum::<f64>() / js.len() as f64;
+        // themis2: mean trials ~ 16.5 (its CDF after truncation) of ~ 2 GPUs
+        // each (the 100-draw pool moves it by seed); themis1: ~ 47 trials of ~ 1 GPU.
+        assert!((20.0..50.0).contains(&mean(&jobs)), "{}", mean(&jobs));
+        assert!((35.0..60.0).contains(&mean(&one)), "{}", mean(&one));
+        assert!(jobs
+            .iter()
+            .all(|j| j.max_gpus >= 1 && j.max_gpus <= 90 * 8 && j.min_gpus == 1));
+        // Small apps are common: 43% have at most 5 trials, so a demand of at most 40.
+        let small = jobs.iter().filter(|j| j.max_gpus <= 40).count() as f64 / jobs.len() as f64;
+        assert!(small > 0.4, "{small}");
+    }
+
+    #[test]
+    fn afs_apps_are_single_jobs_of_1_to_52_gpus_with_a_long_tail() {
+        let p = Params::resolve("pcs-afs", DEFAULT_LOAD_PARAMS, &[]).unwrap();
+        let jobs = run_afs(&p, 20_000, 3).unwrap();
+        assert!(jobs.iter().all(|j| (1..=52).contains(&j.max_gpus)));
+        let mut work: Vec<f64> = jobs.iter().map(|j| j.work.unwrap()).collect();
+        work.sort_by(f64::total_cmp);
+        // The CDF reaches 0.5 at 52,309 s (draws are uniform inside a bin, so
+        // the median sits near it); its top decile reaches 16.96e6 s.
+        let median = work[work.len() / 2];
+        assert!((40_000.0..=70_000.0).contains(&median), "{median}");
+        assert!(work[work.len() - 1] > 2_138_727.0);
+        let span = jobs.last().unwrap().arrival;
+        let load = work.iter().sum::<f64>() / (span * 64.0);
+        assert!((load - 0.8).abs() < 0.1, "{load}");
     }
 }
