@@ -299,6 +299,8 @@ fn reproduce_pcs_runs_the_toy_without_data() {
         fig9b: false,
         fig9_cells: vec![],
         fig9b_evaluations: 1280,
+        fig9c: false,
+        fig9c_evaluations: 1024,
     };
     let r = pcs::reproduce(&opts, &mut |_| {}).unwrap();
     assert!(r.fig9.is_empty());
@@ -323,6 +325,8 @@ fn reproduce_pcs_times_fig9a_cells() {
         fig9b: false,
         fig9_cells: vec![],
         fig9b_evaluations: 1280,
+        fig9c: false,
+        fig9c_evaluations: 1024,
     };
     let r = pcs::reproduce(&opts, &mut |_| {}).unwrap();
     let cells: Vec<(usize, u32)> = r.fig9.iter().map(|x| (x.apps, x.gpus)).collect();
@@ -358,6 +362,8 @@ fn reproduce_pcs_times_a_fig9b_search() {
         fig9b: true,
         fig9_cells: vec![(512, 128)],
         fig9b_evaluations: 140,
+        fig9c: false,
+        fig9c_evaluations: 1024,
     };
     let r = pcs::reproduce(&opts, &mut |_| {}).unwrap();
     assert!(r.fig9.is_empty());
@@ -407,4 +413,46 @@ fn pcs_reports_each_jobs_size_class_when_asked() {
         vec![(0, 0.0, 1), (1, 0.0, 1), (2, 1.0, 0), (3, 10.0, 1)]
     );
     assert!(run_with(false).timeline.groups.is_empty());
+}
+
+/// `--sections fig9c`: SPEA2 on the heuristic space and on the raw 13 variables, a
+/// small cell and budget here. Every point of the pooled reference front was found by
+/// one of the two searches, so their shares add up to at least 100%.
+#[test]
+fn reproduce_pcs_compares_the_search_with_and_without_heuristics() {
+    use schedlab::repro::pcs;
+    let opts = pcs::Options {
+        pcs_dir: None,
+        traces: vec![],
+        overrides: Default::default(),
+        seed: 1,
+        fig9: false,
+        fig9b: false,
+        fig9_cells: vec![(40, 16)],
+        fig9b_evaluations: 1280,
+        fig9c: true,
+        fig9c_evaluations: 256,
+    };
+    let r = pcs::reproduce(&opts, &mut |_| {}).unwrap();
+    let budgets: Vec<usize> = r.fig9c.iter().map(|x| x.evaluations).collect();
+    assert_eq!(budgets, vec![128, 256]);
+    let last = &r.fig9c[1];
+    assert!(last.reference >= 1);
+    for x in &r.fig9c {
+        assert!((0.0..=100.0).contains(&x.with_pct) && (0.0..=100.0).contains(&x.without_pct));
+    }
+    assert!(last.with_pct + last.without_pct >= 100.0 - 1e-9, "{last:?}");
+    // A reference point is non-dominated in the whole pool, so once found it stays
+    // found: the shares cannot fall as the budget grows.
+    assert!(last.with_pct >= r.fig9c[0].with_pct && last.without_pct >= r.fig9c[0].without_pct);
+    assert_eq!((last.paper_with_pct, last.paper_without_pct), (60.0, 46.0));
+    assert!(pcs::to_table(&r).contains("Fig. 9c"));
+    // The share itself: two of the three reference points are on the found front.
+    let pt = |a: f64, b: f64| schedlab::search::front::Point {
+        x: vec![],
+        f: vec![a, b],
+    };
+    let reference = vec![pt(1.0, 3.0), pt(2.0, 2.0), pt(3.0, 1.0)];
+    let found = vec![pt(1.0, 3.0), pt(3.0, 1.0), pt(2.5, 2.5)];
+    assert!((pcs::discovered_pct(&found, &reference) - 200.0 / 3.0).abs() < 1e-9);
 }

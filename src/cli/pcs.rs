@@ -11,7 +11,7 @@ use crate::error::{Error, Result};
 use crate::params::split_overrides;
 use crate::perf::ModelZoo;
 use crate::search::front::{non_dominated, picks, Point};
-use crate::search::pcs::{Objective, WfqProblem};
+use crate::search::pcs::{Objective, Space, WfqProblem};
 use crate::search::{parallel_map, random_search, spea2};
 use clap::{Args, Subcommand};
 
@@ -39,9 +39,13 @@ pub struct SearchArgs {
     /// Train on the first N apps of the trace (the artifact: 2001); 0 = all.
     #[arg(long, default_value_t = 2001)]
     pub apps: usize,
-    /// spea2 | random (the ablation of Fig. 9c).
+    /// spea2 | random (uniform points, the same budget).
     #[arg(long, default_value = "spea2")]
     pub method: String,
+    /// heuristic: PCS's (T, W, clip, delta); raw: the 13 variables of its search without
+    /// heuristics (Fig. 9c: class count, five thresholds, five rates, clip, delta).
+    #[arg(long, default_value = "heuristic")]
+    pub space: String,
     /// Evaluations (simulations) in total.
     #[arg(long, default_value_t = 1280)]
     pub evaluations: usize,
@@ -118,7 +122,8 @@ fn search(a: SearchArgs) -> Result<()> {
             a.zoo
         ))
     })?;
-    let problem = WfqProblem::new(trace, parse_cluster(&a.cluster)?, zoo, engine, objectives)?;
+    let mut problem = WfqProblem::new(trace, parse_cluster(&a.cluster)?, zoo, engine, objectives)?;
+    problem.space = Space::parse(&a.space)?;
     let threads = if a.threads == 0 {
         std::thread::available_parallelism().map_or(1, |n| n.get())
     } else {
@@ -190,13 +195,22 @@ fn search(a: SearchArgs) -> Result<()> {
     };
     let seconds = started.elapsed().as_secs_f64();
     let front = non_dominated(&final_points);
+    let heuristic = problem.space == Space::Heuristic;
     let describe = |p: &Point| {
         let cfg = problem.describe(p);
-        serde_json::json!({
-            "T": p.x[0], "W": p.x[1], "clip": p.x[2], "delta": p.x[3],
-            "objectives": names.iter().cloned().zip(p.f.iter().map(|v| serde_json::json!(v))).collect::<serde_json::Map<String, serde_json::Value>>(),
-            "config": cfg.map(|c| c.artifact_json()),
-        })
+        let objectives = names
+            .iter()
+            .cloned()
+            .zip(p.f.iter().map(|v| serde_json::json!(v)))
+            .collect::<serde_json::Map<String, serde_json::Value>>();
+        if heuristic {
+            serde_json::json!({
+                "T": p.x[0], "W": p.x[1], "clip": p.x[2], "delta": p.x[3],
+                "objectives": objectives, "config": cfg.map(|c| c.artifact_json()),
+            })
+        } else {
+            serde_json::json!({"x": p.x, "objectives": objectives, "config": cfg.map(|c| c.artifact_json())})
+        }
     };
     let chosen = if names.len() >= 2 {
         picks(&front)
@@ -212,7 +226,12 @@ fn search(a: SearchArgs) -> Result<()> {
         "evaluations": evaluated.len(),
         "seconds": seconds,
         "seed": a.seed,
-        "bounds": {"T": bounds[0], "W": bounds[1], "clip": bounds[2], "delta": bounds[3]},
+        "space": a.space,
+        "bounds": if heuristic {
+            serde_json::json!({"T": bounds[0], "W": bounds[1], "clip": bounds[2], "delta": bounds[3]})
+        } else {
+            serde_json::json!(bounds)
+        },
         "front": front.iter().map(describe).collect::<Vec<_>>(),
         "picks": chosen.as_ref().map(|k| serde_json::json!({
             "jct": describe(&k.jct), "bal": describe(&k.bal), "pred": describe(&k.pred),
@@ -222,8 +241,10 @@ fn search(a: SearchArgs) -> Result<()> {
     let text = serde_json::to_string_pretty(&json).map_err(|e| Error::Internal(e.to_string()))?;
     write_out(a.out.as_deref(), &(text + "\n"))?;
     if let Some(path) = &a.csv {
+        // The raw space's 13 variables go in one column (`;`-separated).
         let mut csv = format!(
-            "T,W,clip,delta,classes,thresholds,weights,{}\n",
+            "{},classes,thresholds,weights,{}\n",
+            if heuristic { "T,W,clip,delta" } else { "x" },
             names.join(",")
         );
         for p in &front {
@@ -244,14 +265,9 @@ fn search(a: SearchArgs) -> Result<()> {
                 None => (0, String::new(), String::new()),
             };
             let fs: Vec<String> = p.f.iter().map(|v| v.to_string()).collect();
-            csv += &format!(
-                "{},{},{},{},{k},{th},{w},{}\n",
-                p.x[0],
-                p.x[1],
-                p.x[2],
-                p.x[3],
-                fs.join(",")
-            );
+            let xs: Vec<String> = p.x.iter().map(|v| v.to_string()).collect();
+            let xs = xs.join(if heuristic { "," } else { ";" });
+            csv += &format!("{xs},{k},{th},{w},{}\n", fs.join(","));
         }
         write_out(Some(path), &csv)?;
     }

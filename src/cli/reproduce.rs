@@ -26,7 +26,8 @@ pub struct ReproduceArgs {
     pub traces: Option<String>,
     /// sia: parts to run, comma-separated: hetero, homog, ftf, scale (default: all).
     /// pcs: `fig9` adds the §6.6 microbenchmark of one simulation's time (Fig. 9a, seconds),
-    /// `fig9b` the whole search's time per cell (Fig. 9b, about half an hour on 2 cores).
+    /// `fig9b` the whole search's time per cell (Fig. 9b, about half an hour on 2 cores),
+    /// `fig9c` the search with and without PCS's heuristic space (Fig. 9c, a few minutes).
     /// copter: solver methods, comma-separated: lp-star, pop-16, copter, copter-cold (COpter
     /// without its warm start; with lp-star and copter, --scaling adds Fig. 4.6's attribution),
     /// copter-paired (COpter that also times LP* and a cold start on each round's problem: the
@@ -294,9 +295,10 @@ fn reproduce_sia(a: &ReproduceArgs) -> Result<()> {
 }
 
 /// `--sections` of `reproduce pcs`: `fig9` adds the simulation-time microbenchmark,
-/// `fig9b` the whole-search one (the toy and Fig. 7 always run); returns (fig9, fig9b).
-fn pcs_sections(sections: Option<&str>) -> Result<(bool, bool)> {
-    let (mut fig9, mut fig9b) = (false, false);
+/// `fig9b` the whole-search one, `fig9c` the search-space ablation (the toy and Fig. 7
+/// always run); returns (fig9, fig9b, fig9c).
+fn pcs_sections(sections: Option<&str>) -> Result<(bool, bool, bool)> {
+    let (mut fig9, mut fig9b, mut fig9c) = (false, false, false);
     for s in sections
         .unwrap_or("")
         .split(',')
@@ -306,15 +308,16 @@ fn pcs_sections(sections: Option<&str>) -> Result<(bool, bool)> {
         match s {
             "fig9" => fig9 = true,
             "fig9b" => fig9b = true,
+            "fig9c" => fig9c = true,
             "toy" | "fig7" => {}
             other => {
                 return Err(Error::config(format!(
-                    "--sections: '{other}' is not one of toy, fig7, fig9, fig9b (pcs)"
+                    "--sections: '{other}' is not one of toy, fig7, fig9, fig9b, fig9c (pcs)"
                 )))
             }
         }
     }
-    Ok((fig9, fig9b))
+    Ok((fig9, fig9b, fig9c))
 }
 
 /// `reproduce pcs`: the toy always; Fig. 7 when the artifact's data is there; Fig. 9a
@@ -339,7 +342,7 @@ fn reproduce_pcs(a: &ReproduceArgs) -> Result<()> {
             .filter(|x| !x.is_empty())
             .collect(),
     };
-    let (fig9, fig9b) = pcs_sections(a.sections.as_deref())?;
+    let (fig9, fig9b, fig9c) = pcs_sections(a.sections.as_deref())?;
     let opts = pcs::Options {
         pcs_dir: dir,
         traces,
@@ -349,6 +352,8 @@ fn reproduce_pcs(a: &ReproduceArgs) -> Result<()> {
         fig9b,
         fig9_cells: Vec::new(),
         fig9b_evaluations: 1280,
+        fig9c,
+        fig9c_evaluations: 1024,
     };
     let report = pcs::reproduce(&opts, &mut progress(a.quiet))?;
     let text = if a.format == "json" {

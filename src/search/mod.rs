@@ -16,7 +16,7 @@ use front::Point;
 /// A batch evaluator: decision vectors in, their objective vectors out.
 pub type Evaluate<'a> = dyn FnMut(&[Vec<f64>]) -> Vec<Vec<f64>> + 'a;
 
-/// The ablation of PCS Fig. 9c: `evaluations` points drawn uniformly in
+/// The random-search ablation: `evaluations` points drawn uniformly in
 /// `bounds`, evaluated in batches of `batch`.
 pub fn random_search(
     bounds: &[(f64, f64)],

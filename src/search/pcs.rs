@@ -7,7 +7,9 @@ use crate::cluster::Cluster;
 use crate::error::{Error, Result};
 use crate::metrics::{evaluate, JobMetrics};
 use crate::perf::{ModelZoo, Share};
-use crate::policy::pcs::heuristic::{max_running_cv2, thresholds_from_cv2, weights_from_decay};
+use crate::policy::pcs::heuristic::{
+    max_running_cv2, normalised_weights, thresholds_from_cv2, weights_from_decay,
+};
 use crate::sim::{natural_batch, EngineConfig, Simulation};
 use crate::workload::Trace;
 use std::sync::Arc;
@@ -129,6 +131,9 @@ impl WfqPoint {
     }
 }
 
+/// Classes at most in the raw space (Fig. 9c: K = int(x0), x0 <= 5.5).
+const RAW_CLASSES: usize = 5;
+
 /// The search problem: a training workload on a cluster, the objectives,
 /// and the engine settings of every evaluation.
 pub struct WfqProblem {
@@ -141,6 +146,30 @@ pub struct WfqProblem {
     pub sizes: Vec<f64>,
     /// Replicate the artifact's threshold quirk (spec §7.5).
     pub artifact_quirk: bool,
+    pub space: Space,
+}
+
+/// The search space: PCS's heuristic (T, W, ζ, δ) or the 13 raw variables
+/// of its "search without heuristics" ablation (Fig. 9c, spec §2.5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Space {
+    Heuristic,
+    /// K = int(x0) classes (x0 in [1, 5.5]); thresholds T1..T5 in [1, largest
+    /// size]: the first K sorted, the last made unbounded; rates R1..R5 in
+    /// [0, 1]: the first K normalised as the heuristic's; then ζ, δ.
+    Raw,
+}
+
+impl Space {
+    pub fn parse(name: &str) -> Result<Space> {
+        match name {
+            "heuristic" => Ok(Space::Heuristic),
+            "raw" => Ok(Space::Raw),
+            other => Err(Error::config(format!(
+                "search space '{other}': expected heuristic (T, W, clip, delta) or raw (Fig. 9c's 13 variables)"
+            ))),
+        }
+    }
 }
 
 impl WfqProblem {
@@ -190,28 +219,58 @@ impl WfqProblem {
             objectives,
             sizes,
             artifact_quirk: true,
+            space: Space::Heuristic,
         })
     }
 
-    /// Bounds of (T, W, ζ, δ): T up to the largest running C² plus one.
+    /// Bounds of (T, W, ζ, δ): T up to the largest running C² plus one; or
+    /// the raw space's 13 variables.
     pub fn bounds(&self) -> Vec<(f64, f64)> {
-        vec![
-            (0.001, max_running_cv2(&self.sizes) + 1.0),
-            (-3.0, 3.0),
-            (0.0, 1.0),
-            (0.01, 0.9),
-        ]
+        match self.space {
+            Space::Heuristic => vec![
+                (0.001, max_running_cv2(&self.sizes) + 1.0),
+                (-3.0, 3.0),
+                (0.0, 1.0),
+                (0.01, 0.9),
+            ],
+            Space::Raw => {
+                let largest = self.sizes.iter().copied().fold(1.0, f64::max);
+                let mut b = vec![(1.0, 5.5)];
+                b.extend([(1.0, largest); RAW_CLASSES]);
+                b.extend([(0.0, 1.0); RAW_CLASSES]);
+                b.extend([(0.0, 1.0), (0.01, 0.9)]);
+                b
+            }
+        }
     }
 
-    /// The configuration a point stands for; None when a weight rounds to 0.
+    /// The configuration a point stands for; None when a weight rounds to 0
+    /// (or, in the raw space, two thresholds coincide).
     pub fn config(&self, x: &[f64]) -> Option<WfqPoint> {
-        let thresholds = thresholds_from_cv2(&self.sizes, x[0], self.artifact_quirk);
-        let weights = weights_from_decay(thresholds.len() + 1, x[1])?;
+        let (thresholds, weights) = match self.space {
+            Space::Heuristic => {
+                let thresholds = thresholds_from_cv2(&self.sizes, x[0], self.artifact_quirk);
+                let weights = weights_from_decay(thresholds.len() + 1, x[1])?;
+                (thresholds, weights)
+            }
+            Space::Raw => {
+                let k = (x[0] as usize).clamp(1, RAW_CLASSES);
+                let mut t: Vec<f64> = x[1..1 + k].to_vec();
+                t.sort_by(f64::total_cmp);
+                t.pop(); // the last class is unbounded
+                if t.windows(2).any(|w| w[1] <= w[0]) {
+                    return None;
+                }
+                let rates = &x[1 + RAW_CLASSES..1 + RAW_CLASSES + k];
+                (t, normalised_weights(rates)?)
+            }
+        };
+        let n = x.len();
         Some(WfqPoint {
             thresholds,
             weights,
-            clip: x[2],
-            delta: x[3],
+            clip: x[n - 2],
+            delta: x[n - 1],
         })
     }
 
@@ -261,5 +320,52 @@ mod tests {
             let e = Objective::parse(bad).unwrap_err().to_string();
             assert!(e.contains(&format!("unknown objective '{bad}'")), "{e}");
         }
+    }
+
+    #[test]
+    fn the_raw_space_maps_13_variables_to_a_configuration() {
+        let trace = crate::workload::load_named("pcs-themis1").unwrap().unwrap();
+        let trace = trace.subset("t", None, 30).unwrap();
+        let mut p = WfqProblem::new(
+            trace,
+            crate::cluster::parse_cluster("pcs-64").unwrap(),
+            ModelZoo::builtin(),
+            vec![],
+            vec![Objective::parse("avg_jct").unwrap()],
+        )
+        .unwrap();
+        p.space = Space::Raw;
+        let b = p.bounds();
+        assert_eq!(b.len(), 13);
+        assert_eq!(b[0], (1.0, 5.5));
+        let largest = p.sizes.iter().copied().fold(0.0, f64::max);
+        assert!(b[1..6]
+            .iter()
+            .all(|&(lo, hi)| lo == 1.0 && hi == largest.max(1.0)));
+        // K = 3: thresholds 500 and 9000 of (9000, 500, 70000); rates 0.2, 0.2, 0.6.
+        let x = [
+            3.7, 9000.0, 500.0, 70000.0, 1.0, 1.0, 0.2, 0.2, 0.6, 0.9, 0.9, 0.3, 0.05,
+        ];
+        let c = p.config(&x).unwrap();
+        assert_eq!(c.thresholds, vec![500.0, 9000.0]);
+        assert_eq!(c.weights.len(), 3);
+        assert!(
+            (c.weights[2] - 0.6).abs() < 1e-12
+                && (c.weights.iter().sum::<f64>() - 1.0).abs() < 1e-12
+        );
+        assert_eq!((c.clip, c.delta), (0.3, 0.05));
+        // K = 1: one class, no threshold; equal thresholds or a zero rate are invalid.
+        let mut one = x;
+        one[0] = 1.2;
+        assert_eq!(p.config(&one).unwrap().thresholds, Vec::<f64>::new());
+        let mut same = x;
+        same[2] = 9000.0;
+        assert!(p.config(&same).is_none());
+        let mut zero = x;
+        zero[6] = 0.0;
+        assert!(p.config(&zero).is_none());
+        assert!(p.evaluate(&zero)[0].is_infinite());
+        assert!(p.evaluate(&x)[0].is_finite());
+        assert!(Space::parse("cubic").is_err());
     }
 }

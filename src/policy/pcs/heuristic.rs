@@ -61,7 +61,18 @@ pub fn weights_from_decay(classes: usize, w: f64) -> Option<Vec<f64>> {
         return None;
     }
     let raw: Vec<f64> = (0..classes).map(|i| (-w * i as f64).exp()).collect();
+    normalised_weights(&raw)
+}
+
+/// Raw rates normalised, rounded to three decimals and renormalised, the
+/// last taking what the others leave; None when one rounds to zero (the
+/// heuristic's rule, also the search-without-heuristics' of Fig. 9c).
+pub fn normalised_weights(raw: &[f64]) -> Option<Vec<f64>> {
+    let classes = raw.len();
     let sum: f64 = raw.iter().sum();
+    if classes == 0 || !(sum > 0.0) {
+        return None;
+    }
     let rounded: Vec<f64> = raw
         .iter()
         .map(|x| (x / sum * 1000.0).round() / 1000.0)

@@ -2,8 +2,10 @@
 //! Fig. 7 (normalised avg JCT to AFS, avg and p99 prediction error of every
 //! scheme) on the artifact's Philly VC traces when its data directory is
 //! given, ours beside theirs with ratios and the issue's ±25% tolerance,
-//! then the qualitative targets; on request (`fig9`) the §6.6 microbenchmark of
-//! one simulation's time (Fig. 9a). docs/PCS.md says what differs and why.
+//! then the qualitative targets; on request the §6.6 microbenchmarks: one
+//! simulation's time (`fig9`, Fig. 9a), the whole search's (`fig9b`) and the
+//! search with and without PCS's heuristic space (`fig9c`). docs/PCS.md says
+//! what differs and why.
 
 pub mod published;
 
@@ -13,7 +15,7 @@ use crate::metrics::Summary;
 use crate::perf::ModelZoo;
 use crate::report::{run_policy, Overrides};
 use crate::workload::{JobSpec, Trace};
-use published::{Pick, FIG7, FIG9A_MIN, FIG9B_S, FIG9_GPUS, PICKS, SCHEMES, TOY};
+use published::{Pick, FIG7, FIG9A_MIN, FIG9B_S, FIG9C_PCT, FIG9_GPUS, PICKS, SCHEMES, TOY};
 use serde::Serialize;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -37,6 +39,11 @@ pub struct Options {
     pub fig9_cells: Vec<(usize, u32)>,
     /// Evaluations of each Fig. 9b search (the paper's budget: 1,280).
     pub fig9b_evaluations: usize,
+    /// Also compare the search with and without PCS's heuristic space (Fig. 9c),
+    /// on the first of `fig9_cells` (default 512 apps on 128 GPUs), with this
+    /// many evaluations per search (the figure's largest budget: 1,024).
+    pub fig9c: bool,
+    pub fig9c_evaluations: usize,
 }
 
 /// One policy of the toy.
@@ -90,12 +97,26 @@ pub struct Fig9bRow {
     pub paper_s: f64,
 }
 
+/// One budget of Fig. 9c: the share of the reference front each search had
+/// found after `evaluations` (ours, then the paper's).
+#[derive(Debug, Clone, Serialize)]
+pub struct Fig9cRow {
+    pub evaluations: usize,
+    pub with_pct: f64,
+    pub paper_with_pct: f64,
+    pub without_pct: f64,
+    pub paper_without_pct: f64,
+    /// Points of the reference front (both searches' evaluations pooled).
+    pub reference: usize,
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct Report {
     pub toy: Vec<ToyRow>,
     pub fig7: Vec<Fig7Row>,
     pub fig9: Vec<Fig9Row>,
     pub fig9b: Vec<Fig9bRow>,
+    pub fig9c: Vec<Fig9cRow>,
     pub notes: Vec<String>,
 }
 
@@ -380,6 +401,90 @@ fn run_fig9b(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<Vec<Fig9b
     Ok(rows)
 }
 
+/// The share (%) of `reference`'s points (a Pareto front) among the
+/// non-dominated points of `found` (matched by objective vector).
+pub fn discovered_pct(
+    found: &[crate::search::front::Point],
+    reference: &[crate::search::front::Point],
+) -> f64 {
+    if reference.is_empty() {
+        return 0.0;
+    }
+    let front = crate::search::front::non_dominated(found);
+    let hits = reference
+        .iter()
+        .filter(|r| front.iter().any(|p| p.f == r.f))
+        .count();
+    100.0 * hits as f64 / reference.len() as f64
+}
+
+/// Fig. 9c: SPEA2 on PCS's heuristic space and on the 13 raw variables, the
+/// same workload, objectives (JCT, average prediction error) and seed; the
+/// reference front is the non-dominated set of both searches' evaluations
+/// pooled (spec §7.20: the paper does not say; this is its likely reading),
+/// and each budget's row says what share of it each search had found by then.
+fn run_fig9c(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<Vec<Fig9cRow>> {
+    use crate::search::{front::non_dominated, front::Point, parallel_map, pcs, spea2};
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let (apps, gpus) = opts.fig9_cells.first().copied().unwrap_or((512, 128));
+    let (trace, cluster) = fig9_workload(apps, gpus, FIG9_SEEDS[0])?;
+    let engine: Vec<(String, String)> = opts.overrides.get("engine").cloned().unwrap_or_default();
+    let objectives = vec![
+        pcs::Objective::parse("avg_jct")?,
+        pcs::Objective::parse("avg_pred_error")?,
+    ];
+    let mut problem =
+        pcs::WfqProblem::new(trace, cluster, ModelZoo::builtin(), engine, objectives)?;
+    let settings = spea2::Settings {
+        evaluations: opts.fig9c_evaluations,
+        ..spea2::Settings::default()
+    };
+    let mut runs: Vec<Vec<Point>> = Vec::new();
+    for space in [pcs::Space::Heuristic, pcs::Space::Raw] {
+        problem.space = space;
+        let started = std::time::Instant::now();
+        let mut seen: Vec<Point> = Vec::new();
+        let mut evaluate = |xs: &[Vec<f64>]| {
+            let fs = parallel_map(xs, threads, &|x: &Vec<f64>| problem.evaluate(x));
+            seen.extend(
+                xs.iter()
+                    .cloned()
+                    .zip(fs.iter().cloned())
+                    .map(|(x, f)| Point { x, f }),
+            );
+            fs
+        };
+        spea2::run(
+            &problem.bounds(),
+            &settings,
+            opts.seed,
+            &mut evaluate,
+            &mut |_| true,
+        );
+        progress(&format!(
+            "pcs fig9c {space:?}: {} evaluations in {:.1} s",
+            seen.len(),
+            started.elapsed().as_secs_f64()
+        ));
+        seen.truncate(opts.fig9c_evaluations);
+        runs.push(seen);
+    }
+    let pooled: Vec<Point> = runs.concat();
+    let reference = non_dominated(&pooled);
+    Ok(FIG9C_PCT
+        .iter()
+        .filter(|(b, _, _)| *b <= opts.fig9c_evaluations)
+        .map(|&(b, paper_with, paper_without)| Fig9cRow {
+            evaluations: b,
+            with_pct: discovered_pct(&runs[0][..b.min(runs[0].len())], &reference),
+            paper_with_pct: paper_with,
+            without_pct: discovered_pct(&runs[1][..b.min(runs[1].len())], &reference),
+            paper_without_pct: paper_without,
+            reference: reference.len(),
+        })
+        .collect())
+}
+
 pub fn reproduce(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<Report> {
     let toy = run_toy(opts)?;
     let mut notes = Vec::new();
@@ -409,11 +514,17 @@ pub fn reproduce(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<Repor
     } else {
         Vec::new()
     };
+    let fig9c = if opts.fig9c {
+        run_fig9c(opts, progress)?
+    } else {
+        Vec::new()
+    };
     Ok(Report {
         toy,
         fig7,
         fig9,
         fig9b,
+        fig9c,
         notes,
     })
 }
@@ -581,6 +692,29 @@ pub fn to_table(r: &Report) -> String {
                 format!("{:.1}", x.wall_s),
                 format!("{:.1}", x.paper_s),
                 format!("{:.0}x", x.paper_s / x.wall_s.max(1e-9)),
+            ]);
+        }
+        out += &super::table(&rows);
+    }
+    if !r.fig9c.is_empty() {
+        out += &format!(
+            "\nFig. 9c (§6.6): share of the reference front (both searches' evaluations pooled: {} points) found after each budget, SPEA2 on PCS's heuristic space (T, W, clip, delta) and on the 13 raw variables\n\n",
+            r.fig9c[0].reference
+        );
+        let mut rows = vec![vec![
+            "evaluations".to_string(),
+            "with heuristics %".into(),
+            "paper %".into(),
+            "without %".into(),
+            "paper %".into(),
+        ]];
+        for x in &r.fig9c {
+            rows.push(vec![
+                x.evaluations.to_string(),
+                format!("{:.0}", x.with_pct),
+                format!("{:.0}", x.paper_with_pct),
+                format!("{:.0}", x.without_pct),
+                format!("{:.0}", x.paper_without_pct),
             ]);
         }
         out += &super::table(&rows);

@@ -188,3 +188,13 @@ pub const FIG9B_S: &[(usize, [f64; 4])] = &[
     (512, [930.9, 1086.4, 1305.0, 2065.1]),
     (1024, [1879.2, 2157.3, 2713.0, 3919.3]),
 ];
+
+/// Fig. 9c (spec §6.6): "Pareto optimal points (%)" discovered against the number of
+/// evaluations, with PCS's heuristic search space and without it (the 13 raw
+/// variables): (evaluations, with, without).
+pub const FIG9C_PCT: &[(usize, f64, f64)] = &[
+    (128, 30.0, 20.0),
+    (256, 60.0, 46.0),
+    (512, 70.0, 47.0),
+    (1024, 95.0, 90.0),
+];
