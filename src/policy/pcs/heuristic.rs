@@ -70,7 +70,7 @@ pub fn weights_from_decay(classes: usize, w: f64) -> Option<Vec<f64>> {
 pub fn normalised_weights(raw: &[f64]) -> Option<Vec<f64>> {
     let classes = raw.len();
     let sum: f64 = raw.iter().sum();
-    if classes == 0 || !(sum > 0.0) {
+    if classes == 0 || sum.is_nan() || sum <= 0.0 {
         return None;
     }
     let rounded: Vec<f64> = raw
