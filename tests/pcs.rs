@@ -290,18 +290,7 @@ fn unknown_objectives_are_errors() {
 #[test]
 fn reproduce_pcs_runs_the_toy_without_data() {
     use schedlab::repro::pcs;
-    let opts = pcs::Options {
-        pcs_dir: None,
-        traces: vec![],
-        overrides: Default::default(),
-        seed: 1,
-        fig9: false,
-        fig9b: false,
-        fig9_cells: vec![],
-        fig9b_evaluations: 1280,
-        fig9c: false,
-        fig9c_evaluations: 1024,
-    };
+    let opts = pcs::Options::default();
     let r = pcs::reproduce(&opts, &mut |_| {}).unwrap();
     assert!(r.fig9.is_empty());
     assert_eq!(r.toy.len(), 3);
@@ -317,16 +306,8 @@ fn reproduce_pcs_runs_the_toy_without_data() {
 fn reproduce_pcs_times_fig9a_cells() {
     use schedlab::repro::pcs;
     let opts = pcs::Options {
-        pcs_dir: None,
-        traces: vec![],
-        overrides: Default::default(),
-        seed: 1,
         fig9: true,
-        fig9b: false,
-        fig9_cells: vec![],
-        fig9b_evaluations: 1280,
-        fig9c: false,
-        fig9c_evaluations: 1024,
+        ..Default::default()
     };
     let r = pcs::reproduce(&opts, &mut |_| {}).unwrap();
     let cells: Vec<(usize, u32)> = r.fig9.iter().map(|x| (x.apps, x.gpus)).collect();
@@ -354,16 +335,10 @@ fn reproduce_pcs_times_fig9a_cells() {
 fn reproduce_pcs_times_a_fig9b_search() {
     use schedlab::repro::pcs;
     let opts = pcs::Options {
-        pcs_dir: None,
-        traces: vec![],
-        overrides: Default::default(),
-        seed: 1,
-        fig9: false,
         fig9b: true,
         fig9_cells: vec![(512, 128)],
         fig9b_evaluations: 140,
-        fig9c: false,
-        fig9c_evaluations: 1024,
+        ..Default::default()
     };
     let r = pcs::reproduce(&opts, &mut |_| {}).unwrap();
     assert!(r.fig9.is_empty());
@@ -422,16 +397,10 @@ fn pcs_reports_each_jobs_size_class_when_asked() {
 fn reproduce_pcs_compares_the_search_with_and_without_heuristics() {
     use schedlab::repro::pcs;
     let opts = pcs::Options {
-        pcs_dir: None,
-        traces: vec![],
-        overrides: Default::default(),
-        seed: 1,
-        fig9: false,
-        fig9b: false,
         fig9_cells: vec![(40, 16)],
-        fig9b_evaluations: 1280,
         fig9c: true,
         fig9c_evaluations: 256,
+        ..Default::default()
     };
     let r = pcs::reproduce(&opts, &mut |_| {}).unwrap();
     let budgets: Vec<usize> = r.fig9c.iter().map(|x| x.evaluations).collect();

@@ -350,10 +350,8 @@ fn reproduce_pcs(a: &ReproduceArgs) -> Result<()> {
         seed: a.seed,
         fig9,
         fig9b,
-        fig9_cells: Vec::new(),
-        fig9b_evaluations: 1280,
         fig9c,
-        fig9c_evaluations: 1024,
+        ..pcs::Options::default()
     };
     let report = pcs::reproduce(&opts, &mut progress(a.quiet))?;
     let text = if a.format == "json" {

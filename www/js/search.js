@@ -38,6 +38,7 @@ export class PreferenceSearch {
     this.picked = root.querySelector('#search-pick');
     this.second = root.querySelector('#search-objective');
     this.budget = root.querySelector('#search-evals');
+    this.apps = root.querySelector('#search-apps');
     this.active = null; // the running search's token
     this.workers = [];
     this.state = null; // the last SearchState
@@ -63,7 +64,7 @@ export class PreferenceSearch {
       cluster: inp.cluster,
       objectives: `avg_jct,${this.second.value}`,
       sets: Object.entries(inp.sets).filter(([k]) => k.startsWith('engine.')).map(([k, v]) => `${k}=${v}`),
-      apps: 0,
+      apps: Math.max(0, Math.floor(Number(this.apps.value) || 0)), // 0: all
     };
     let search;
     try {

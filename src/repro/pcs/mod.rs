@@ -46,6 +46,24 @@ pub struct Options {
     pub fig9c_evaluations: usize,
 }
 
+impl Default for Options {
+    /// The toy only (no data directory), the paper's search budgets.
+    fn default() -> Options {
+        Options {
+            pcs_dir: None,
+            traces: Vec::new(),
+            overrides: Overrides::default(),
+            seed: 1,
+            fig9: false,
+            fig9b: false,
+            fig9_cells: Vec::new(),
+            fig9b_evaluations: 1280,
+            fig9c: false,
+            fig9c_evaluations: 1024,
+        }
+    }
+}
+
 /// One policy of the toy.
 #[derive(Debug, Clone, Serialize)]
 pub struct ToyRow {
