@@ -87,6 +87,7 @@ fn build(p: &Params, _seed: u64) -> Result<Box<dyn Policy>> {
         quantum: p.f64("quantum_s"),
         group: Vec::new(),
         next_turn: None,
+        classed: Vec::new(),
     }))
 }
 
@@ -98,6 +99,8 @@ struct Pcs {
     group: Vec<u32>,
     /// When the group's head next moves to its tail (None: no group).
     next_turn: Option<f64>,
+    /// Jobs whose size class the page has been told (a class never changes).
+    classed: Vec<bool>,
 }
 
 /// Fractions below this are rounding noise, not a share.
@@ -245,7 +248,13 @@ impl Policy for Pcs {
         }
         if view.want_insight() {
             for &j in view.active {
-                out.set_group(j, self.cfg.class_of(size_on_one_gpu(view, j)) as u32);
+                let idx = j as usize;
+                if self.classed.len() <= idx {
+                    self.classed.resize(idx + 1, false);
+                }
+                if !std::mem::replace(&mut self.classed[idx], true) {
+                    out.set_group(j, self.cfg.class_of(size_on_one_gpu(view, j)) as u32);
+                }
             }
         }
     }
