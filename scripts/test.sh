@@ -45,6 +45,7 @@ node tests/wasm-node/compare.mjs target/release/schedlab sts-mixed-10 sts-10 sts
 # against the per-pool FCFS reference run), and A-SIA with noisy / learned predictors.
 node tests/wasm-node/compare.mjs target/release/schedlab anticipatory-synthetic pools-32 pool-fcfs,pool-maxmin,pool-ssf,gssf,anticipatory,anticipatory-vc
 node tests/wasm-node/compare.mjs target/release/schedlab anticipatory-synthetic pools-32 hived-rtc,themis-rtc
+node tests/wasm-node/compare.mjs target/release/schedlab anticipatory-synthetic v100:4x8 pool-fcfs,pool-maxmin,hived-rtc,anticipatory 1 engine.placement=cells
 node tests/wasm-node/compare.mjs target/release/schedlab anticipatory-synthetic pools-32 anticipatory 7 anticipatory.predict=noisy
 node tests/wasm-node/compare.mjs target/release/schedlab anticipatory-synthetic pools-32 anticipatory 7 anticipatory.predict=learned
 node tests/wasm-node/compare.mjs target/release/schedlab anticipatory-fig1 pools-8 anticipatory-oracle 1 anticipatory-oracle.slot_s=600

@@ -382,3 +382,83 @@ fn partial_preemption_preempts_only_lent_preemptible_jobs() {
         run(&plain, &c, "anticipatory", &[any]).metrics
     );
 }
+
+/// Locality (spec §2.8, `engine.placement=cells`): every job takes one
+/// aligned power-of-two cell on one node, per-pool FCFS keeps each pool in
+/// its home cells (a partition of the servers), A-SIA without sharing is
+/// exactly that, and with sharing it slows far fewer jobs than HiveD*,
+/// which lends without looking ahead (the paper's Fig 16 claim).
+#[test]
+fn locality_cells_keep_jobs_on_one_server_and_pools_at_home() {
+    use schedlab::cluster::cells::Homes;
+    let cells = ("engine", "placement", "cells");
+    let trace = synthetic(3, "base");
+    let c = cluster_for(&trace, "v100:4x8");
+    let homes = Homes::bind(&c, &c.pools).unwrap();
+    let fcfs = run(&trace, &c, "pool-fcfs", &[cells]);
+    let off = run(
+        &trace,
+        &c,
+        "anticipatory",
+        &[cells, ("anticipatory", "share", "false")],
+    );
+    let starts = |r: &PolicyRun| r.jobs.iter().map(|j| j.start).collect::<Vec<_>>();
+    assert_eq!(starts(&off), starts(&fcfs));
+    let timeline = &fcfs.outcome.timeline;
+    assert!(!timeline.segments.is_empty());
+    for s in &timeline.segments {
+        let gpus = &timeline.gpus[s.gpu_offset as usize..(s.gpu_offset + s.gpu_count) as usize];
+        let node = gpus[0] / 8;
+        let local: u64 = gpus.iter().map(|g| 1u64 << (g % 8)).sum();
+        assert!(gpus.iter().all(|g| g / 8 == node), "one server: {gpus:?}");
+        let width = (gpus.len() as u32).next_power_of_two();
+        assert_eq!(local.trailing_zeros() % width, 0, "aligned cell: {gpus:?}");
+        let pool = trace
+            .pools
+            .id_of(&trace.jobs[s.job as usize].tenant)
+            .unwrap();
+        let home = homes.of(pool as usize).unwrap()[node as usize];
+        assert_eq!(local & !home, 0, "pool {pool} stays at home: {gpus:?}");
+    }
+    let (mut asia, mut hived) = (0.0, 0.0);
+    for seed in 1..=3 {
+        let trace = synthetic(seed, "base");
+        let c = cluster_for(&trace, "v100:4x8");
+        asia += run(&trace, &c, "anticipatory", &[cells])
+            .metrics
+            .speedup
+            .slowed_frac;
+        hived += run(&trace, &c, "hived-rtc", &[cells])
+            .metrics
+            .speedup
+            .slowed_frac;
+    }
+    assert!(hived > 0.05, "HiveD* slows jobs under locality: {hived}");
+    assert!(asia < hived / 3.0, "A-SIA {asia} against HiveD* {hived}");
+}
+
+#[test]
+fn pools_that_do_not_lay_out_as_cells_are_a_clear_error() {
+    let text = "# pools: a=4,b=4,c=4\nname,arrival,tenant,model,gpus,duration,adaptivity,preemptible\nx,0,a,linear,1,60,rigid,false\n";
+    let t = Trace::parse("cells.csv", text, None).unwrap();
+    let c = cluster_for(&t, "v100:2x6");
+    let zoo = Arc::new(ModelZoo::builtin());
+    let mut o = Overrides::new();
+    o.insert("engine".into(), sets(&[("placement", "cells")]));
+    let e = run_policy(&t, &c, &zoo, "pool-fcfs", &o, 1, &mut |_| true)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("pool 'c'") && e.contains("cells"), "{e}");
+    // A job that fits its quota but no cell of its pool's home: pool a's
+    // 2-cell takes the 2-GPU server, its 1-cell lands on the other.
+    let text = "# pools: a=3,b=3\nname,arrival,tenant,model,gpus,duration,adaptivity,preemptible\nx,0,a,linear,3,60,rigid,false\n";
+    let t = Trace::parse("six.csv", text, None).unwrap();
+    let c = cluster_for(&t, "v100:1x4,v100:1x2");
+    let e = run_policy(&t, &c, &zoo, "pool-fcfs", &o, 1, &mut |_| true)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("six.csv") && e.contains("line") && e.contains("home cells"),
+        "{e}"
+    );
+}

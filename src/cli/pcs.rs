@@ -12,7 +12,7 @@ use crate::params::split_overrides;
 use crate::perf::ModelZoo;
 use crate::search::front::{non_dominated, picks, Point};
 use crate::search::pcs::{Objective, Space, WfqProblem};
-use crate::search::{parallel_map, random_search, spea2};
+use crate::search::{random_search, recording_evaluator, spea2};
 use clap::{Args, Subcommand};
 
 #[derive(Subcommand)]
@@ -144,16 +144,8 @@ fn search(a: SearchArgs) -> Result<()> {
     );
     let started = std::time::Instant::now();
     let mut evaluated: Vec<Point> = Vec::new();
-    let mut evaluate = |xs: &[Vec<f64>]| {
-        let fs = parallel_map(xs, threads, &|x: &Vec<f64>| problem.evaluate(x));
-        evaluated.extend(
-            xs.iter()
-                .cloned()
-                .zip(fs.iter().cloned())
-                .map(|(x, f)| Point { x, f }),
-        );
-        fs
-    };
+    let objective = |x: &Vec<f64>| problem.evaluate(x);
+    let mut evaluate = recording_evaluator(threads, &objective, &mut evaluated);
     let report = |n: usize, pts: &[Point]| {
         let front = non_dominated(pts);
         let best: Vec<String> = (0..names.len())
@@ -193,6 +185,7 @@ fn search(a: SearchArgs) -> Result<()> {
             },
         )
     };
+    drop(evaluate);
     let seconds = started.elapsed().as_secs_f64();
     let front = non_dominated(&final_points);
     let heuristic = problem.space == Space::Heuristic;

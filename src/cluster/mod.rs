@@ -1,6 +1,7 @@
 //! The cluster: GPU types, nodes, racks, named built-in clusters, and
 //! placement of allocations on physical GPUs.
 
+pub mod cells;
 mod gpu;
 pub mod netpack;
 mod placement;

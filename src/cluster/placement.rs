@@ -177,6 +177,10 @@ pub enum PlacementRule {
     /// a packer behave as `Packed`.
     #[serde(rename = "netpack")]
     NetPack,
+    /// Locality cells (`cells.rs`, spec seed000 §2.8): one aligned
+    /// power-of-two cell on one node by buddy best fit (wider jobs: whole
+    /// nodes plus one cell); pools own home cells.
+    Cells,
 }
 
 /// A tentative assignment of GPUs to jobs, built claim by claim.
@@ -437,6 +441,37 @@ impl<'c> Packer<'c> {
         placed
     }
 
+    /// Claims `count` GPUs of `kind` among the GPUs `allowed` (per node)
+    /// that are free and reserved by nobody, under the packer's rule: a
+    /// pool's home cells, or everything but cells a policy keeps clear.
+    pub fn claim_in(
+        &mut self,
+        job: u32,
+        kind: GpuKind,
+        count: u32,
+        allowed: &[u64],
+    ) -> Option<Placement> {
+        if count == 0 || self.free_of(kind) < count {
+            return None;
+        }
+        let avail: Vec<u64> = self
+            .free
+            .iter()
+            .zip(&self.reserved)
+            .zip(allowed.iter().chain(std::iter::repeat(&0)))
+            .map(|((f, r), a)| f & !r & a)
+            .collect();
+        let placed = self.find(kind, count, &avail, None)?;
+        self.release(job);
+        self.mark_claimed(&placed);
+        Some(placed)
+    }
+
+    /// Unclaimed GPUs per node (masks over each node's GPUs).
+    pub fn free_masks(&self) -> &[u64] {
+        &self.free
+    }
+
     /// Claims an explicit placement (e.g. a policy's own placer); `false` if
     /// any of its GPUs is already claimed.
     pub fn claim_exact(&mut self, job: u32, placement: &Placement) -> bool {
@@ -580,6 +615,7 @@ impl<'c> Packer<'c> {
         };
         let nodes = self.cluster.nodes.iter().filter(|n| n.kind == kind);
         match self.rule {
+            PlacementRule::Cells => super::cells::find(self.cluster, kind, count, avail),
             PlacementRule::Packed | PlacementRule::NetPack => {
                 let max_node = self.cluster.max_node_gpus(kind);
                 if count <= max_node {

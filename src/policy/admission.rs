@@ -4,10 +4,11 @@
 //! GPUs plus the job's request stay within its quota and the GPUs can be
 //! placed; a pool's queue stops at its first job that cannot start, so no
 //! job overtakes an earlier job of its own pool (strict per-pool FCFS, the
-//! "no sharing" reference of the anticipatory scheduler). Jobs of runs
-//! without pools are admitted FCFS against the whole cluster.
+//! "no sharing" reference of the anticipatory scheduler). Under
+//! `engine.placement=cells` a pool's jobs stay in its home cells. Jobs of
+//! runs without pools are admitted FCFS against the whole cluster.
 
-use super::claim_rigid;
+use super::claim_in_quota;
 use crate::cluster::{Packer, PoolId, NO_POOL};
 use crate::perf::BatchChoice;
 use crate::sim::{Decision, View};
@@ -36,7 +37,7 @@ pub fn admit_within_quota(view: &View<'_>, packer: &mut Packer, out: &mut Decisi
                 .get(pool)
                 .is_some_and(|p| used[pool as usize] + want <= p.quota);
         let placed = if within {
-            claim_rigid(packer, view, j)
+            claim_in_quota(packer, view, j)
         } else {
             None
         };

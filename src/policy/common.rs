@@ -49,6 +49,29 @@ pub fn claim_rigid(packer: &mut Packer, view: &View, job: u32) -> Option<Placeme
     claim_count(packer, view, job, view.spec(job).gpus)
 }
 
+/// As [`claim_rigid`], only on the GPUs `allowed` (masks per node): a
+/// pool's home cells, or what a policy leaves open to lent jobs.
+pub fn claim_rigid_within(
+    packer: &mut Packer,
+    view: &View,
+    job: u32,
+    allowed: &[u64],
+) -> Option<Placement> {
+    let g = view.spec(job).gpus;
+    kinds_for(view, job)
+        .into_iter()
+        .find_map(|k| packer.claim_in(job, k, g, allowed))
+}
+
+/// Claims the job's requested GPUs for its pool's quota: inside the pool's
+/// home cells under `engine.placement=cells`, anywhere otherwise.
+pub fn claim_in_quota(packer: &mut Packer, view: &View, job: u32) -> Option<Placement> {
+    match view.home_cells(view.pool_of(job)) {
+        Some(home) => claim_rigid_within(packer, view, job, home),
+        None => claim_rigid(packer, view, job),
+    }
+}
+
 /// Claims exactly `want` GPUs on the first type where they fit, preferring
 /// the type the job runs on now.
 pub fn claim_count(packer: &mut Packer, view: &View, job: u32, want: u32) -> Option<Placement> {

@@ -28,8 +28,8 @@ mod themis_pcs;
 mod tiresias;
 
 pub use common::{
-    claim_count, claim_elastic, claim_rigid, claim_shared, gang_plan, gang_request, gang_walk,
-    kinds_for, REQUEST_PARAM,
+    claim_count, claim_elastic, claim_in_quota, claim_rigid, claim_rigid_within, claim_shared,
+    gang_plan, gang_request, gang_walk, kinds_for, REQUEST_PARAM,
 };
 
 use crate::error::{Error, Result};

@@ -171,6 +171,14 @@ fn cluster(trace: &Trace, pools: Option<Pools>) -> Result<Arc<Cluster>> {
     Ok(Arc::new(c))
 }
 
+/// Servers of 8 GPUs holding the trace's pools (§6.4's cluster).
+fn servers(trace: &Trace) -> Result<Arc<Cluster>> {
+    let total: u32 = trace.pools.pools.iter().map(|p| p.quota).sum();
+    let mut c = parse_cluster(&format!("v100:{}x8", total.div_ceil(8)))?;
+    c.adopt_pools(&trace.pools)?;
+    Ok(Arc::new(c))
+}
+
 fn run(
     trace: &Trace,
     c: &Arc<Cluster>,
@@ -221,10 +229,31 @@ fn compare(
     configs: &[Config],
     progress: &mut dyn FnMut(&str),
 ) -> Result<Vec<Row>> {
+    compare_on(
+        opts,
+        section,
+        workload,
+        make,
+        &|t| cluster(t, None),
+        configs,
+        progress,
+    )
+}
+
+/// As [`compare`] on the cluster `cluster_of` makes for each trace.
+fn compare_on(
+    opts: &Options,
+    section: &str,
+    workload: &str,
+    make: &dyn Fn(u64) -> Result<Trace>,
+    cluster_of: &dyn Fn(&Trace) -> Result<Arc<Cluster>>,
+    configs: &[Config],
+    progress: &mut dyn FnMut(&str),
+) -> Result<Vec<Row>> {
     let mut runs: Vec<Vec<PolicyRun>> = vec![Vec::new(); configs.len()];
     for s in 0..opts.seeds as u64 {
         let trace = make(opts.seed + s)?;
-        let c = cluster(&trace, None)?;
+        let c = cluster_of(&trace)?;
         for (k, (_, policy, sets)) in configs.iter().enumerate() {
             runs[k].push(run(
                 &trace,
@@ -407,6 +436,28 @@ pub fn reproduce(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<Repor
         &preemption,
         progress,
     )?);
+
+    // Fig 16 (§6.4, §2.8): locality on servers of 8 GPUs; jobs take one
+    // aligned cell on one server and pools own home cells. The fungible
+    // A-SIA row on the same servers shows what locality costs.
+    let cells = ("engine", "placement", "cells");
+    let locality = vec![
+        ("MaxMin", "pool-maxmin", vec![cells]),
+        ("HiveD*", "hived-rtc", vec![cells]),
+        ("A-SIA perfect", "anticipatory", vec![cells]),
+        ("A-SIA perfect, fungible", "anticipatory", vec![]),
+    ];
+    for queues in ["4", "8"] {
+        rows.extend(compare_on(
+            opts,
+            "locality",
+            &format!("base, {queues} pools on 8-GPU servers"),
+            &|s| synthetic(s, "base", opts.days, &[("queues", queues)]),
+            &servers,
+            &locality,
+            progress,
+        )?);
+    }
 
     // Table 12: the prototype's four queues, per-queue geometric means.
     let table12 = table12(opts, progress)?;
@@ -822,6 +873,35 @@ pub fn targets(r: &Report) -> Vec<Target> {
         1.0,
         Some((0.5..=2.0).contains(&rr)),
     ));
+    let (asia_cells, hived_cells) = (
+        find(r, "locality", "A-SIA perfect"),
+        find(r, "locality", "HiveD*"),
+    );
+    if !asia_cells.is_empty() {
+        let (a, h) = (
+            mean_of(&asia_cells, |x| x.slowed_pct),
+            mean_of(&hived_cells, |x| x.slowed_pct),
+        );
+        t.push(target(
+            "locality-fewer-slowed",
+            "locality (Fig 16): A-SIA's % jobs slowed / HiveD*'s (\"significantly fewer slowdowns\")",
+            ratio(a, h),
+            f64::NAN,
+            Some(a < h / 2.0),
+        ));
+        let fungible = find(r, "locality", "A-SIA perfect, fungible");
+        let (g_cells, g_free) = (
+            mean_of(&asia_cells, |x| x.speedup_geo),
+            mean_of(&fungible, |x| x.speedup_geo),
+        );
+        t.push(target(
+            "locality-costs-gains",
+            "locality: A-SIA's geometric speedup with cells / without (\"locality reduces the gains\")",
+            ratio(g_cells, g_free),
+            f64::NAN,
+            Some(g_cells < g_free),
+        ));
+    }
     let oracle = find(r, "oracle", "oracle MILP");
     let o_jct = mean_of(&oracle, |x| x.speedup_jct_ratio);
     let best_other = ["anticipatory-vc", "anticipatory"]
@@ -960,6 +1040,10 @@ pub fn to_table(r: &Report) -> String {
         (
             "preemption",
             "§2.9 partial pre-emption (stated, not evaluated in the paper: ours only)",
+        ),
+        (
+            "locality",
+            "Fig 16 (§6.4): locality, 8-GPU servers, engine.placement=cells (pools in home cells)",
         ),
         ("helios", "Table 17 / Fig 18: Helios-like workload"),
     ] {

@@ -208,6 +208,30 @@ fn solver_times(run: &crate::report::PolicyRun) -> SolverTimes {
     }
 }
 
+/// A run's progress callback that says, at most once a wall-clock minute,
+/// how far the simulation is (the 10k-GPU runs take tens of minutes and
+/// would otherwise print nothing until they end).
+fn every_minute<'a>(
+    label: &'a str,
+    progress: &'a mut dyn FnMut(&str),
+) -> impl FnMut(&crate::sim::Progress) -> bool + 'a {
+    let started = web_time::Instant::now();
+    let mut last = 0.0;
+    move |p: &crate::sim::Progress| {
+        let wall = started.elapsed().as_secs_f64();
+        if wall - last >= 60.0 {
+            last = wall;
+            progress(&format!(
+                "{label}: {:.1} h simulated, {} of {} jobs done, {wall:.0} s",
+                p.now / 3600.0,
+                p.completed,
+                p.total
+            ));
+        }
+        true
+    }
+}
+
 pub fn reproduce(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<Vec<Row>> {
     let zoo = Arc::new(ModelZoo::builtin());
     let mut rows = Vec::new();
@@ -216,7 +240,10 @@ pub fn reproduce(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<Vec<R
         let (name, trace) = workload(opts, scale)?;
         for method in &opts.methods {
             let o = method_overrides(opts, method)?;
-            let run = run_policy(&trace, &cluster, &zoo, "sia", &o, opts.seed, &mut |_| true)?;
+            let label = format!("copter {} GPUs {method}", cluster.total_gpus);
+            let mut heartbeat = every_minute(&label, progress);
+            let run = run_policy(&trace, &cluster, &zoo, "sia", &o, opts.seed, &mut heartbeat)?;
+            drop(heartbeat);
             let row = Row {
                 gpus: cluster.total_gpus,
                 workload: name.clone(),

@@ -42,6 +42,27 @@ pub fn random_search(
     all
 }
 
+/// A batch evaluator that runs `f` on `threads` threads and appends every
+/// point it evaluates, in evaluation order, to `seen` (the searches' own
+/// results keep only survivors; figures and the CLI want every point).
+#[cfg(not(target_arch = "wasm32"))]
+pub fn recording_evaluator<'a>(
+    threads: usize,
+    f: &'a (dyn Fn(&Vec<f64>) -> Vec<f64> + Sync),
+    seen: &'a mut Vec<Point>,
+) -> impl FnMut(&[Vec<f64>]) -> Vec<Vec<f64>> + 'a {
+    move |xs: &[Vec<f64>]| {
+        let fs = parallel_map(xs, threads, f);
+        seen.extend(
+            xs.iter()
+                .cloned()
+                .zip(fs.iter().cloned())
+                .map(|(x, f)| Point { x, f }),
+        );
+        fs
+    }
+}
+
 /// `f` over `items` on up to `threads` threads, results in input order.
 #[cfg(not(target_arch = "wasm32"))]
 pub fn parallel_map<T: Sync, R: Send>(
@@ -96,6 +117,23 @@ mod tests {
         assert!(pts
             .iter()
             .all(|p| (0.0..1.0).contains(&p.x[0]) && (5.0..6.0).contains(&p.x[1])));
+    }
+
+    #[cfg(not(target_arch = "wasm32"))]
+    #[test]
+    fn the_recording_evaluator_keeps_every_point_in_order() {
+        let mut seen = Vec::new();
+        let square = |x: &Vec<f64>| vec![x[0] * x[0]];
+        let mut evaluate = recording_evaluator(2, &square, &mut seen);
+        assert_eq!(
+            evaluate(&[vec![2.0], vec![3.0]]),
+            vec![vec![4.0], vec![9.0]]
+        );
+        assert_eq!(evaluate(&[vec![1.0]]), vec![vec![1.0]]);
+        drop(evaluate);
+        let xs: Vec<f64> = seen.iter().map(|p| p.x[0]).collect();
+        let fs: Vec<f64> = seen.iter().map(|p| p.f[0]).collect();
+        assert_eq!((xs, fs), (vec![2.0, 3.0, 1.0], vec![4.0, 9.0, 1.0]));
     }
 
     #[cfg(not(target_arch = "wasm32"))]

@@ -10,7 +10,7 @@ pub const ENGINE_PARAMS: &[ParamSpec] = &[
     ParamSpec::float("restart_s", "-1", -1.0, 1e6, "When >= 0, every (re)allocation costs this many seconds instead of the model's own delay (30 reproduces the Pollux OSDI'21 simulator; the default -1 uses the per-model delays of the Sia simulator)"),
     ParamSpec::choice("calibration", "none", &["none", "sia"], "sia: divide goodput models' progress rates by the Sia simulator's per-model SLOWDOWN calibration (cifar10 1.8, ncf 1.5, others 1.2)"),
     ParamSpec::boolean("charge_first_start", "true", "The first allocation of a job also pays the restart delay (as the Pollux/Sia simulator does); not counted as a restart"),
-    ParamSpec::choice("placement", "packed", &["packed", "any", "netpack"], "packed: a job that fits in a node gets one node, larger jobs whole nodes plus one partial; any: any free GPUs, fewest nodes first; netpack: CoDDL network packing for elastic policies (shares regulated to 1, 2, .., node, multiples of node; AFS §4.4), packed otherwise"),
+    ParamSpec::choice("placement", "packed", &["packed", "any", "netpack", "cells"], "packed: a job that fits in a node gets one node, larger jobs whole nodes plus one partial; any: any free GPUs, fewest nodes first; netpack: CoDDL network packing for elastic policies (shares regulated to 1, 2, .., node, multiples of node; AFS §4.4), packed otherwise; cells: locality cells (anticipatory §2.8): a job takes one aligned power-of-two cell on one node by buddy best fit, and pools own home cells that in-quota jobs stay in"),
     ParamSpec::float("length_noise", "0", 0.0, 5.0, "Hidden random job lengths: each job's true work is its declared work times a mean-one log-normal factor with this sigma, drawn from the run's seed; policies see the declared work, only oracle policies the truth (0 = lengths as declared)"),
     ParamSpec::boolean("early_stop", "true", "Jobs whose model has an epoch law (STS's job types) stop early: each job's true work is W / max epochs of its declared work, W drawn from the law with the run's seed (the same draws for every policy); policies see the law and the declared maximum, not W. Off: every job runs its maximum"),
     ParamSpec::float("idle_price", "0", 0.0, 1.0, "Cost of an idle GPU on a powered node (one with a busy GPU) as a fraction of its price (STS's theta; 0 = the paper's setting, where a node pays only for the GPUs it uses)"),
@@ -107,6 +107,7 @@ impl EngineConfig {
             placement: match p.text("placement") {
                 "any" => PlacementRule::Any,
                 "netpack" => PlacementRule::NetPack,
+                "cells" => PlacementRule::Cells,
                 _ => PlacementRule::Packed,
             },
             max_time: p.f64("max_days") * 86_400.0,

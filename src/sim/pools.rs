@@ -29,6 +29,10 @@ pub struct PoolResult {
     pub peak_gpus: u32,
     /// GPU-seconds held beyond the quota (lent by other pools).
     pub borrowed_gpu_s: f64,
+    /// The pool's home cells as GPU ids under `engine.placement=cells`
+    /// (the page draws its region from them); empty otherwise.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub home_gpus: Vec<u32>,
 }
 
 impl PoolLedger {
@@ -94,6 +98,7 @@ impl PoolLedger {
                     jobs: jobs.get(i).copied().unwrap_or(0),
                     peak_gpus: u.peak,
                     borrowed_gpu_s: u.borrowed_gpu_s,
+                    home_gpus: Vec::new(),
                 }
             })
             .collect()

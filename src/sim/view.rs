@@ -121,6 +121,12 @@ impl<'a> View<'a> {
         self.jobs[job as usize].pool
     }
 
+    /// The pool's home cells (GPUs per node) under `engine.placement=cells`:
+    /// where its in-quota jobs go (`cluster::cells`); `None` otherwise.
+    pub fn home_cells(&self, pool: crate::cluster::PoolId) -> Option<&'a [u64]> {
+        self.sim.home_cells(pool)
+    }
+
     /// GPUs the pool's jobs hold now.
     pub fn pool_used(&self, pool: crate::cluster::PoolId) -> u32 {
         self.sim.pool_used(pool)

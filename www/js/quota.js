@@ -3,12 +3,27 @@
 // lends and which it borrows, at one instant (the GPU map's pool view) and
 // over the whole run (the per-pool usage chart).
 //
-// GPUs are fungible in these runs (spec seed000 §2.1), so the engine
-// records usage, not donors: a pool's GPUs beyond its quota are borrowed,
-// the latest-started of its jobs being the borrowers, and the borrowed
-// GPUs are attributed to the pools with idle quota in pool order (then to
-// GPUs outside every quota). Both views use this one rule, so they agree.
+// With fungible GPUs (spec seed000 §2.1) the engine records usage, not
+// donors: a pool's GPUs beyond its quota are borrowed, the latest-started
+// of its jobs being the borrowers, and the borrowed GPUs are attributed to
+// the pools with idle quota in pool order (then to GPUs outside every
+// quota). Under `engine.placement=cells` pools own physical home cells
+// (`pools[p].home_gpus`), so both views read ownership off the GPUs
+// instead: a job on another pool's home GPU borrows it from that pool.
+// Each view uses the same rule as the other, so they agree.
 import { segmentOnGpu } from './timeline.js';
+
+/** True when the run's pools own physical home cells (locality). */
+export function hasHomes(run) {
+  return hasPools(run) && run.pools.some((p) => p.home_gpus && p.home_gpus.length);
+}
+
+/** Owner pool of every GPU (-1: outside every home), for runs with homes. */
+export function homeOwners(pools, totalGpus) {
+  const owner = new Int32Array(totalGpus).fill(-1);
+  pools.forEach((p, i) => (p.home_gpus || []).forEach((g) => { if (g < totalGpus) owner[g] = i; }));
+  return owner;
+}
 
 /** True when the run has pools. */
 export function hasPools(run) {
@@ -31,7 +46,19 @@ export function poolRegions(pools, totalGpus) {
   }
   first[P] = at;
   cap[P] = totalGpus - at;
-  return { P, first, cap };
+  // With home cells, cell c of the view is physical GPU gpuOf[c]: each
+  // region's cells are its pool's home GPUs in order, then the rest.
+  let gpuOf = null;
+  if (pools.some((p) => p.home_gpus && p.home_gpus.length)) {
+    const owner = homeOwners(pools, totalGpus);
+    gpuOf = new Int32Array(totalGpus);
+    const next = Int32Array.from(first);
+    for (let g = 0; g < totalGpus; g++) {
+      const p = owner[g] >= 0 && next[owner[g]] < first[owner[g]] + cap[owner[g]] ? owner[g] : P;
+      gpuOf[next[p]++] = g;
+    }
+  }
+  return { P, first, cap, gpuOf };
 }
 
 /**
@@ -40,6 +67,7 @@ export function poolRegions(pools, totalGpus) {
  * otherwise), `own[p]` / `lent[p]` / `borrowed[p]` the GPU counts.
  */
 export function quotaAt(run, regions, t) {
+  if (regions.gpuOf) return homesAt(run, regions, t);
   const tl = run.timeline;
   const pool = run.jobs.pool;
   const n = tl.gpu_offsets.length - 1;
@@ -82,6 +110,30 @@ export function quotaAt(run, regions, t) {
   return { cells, lentTo, own, lent, borrowed };
 }
 
+/** `quotaAt` for runs with home cells: ownership read off the GPUs. */
+function homesAt(run, regions, t) {
+  const tl = run.timeline;
+  const pool = run.jobs.pool;
+  const { P, first, cap, gpuOf } = regions;
+  const n = gpuOf.length;
+  const cells = new Int32Array(n).fill(-1);
+  const lentTo = new Int32Array(n).fill(-1);
+  const own = new Int32Array(P), lent = new Int32Array(P), borrowed = new Int32Array(P);
+  for (let r = 0; r <= P; r++) {
+    for (let c = first[r]; c < first[r] + cap[r]; c++) {
+      const s = segmentOnGpu(tl, gpuOf[c], t);
+      if (s < 0) continue;
+      cells[c] = s;
+      const p = pool[tl.seg_job[s]];
+      if (p === r) { own[p]++; continue; }
+      lentTo[c] = p;
+      if (r < P) lent[r]++;
+      if (p >= 0) borrowed[p]++;
+    }
+  }
+  return { cells, lentTo, own, lent, borrowed };
+}
+
 /**
  * Per-pool usage over the run in `bins` equal bins of [t0, t1], each the
  * time-weighted mean GPUs: `own[p]` (within quota), `lent[p]` (its idle
@@ -93,10 +145,20 @@ export function poolSeries(run, t0, t1, bins) {
   const pool = run.jobs.pool;
   const pools = run.pools;
   const P = pools.length;
+  // Under home cells each GPU of a segment counts for its owner: the job's
+  // own home (own), or another pool's (lent by it, borrowed by the job's).
+  const owner = hasHomes(run) ? homeOwners(pools, tl.gpu_offsets.length - 1) : null;
   const events = [];
   for (let s = 0; s < tl.seg_job.length; s++) {
     const p = pool[tl.seg_job[s]];
     if (p < 0) continue;
+    if (owner) {
+      for (let k = 0; k < tl.seg_gpu_count[s]; k++) {
+        const o = owner[tl.gpus[tl.seg_gpu_offset[s] + k]];
+        events.push([tl.seg_start[s], 1, p, o], [tl.seg_end[s], -1, p, o]);
+      }
+      continue;
+    }
     events.push([tl.seg_start[s], tl.seg_gpu_count[s], p], [tl.seg_end[s], -tl.seg_gpu_count[s], p]);
   }
   events.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
@@ -126,6 +188,20 @@ export function poolSeries(run, t0, t1, bins) {
   for (let i = 0; i < events.length;) {
     const at = events[i][0];
     add(prev, at);
+    if (owner) {
+      for (; i < events.length && events[i][0] === at; i++) {
+        const [, d, p, o] = events[i];
+        usage[p] += d;
+        if (o === p) own[p] += d;
+        else {
+          bor[p] += d;
+          if (o >= 0) lent[o] += d;
+        }
+      }
+      for (let p = 0; p < P; p++) if (usage[p] > out.peak[p]) out.peak[p] = usage[p];
+      prev = at;
+      continue;
+    }
     for (; i < events.length && events[i][0] === at; i++) usage[events[i][2]] += events[i][1];
     let over = 0;
     for (let p = 0; p < P; p++) {

@@ -14,12 +14,19 @@
 //! not count against its pool's quota; jobs predicted longer than the
 //! largest window never borrow (the paper's Table 12).
 //!
+//! Under `engine.placement=cells` (locality, §2.8) dedicated jobs stay in
+//! their pool's home cells, each window's reservations are placed as cells
+//! in the homes first (if one does not fit, nothing is lent until it
+//! does), and lent jobs take cells outside the reservations and outside
+//! dedicated jobs' buddies (`cells.rs`).
+//!
 //! `preempt` (spec §2.9, not evaluated in the paper, off by default): lent
 //! GPUs held by preemptible opportunistic jobs count as reclaimable, so
 //! reservations need not keep them idle, and a dedicated head-of-line job
 //! that fits its quota but not the idle GPUs preempts such jobs, latest
 //! started first, and starts at once (the preempted jobs wait again).
 
+use super::cells;
 use super::predict::{ArrivalIndex, Mode, Predictor, PredictorConfig, MODES};
 use super::{
     bin_upper, forget_finished, ledger_pool, run_time, start_heads, Ledger, ISOLATE_PARAM,
@@ -131,7 +138,7 @@ impl Asia {
         };
         for (w, &len) in pred.windows_s().iter().enumerate() {
             loop {
-                let reserved: u64 = (0..ledger.pools())
+                let per_pool: Vec<u64> = (0..ledger.pools())
                     .map(|q| {
                         if ledger.isolated[q] {
                             return ledger.unused_quota(q) as u64;
@@ -140,7 +147,8 @@ impl Asia {
                             + pred.total_new_load(q, w, view.now);
                         want.min(ledger.unused_quota(q) as u64)
                     })
-                    .sum();
+                    .collect();
+                let reserved: u64 = per_pool.iter().sum();
                 let reclaimable = if self.preempt {
                     self.reclaimable(view).iter().map(|&(_, g)| g as i64).sum()
                 } else {
@@ -150,6 +158,13 @@ impl Asia {
                 if usable <= 0 {
                     break;
                 }
+                // Locality (§2.8): the reservations become cells in the
+                // pools' homes; while one cannot be placed nothing is lent.
+                let Some(room) =
+                    cells::Room::of(view, ledger, packer, out, &self.opportunistic, &per_pool)
+                else {
+                    return;
+                };
                 let mut started = None;
                 for q in ledger.by_share() {
                     if ledger.isolated[q] {
@@ -165,7 +180,7 @@ impl Asia {
                         eligible.min()
                     };
                     if let Some(j) = pick {
-                        if ledger.start(view, packer, out, j, false) {
+                        if room.start(view, ledger, packer, out, j) {
                             started = Some(j);
                             break;
                         }

@@ -1,6 +1,8 @@
 //! HiveD\* (spec seed000 §3): HiveD's guaranteed and opportunistic jobs
-//! with run-to-completion instead of preemption, without locality (cells
-//! degenerate to single GPUs, as in the paper's Figs 13-14).
+//! with run-to-completion instead of preemption. With fungible GPUs cells
+//! degenerate to single GPUs (the paper's Figs 13-14); under
+//! `engine.placement=cells` (Fig 16) guaranteed jobs stay in their pool's
+//! home cells and opportunistic jobs take any free cell by best fit.
 //!
 //! Guaranteed stage: strict per-pool FCFS within quota (pools in increasing
 //! current allocation / quota). Opportunistic stage: the waiting jobs of
@@ -19,7 +21,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     name: "hived-rtc",
     title: "HiveD* (run to completion)",
     source: crate::prose::doc("Anticipatory resource allocation, baseline HiveD* (HiveD, OSDI'20, without preemption); spec seed000 §3"),
-    description: crate::prose::doc("HiveD-like: per-pool FCFS within quota (guaranteed), then waiting jobs of any pool in arrival order on idle GPUs no pool's waiting guaranteed jobs could use (opportunistic); never preempts; no locality (cells of one GPU)."),
+    description: crate::prose::doc("HiveD-like: per-pool FCFS within quota (guaranteed), then waiting jobs of any pool in arrival order on idle GPUs no pool's waiting guaranteed jobs could use (opportunistic); never preempts; under engine.placement=cells guaranteed jobs stay in their pool's home cells."),
     params: &[],
     knowledge: Knowledge::Declared,
     build: |_, _| {

@@ -18,6 +18,7 @@
 //! Shared here: duration bins, the per-call pool ledger and job starts.
 
 pub mod asia;
+pub mod cells;
 pub mod hived;
 pub mod learned;
 pub mod maxmin;
@@ -27,7 +28,7 @@ pub mod ssf;
 pub mod themis;
 pub mod vc;
 
-use super::claim_rigid;
+use super::{claim_in_quota, claim_rigid};
 use crate::cluster::{Packer, NO_POOL};
 use crate::perf::BatchChoice;
 use crate::sim::{Decision, View};
@@ -163,8 +164,9 @@ impl Ledger {
     }
 
     /// Starts `job` on free GPUs of `packer`: in the dedicated stream (it
-    /// counts against its pool's quota) or on lent GPUs. False when the
-    /// GPUs cannot be placed.
+    /// counts against its pool's quota and, under `engine.placement=cells`,
+    /// stays in the pool's home cells) or on lent GPUs. False when the GPUs
+    /// cannot be placed.
     pub fn start(
         &mut self,
         view: &View,
@@ -173,9 +175,29 @@ impl Ledger {
         job: u32,
         dedicated: bool,
     ) -> bool {
-        let Some(p) = claim_rigid(packer, view, job) else {
-            return false;
+        let placed = if dedicated {
+            claim_in_quota(packer, view, job)
+        } else {
+            claim_rigid(packer, view, job)
         };
+        match placed {
+            Some(p) => {
+                self.started(view, out, job, p, dedicated);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Records a start on a placement already claimed.
+    pub fn started(
+        &mut self,
+        view: &View,
+        out: &mut Decision,
+        job: u32,
+        p: crate::cluster::Placement,
+        dedicated: bool,
+    ) {
         out.assign(job, p, Some(BatchChoice::Fixed(view.rigid_batch(job))));
         let q = ledger_pool(view, job);
         let g = view.spec(job).gpus;
@@ -184,7 +206,6 @@ impl Ledger {
             self.dedicated[q] += g;
         }
         self.pending[q].retain(|&k| k != job);
-        true
     }
 }
 

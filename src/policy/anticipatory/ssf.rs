@@ -63,7 +63,8 @@ impl Policy for Ssf {
             if g > packer.free_total() || (!self.global && g > ledger.unused_quota(q)) {
                 continue;
             }
-            ledger.start(view, &mut packer, out, j, true);
+            // gSSF ignores quotas: its jobs go anywhere, not in home cells.
+            ledger.start(view, &mut packer, out, j, !self.global);
         }
     }
 

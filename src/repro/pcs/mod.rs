@@ -354,7 +354,7 @@ fn wanted(opts: &Options, apps: usize, gpus: u32) -> bool {
 /// (first seed of Fig. 9a), evaluations in parallel on every core, timed.
 fn run_fig9b(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<Vec<Fig9bRow>> {
     use crate::search::{
-        front::non_dominated, parallel_map, pcs::Objective, pcs::WfqProblem, spea2,
+        front::non_dominated, pcs::Objective, pcs::WfqProblem, recording_evaluator, spea2,
     };
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let objectives = vec![
@@ -388,11 +388,9 @@ fn run_fig9b(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<Vec<Fig9b
                 ..spea2::Settings::default()
             };
             let started = std::time::Instant::now();
-            let mut evaluations = 0;
-            let mut evaluate = |xs: &[Vec<f64>]| {
-                evaluations += xs.len();
-                parallel_map(xs, threads, &|x: &Vec<f64>| problem.evaluate(x))
-            };
+            let mut seen = Vec::new();
+            let objective = |x: &Vec<f64>| problem.evaluate(x);
+            let mut evaluate = recording_evaluator(threads, &objective, &mut seen);
             let points = spea2::run(
                 &problem.bounds(),
                 &settings,
@@ -400,7 +398,9 @@ fn run_fig9b(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<Vec<Fig9b
                 &mut evaluate,
                 &mut |_| true,
             );
+            drop(evaluate);
             let wall_s = started.elapsed().as_secs_f64();
+            let evaluations = seen.len();
             let front = non_dominated(&points).len();
             progress(&format!(
                 "pcs fig9b {apps} apps, {gpus} GPUs: {evaluations} evaluations in {wall_s:.1} s"
@@ -442,7 +442,7 @@ pub fn discovered_pct(
 /// pooled (spec §7.20: the paper does not say; this is its likely reading),
 /// and each budget's row says what share of it each search had found by then.
 fn run_fig9c(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<Vec<Fig9cRow>> {
-    use crate::search::{front::non_dominated, front::Point, parallel_map, pcs, spea2};
+    use crate::search::{front::non_dominated, front::Point, pcs, recording_evaluator, spea2};
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let (apps, gpus) = opts.fig9_cells.first().copied().unwrap_or((512, 128));
     let (trace, cluster) = fig9_workload(apps, gpus, FIG9_SEEDS[0])?;
@@ -462,16 +462,8 @@ fn run_fig9c(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<Vec<Fig9c
         problem.space = space;
         let started = std::time::Instant::now();
         let mut seen: Vec<Point> = Vec::new();
-        let mut evaluate = |xs: &[Vec<f64>]| {
-            let fs = parallel_map(xs, threads, &|x: &Vec<f64>| problem.evaluate(x));
-            seen.extend(
-                xs.iter()
-                    .cloned()
-                    .zip(fs.iter().cloned())
-                    .map(|(x, f)| Point { x, f }),
-            );
-            fs
-        };
+        let objective = |x: &Vec<f64>| problem.evaluate(x);
+        let mut evaluate = recording_evaluator(threads, &objective, &mut seen);
         spea2::run(
             &problem.bounds(),
             &settings,
@@ -479,6 +471,7 @@ fn run_fig9c(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<Vec<Fig9c
             &mut evaluate,
             &mut |_| true,
         );
+        drop(evaluate);
         progress(&format!(
             "pcs fig9c {space:?}: {} evaluations in {:.1} s",
             seen.len(),

@@ -55,6 +55,8 @@ pub struct Simulation {
     occupancy: Occupancy,
     /// GPUs held per pool, peaks and borrowed GPU-seconds.
     pools: PoolLedger,
+    /// Pools' home cells under `engine.placement=cells` (`cluster::cells`).
+    homes: Option<Arc<crate::cluster::cells::Homes>>,
     completed: usize,
     arrived_since: Vec<u32>,
     completed_since: Vec<u32>,
@@ -148,7 +150,24 @@ impl Simulation {
     ) -> Result<Simulation> {
         let mut specs = trace.jobs.clone();
         let mut notes = Vec::new();
-        let mut jobs = resolve_jobs(trace, &mut specs, &cluster, &zoo, &mut notes)?;
+        // Pools' home cells under locality (`engine.placement=cells`).
+        let homes =
+            if cfg.placement == crate::cluster::PlacementRule::Cells && !cluster.pools.is_empty() {
+                Some(Arc::new(crate::cluster::cells::Homes::bind(
+                    &cluster,
+                    &cluster.pools,
+                )?))
+            } else {
+                None
+            };
+        let mut jobs = resolve_jobs(
+            trace,
+            &mut specs,
+            &cluster,
+            &zoo,
+            homes.as_deref(),
+            &mut notes,
+        )?;
         hide_lengths(&mut jobs, cfg.length_noise, cfg.seed);
         if cfg.early_stop {
             draw_early_stops(&mut jobs, &zoo, cfg.seed);
@@ -159,6 +178,7 @@ impl Simulation {
         let next_tick = trigger.round_s.map(|r| (first / r).ceil() * r);
         let jobs = JobStore::from_vec(jobs);
         Ok(Simulation {
+            homes,
             occupancy: Occupancy::new(&cluster),
             recorder: Recorder::new(cfg.record_timeline, cfg.record_insight),
             pending_call: None,
@@ -195,6 +215,12 @@ impl Simulation {
             cluster,
             zoo,
         })
+    }
+
+    /// The pool's home cells (GPU masks per node) under
+    /// `engine.placement=cells`; `None` otherwise or for jobs without a pool.
+    pub fn home_cells(&self, pool: crate::cluster::PoolId) -> Option<&[u64]> {
+        self.homes.as_ref().and_then(|h| h.of(pool as usize))
     }
 
     pub fn now(&self) -> f64 {

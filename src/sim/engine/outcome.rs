@@ -141,7 +141,12 @@ impl Simulation {
                 *n += 1;
             }
         }
-        let pools = self.pools.results(&self.cluster.pools, &pool_jobs, now);
+        let mut pools = self.pools.results(&self.cluster.pools, &pool_jobs, now);
+        if let Some(homes) = &self.homes {
+            for (p, r) in pools.iter_mut().enumerate() {
+                r.home_gpus = homes.gpu_ids(&self.cluster, p);
+            }
+        }
         let per_kind = self.occupancy.gpu_time(now);
         let gpu_time: Vec<TypeTime> = self
             .cluster

@@ -18,6 +18,7 @@ pub(super) fn resolve_jobs(
     specs: &mut [JobSpec],
     cluster: &Cluster,
     zoo: &ModelZoo,
+    homes: Option<&crate::cluster::cells::Homes>,
     notes: &mut Vec<String>,
 ) -> Result<Vec<JobState>> {
     let file = trace.name.as_str();
@@ -194,6 +195,21 @@ pub(super) fn resolve_jobs(
                         spec.gpus, spec.tenant
                     ),
                 ));
+            }
+            // Under locality cells the job must fit its pool's home cells.
+            if let Some(home) = homes.and_then(|h| h.of(st.pool as usize)) {
+                let fits = kinds
+                    .iter()
+                    .any(|&k| crate::cluster::cells::find(cluster, k, spec.gpus, home).is_some());
+                if !fits {
+                    return Err(err(
+                        "gpus",
+                        format!(
+                            "engine.placement=cells: the job's {} GPUs do not fit as one cell in pool '{}''s home cells ({quota} GPUs laid out as power-of-two cells on the servers): it could never start within its quota",
+                            spec.gpus, spec.tenant
+                        ),
+                    ));
+                }
             }
         }
         out.push(st);
