@@ -41,8 +41,10 @@ fn away_from(open: &[u64], dedicated: &[u64], size: u32, view: &View) -> Vec<u64
 }
 
 impl<'c> Room<'c> {
-    /// The room for lending after reserving `reserve(q)` GPUs for every
-    /// pool; `None` when a reservation cannot be placed.
+    /// The room for lending after reserving `reserve[q]` GPUs for every
+    /// pool q; `None` when a reservation cannot be placed. Dedicated jobs
+    /// are the running ones not in `opportunistic` plus this call's
+    /// in-quota starts.
     pub fn of(
         view: &View,
         ledger: &Ledger,
@@ -73,6 +75,7 @@ impl<'c> Room<'c> {
                 } else {
                     1 << (31 - left.leading_zeros())
                 };
+                // A reservation holds no job: claimed under an id no job has.
                 view.cluster
                     .kinds
                     .iter()
@@ -94,6 +97,7 @@ impl<'c> Room<'c> {
             .chain(
                 out.changes
                     .iter()
+                    .filter(|(j, _)| !opportunistic.contains(j))
                     .filter_map(|(_, a)| a.as_ref().map(|a| &a.placement)),
             );
         let mut held_dedicated = vec![0u64; open.len()];
