@@ -41,7 +41,8 @@ fn free_enclosing(avail: u64, node_gpus: u32, offset: u32, size: u32) -> u32 {
 
 /// The best cell for `count` GPUs (at most a node) among `avail`'s free
 /// GPUs on nodes of `kind` (any kind when `None`): an aligned block of
-/// `cell_gpus(count)` holding `count` free GPUs, by buddy best fit (the
+/// `cell_gpus(count)` (or a whole node of exactly `count`) holding `count`
+/// free GPUs, by buddy best fit (the
 /// smallest fully free enclosing block, then the fullest node, then the
 /// lowest node and offset). Returns the node and the GPUs taken.
 pub fn best_cell(
@@ -50,11 +51,16 @@ pub fn best_cell(
     count: u32,
     avail: &[u64],
 ) -> Option<(u32, u64)> {
-    let size = cell_gpus(count);
     // (enclosing free block, free GPUs on the node, node, offset): smaller is better.
     type Key = (u32, u32, u32, u32);
     let mut best: Option<(Key, u32, u64)> = None;
     for n in &cluster.nodes {
+        // A whole node is a cell whatever its size (nodes of 6 GPUs too).
+        let size = if count == n.gpus {
+            n.gpus
+        } else {
+            cell_gpus(count)
+        };
         if kind.is_some_and(|k| k != n.kind) || size > n.gpus {
             continue;
         }
@@ -158,39 +164,54 @@ pub struct Homes {
 
 impl Homes {
     /// Lays each pool's quota out as buddy cells: whole nodes of the
-    /// largest node size, then the powers of two of the remainder, pools in
-    /// decreasing quota (ties: declaration order) so that a pool's cells
-    /// land side by side. An error names the pool that does not fit.
+    /// largest node size, then the powers of two of the remainder, placed
+    /// largest first (pools by decreasing quota, then declaration order),
+    /// each next to the pool's own cells when it can. An error names the
+    /// pool that does not fit.
     pub fn bind(cluster: &Cluster, pools: &Pools) -> Result<Homes> {
         let largest = cluster.nodes.iter().map(|n| n.gpus).max().unwrap_or(0);
         let mut free: Vec<u64> = cluster.nodes.iter().map(|n| node_mask(n.gpus)).collect();
         let mut masks = vec![vec![0u64; cluster.nodes.len()]; pools.len()];
-        let mut order: Vec<usize> = (0..pools.len()).collect();
-        crate::sorting::sort_by_key(&mut order, |&p| std::cmp::Reverse(pools.pools[p].quota));
-        for p in order {
-            let pool = &pools.pools[p];
-            let mut cells = vec![largest; (pool.quota / largest.max(1)) as usize];
+        // Every pool's cells, largest first (buddy allocation of decreasing
+        // sizes packs), pools by decreasing quota within a size.
+        let mut cells: Vec<(u32, usize)> = Vec::new();
+        for (p, pool) in pools.pools.iter().enumerate() {
+            let whole = (pool.quota / largest.max(1)) as usize;
+            cells.extend(std::iter::repeat_n((largest, p), whole));
             let rest = pool.quota % largest.max(1);
-            cells.extend((0..32).rev().map(|b| 1u32 << b).filter(|c| rest & c != 0));
-            for size in cells {
-                // Next to the pool's own cells first, so that a pool's home
-                // stays on as few servers as it can.
-                let near: Vec<u64> = free
-                    .iter()
-                    .zip(&masks[p])
-                    .map(|(&f, &mine)| if mine != 0 { f } else { 0 })
-                    .collect();
-                let found = best_cell(cluster, None, size, &near)
-                    .or_else(|| best_cell(cluster, None, size, &free));
-                let Some((node, mask)) = found else {
-                    return Err(Error::config(format!(
-                        "engine.placement=cells: pool '{}' (quota {}) does not fit cluster {} as locality cells: no free aligned cell of {size} GPUs is left (every pool's quota must lay out as power-of-two cells on the nodes)",
-                        pool.name, pool.quota, cluster.name
-                    )));
-                };
-                free[node as usize] &= !mask;
-                masks[p][node as usize] |= mask;
-            }
+            cells.extend(
+                (0..32)
+                    .rev()
+                    .map(|b| (1u32 << b, p))
+                    .filter(|(c, _)| rest & c != 0),
+            );
+        }
+        crate::sorting::sort_by_key(&mut cells, |&(size, p)| {
+            (
+                std::cmp::Reverse(size),
+                std::cmp::Reverse(pools.pools[p].quota),
+                p,
+            )
+        });
+        for (size, p) in cells {
+            let pool = &pools.pools[p];
+            // Next to the pool's own cells first, so that a pool's home
+            // stays on as few servers as it can.
+            let near: Vec<u64> = free
+                .iter()
+                .zip(&masks[p])
+                .map(|(&f, &mine)| if mine != 0 { f } else { 0 })
+                .collect();
+            let found = best_cell(cluster, None, size, &near)
+                .or_else(|| best_cell(cluster, None, size, &free));
+            let Some((node, mask)) = found else {
+                return Err(Error::config(format!(
+                    "engine.placement=cells: pool '{}' (quota {}) does not fit cluster {} as locality cells: no free aligned cell of {size} GPUs is left (every pool's quota must lay out as whole nodes and power-of-two cells)",
+                    pool.name, pool.quota, cluster.name
+                )));
+            };
+            free[node as usize] &= !mask;
+            masks[p][node as usize] |= mask;
         }
         Ok(Homes { masks })
     }
@@ -244,6 +265,18 @@ mod tests {
         assert_eq!(best_cell(&c, Some(v100()), 8, &avail), Some((1, 0xff)));
         // Cells are aligned: 2 GPUs at 1-2 are not a cell.
         assert_eq!(best_cell(&c, Some(v100()), 2, &[0b0110, 0]), None);
+    }
+
+    #[test]
+    fn a_whole_node_is_a_cell_whatever_its_size() {
+        let c = parse_cluster("v100:2x6").unwrap();
+        assert_eq!(
+            best_cell(&c, None, 6, &[0b111110, 0b111111]),
+            Some((1, 0b111111))
+        );
+        let mut c = parse_cluster("v100:6x6").unwrap();
+        c.pools = Pools::parse_list("a=8,b=8,c=8,d=8").unwrap();
+        assert!(Homes::bind(&c, &c.pools).is_ok());
     }
 
     #[test]
