@@ -467,11 +467,6 @@ impl<'c> Packer<'c> {
         Some(placed)
     }
 
-    /// Unclaimed GPUs per node (masks over each node's GPUs).
-    pub fn free_masks(&self) -> &[u64] {
-        &self.free
-    }
-
     /// Claims an explicit placement (e.g. a policy's own placer); `false` if
     /// any of its GPUs is already claimed.
     pub fn claim_exact(&mut self, job: u32, placement: &Placement) -> bool {

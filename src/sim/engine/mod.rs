@@ -150,7 +150,9 @@ impl Simulation {
     ) -> Result<Simulation> {
         let mut specs = trace.jobs.clone();
         let mut notes = Vec::new();
-        // Pools' home cells under locality (`engine.placement=cells`).
+        // Pools' home cells under locality (`engine.placement=cells`), once
+        // the quotas are known to fit the cluster at all.
+        cluster.pools.check(&cluster.name, cluster.total_gpus)?;
         let homes =
             if cfg.placement == crate::cluster::PlacementRule::Cells && !cluster.pools.is_empty() {
                 Some(Arc::new(crate::cluster::cells::Homes::bind(
