@@ -81,23 +81,11 @@ pub fn best_cell(
             };
             let key = (enclosing, a.count_ones(), n.id, offset);
             if best.as_ref().is_none_or(|b| key < b.0) {
-                best = Some((key, n.id, lowest_bits(free, count)));
+                best = Some((key, n.id, super::placement::take_bits(free, 0, count)));
             }
         }
     }
     best.map(|(_, node, mask)| (node, mask))
-}
-
-/// The `count` lowest set bits of `mask`.
-fn lowest_bits(mask: u64, count: u32) -> u64 {
-    let mut out = 0;
-    let mut m = mask;
-    for _ in 0..count {
-        let bit = m & m.wrapping_neg();
-        out |= bit;
-        m &= m - 1;
-    }
-    out
 }
 
 /// Where `count` GPUs of `kind` go under the cells rule within `avail`:

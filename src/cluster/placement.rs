@@ -229,8 +229,9 @@ pub fn node_mask(gpus: u32) -> u64 {
     }
 }
 
-/// Takes `count` GPUs from `avail`, preferring those in `prefer`.
-fn take_bits(avail: u64, prefer: u64, count: u32) -> u64 {
+/// Takes `count` GPUs from `avail`, preferring those in `prefer` (lowest
+/// bits first within each).
+pub(super) fn take_bits(avail: u64, prefer: u64, count: u32) -> u64 {
     let mut out = 0u64;
     let mut need = count;
     for pool in [avail & prefer, avail & !prefer] {
