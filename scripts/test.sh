@@ -38,6 +38,8 @@ node tests/wasm-node/compare.mjs target/release/schedlab sia-philly sia-hetero-6
 node tests/wasm-node/compare.mjs target/release/schedlab afs-mini afs-64 afs-l,maxmin 3 engine.reconfig=coddl
 # Predictions at arrival (forks under a copy of each policy, sampled arrivals) and per-pool FCFS.
 node tests/wasm-node/compare.mjs target/release/schedlab afs-mini afs-64 fifo,tiresias,afs-l,pool-fcfs,pcs,themis-pcs 3 engine.predict=true engine.predict_max=120
+# The PCS per-VC family's bundled trace (bursty gaps, mixed widths) on the core package.
+SCHEDLAB_WASM_PKG=pkg node tests/wasm-node/compare.mjs target/release/schedlab pcs-vc-ee9e8c pcs-64 fifo,afs-l,srsf,themis-pcs,pcs
 # STS and its baselines (early stops drawn from the seed, GPU cost, due dates), and with sharing.
 node tests/wasm-node/compare.mjs target/release/schedlab sts-mixed-10 sts-10 sts,edf,avg-edf,rg,avg-rg,dp,avg-dp 5
 node tests/wasm-node/compare.mjs target/release/schedlab sts-mixed-10 sts-10 sts 5 sts.sharing=true engine.idle_price=0.3

@@ -84,6 +84,7 @@ fn file_text(file: &str) -> Option<&'static str> {
         "afs-philly-4.csv" => include_str!("../../traces/afs-philly-4.csv"),
         "pcs-gavel.csv" => include_str!("../../traces/pcs-gavel.csv"),
         "pcs-themis1.csv" => include_str!("../../traces/pcs-themis1.csv"),
+        "pcs-vc-ee9e8c.csv" => include_str!("../../traces/pcs-vc-ee9e8c.csv"),
         "sts-mixed-10.csv" => include_str!("../../traces/sts-mixed-10.csv"),
         "anticipatory-synthetic.csv" => include_str!("../../traces/anticipatory-synthetic.csv"),
         "anticipatory-fig1.csv" => include_str!("../../traces/anticipatory-fig1.csv"),

@@ -6,6 +6,7 @@ mod afs_synthetic;
 mod arrivals;
 mod copter;
 mod pcs;
+pub mod pcs_vc;
 pub mod pools;
 mod pools_helios;
 mod pools_table12;
@@ -55,6 +56,7 @@ pub fn generators() -> &'static [Generator] {
         pcs::THEMIS2,
         pcs::GAVEL,
         pcs::AFS,
+        pcs_vc::GENERATOR,
         sts::GENERATOR,
         pools::SYNTHETIC,
         pools::FIG1,

@@ -29,7 +29,7 @@ use crate::workload::sample::Sampler;
 use crate::workload::{Adaptivity, JobSpec};
 
 /// (value, cumulative probability) pairs, as the artifact's CSV files.
-type Cdf = &'static [(f64, f64)];
+pub(super) type Cdf = &'static [(f64, f64)];
 
 const THEMIS1_SERVICE: Cdf = &[
     (3600.0, 0.0),
@@ -94,7 +94,7 @@ const AFS_GPUS: Cdf = &[
 const GAVEL_GPUS: Cdf = &[(1.0, 0.0), (1.0, 0.7), (2.0, 0.9), (4.0, 0.95), (8.0, 1.0)];
 
 /// The artifact's draw from an empirical CDF (`gen_data_from_cdf`).
-fn draw(cdf: Cdf, rng: &mut Sampler) -> f64 {
+pub(super) fn draw(cdf: Cdf, rng: &mut Sampler) -> f64 {
     let u = rng.uniform();
     let i = cdf
         .iter()
@@ -167,19 +167,32 @@ pub const AFS: Generator = Generator {
     pools: None,
 };
 
-/// Apps as (service, demand) in arrival order, with Poisson arrivals. The
-/// request is the demand up to the cluster's size (an app of 90 trials may
-/// use more GPUs than there are; it is elastic up to its demand).
+/// Apps as (service, demand) in arrival order, with Poisson arrivals.
 fn apps_to_jobs(apps: Vec<(f64, u32)>, p: &Params, rng: &mut Sampler) -> Vec<JobSpec> {
     let mean = apps.iter().map(|a| a.0).sum::<f64>() / apps.len().max(1) as f64;
     let gpus = p.i64("gpus") as u32;
     let gap = mean / (p.f64("load") * gpus as f64);
+    jobs_at(apps, gpus, rng, |rng| {
+        rng.exponential(gap).max(0.01).trunc()
+    })
+}
+
+/// Apps as (service, demand) made into elastic linear jobs, the first at 0
+/// and each next one `gap(rng)` seconds later. The request is the demand up
+/// to the cluster's size (an app of 90 trials may use more GPUs than there
+/// are; it is elastic up to its demand).
+pub(super) fn jobs_at(
+    apps: Vec<(f64, u32)>,
+    gpus: u32,
+    rng: &mut Sampler,
+    mut gap: impl FnMut(&mut Sampler) -> f64,
+) -> Vec<JobSpec> {
     let mut t = 0.0;
     apps.into_iter()
         .enumerate()
         .map(|(i, (service, demand))| {
             if i > 0 {
-                t += rng.exponential(gap).max(0.01).trunc();
+                t += gap(rng);
             }
             let mut job =
                 JobSpec::new(format!("app-{i}"), t, "linear", demand.min(gpus)).with_work(service);
