@@ -25,7 +25,7 @@ use super::alloc::{first_grant, is_rigid, pinned, place_with_retry, share_cap, S
 use super::{Policy, PolicyInfo, Trigger};
 use crate::error::Result;
 use crate::params::{ParamSpec, Params};
-use crate::sim::{Decision, View};
+use crate::sim::{Decision, RateFn, View};
 use wfq::{FluidJob, WfqConfig};
 
 const PARAMS: &[ParamSpec] = &[
@@ -88,6 +88,7 @@ fn build(p: &Params, _seed: u64) -> Result<Box<dyn Policy>> {
         group: Vec::new(),
         next_turn: None,
         classed: Vec::new(),
+        fixed: Vec::new(),
     }))
 }
 
@@ -101,6 +102,10 @@ struct Pcs {
     next_turn: Option<f64>,
     /// Jobs whose size class the page has been told (a class never changes).
     classed: Vec<bool>,
+    /// Per job id, its fluid description when it cannot change (a speedup
+    /// curve of the GPU count under perfect knowledge), made once: forks
+    /// call the policy at every event of every prediction.
+    fixed: Vec<Option<FluidJob>>,
 }
 
 /// Fractions below this are rounding noise, not a share.
@@ -108,30 +113,41 @@ const FRAC_EPS: f64 = 1e-6;
 
 impl Pcs {
     /// The fluid shares of `jobs` (arrival order) on `capacity` GPUs.
-    fn fluid(&self, view: &View, jobs: &[u32], capacity: u32) -> Vec<f64> {
-        let fluid: Vec<FluidJob> = jobs
-            .iter()
-            .map(|&j| {
-                let demand = share_cap(view, j).max(1);
-                let rate = view.rate_fn(j);
-                let one = rate.at(view, 1);
-                let efficiency = (1..=demand)
-                    .map(|g| {
-                        if one > 0.0 {
-                            rate.at(view, g) / (g as f64 * one)
-                        } else {
-                            1.0
-                        }
-                    })
-                    .collect();
-                FluidJob {
-                    class: self.cfg.class_of(size_on_one_gpu(view, j)),
-                    demand,
-                    efficiency,
+    fn fluid(&mut self, view: &View, jobs: &[u32], capacity: u32) -> Vec<f64> {
+        let fluid: Vec<FluidJob> = jobs.iter().map(|&j| self.fluid_job(view, j)).collect();
+        wfq::fluid_allocation(&self.cfg, capacity as f64, &fluid)
+    }
+
+    /// A job's class, demand and efficiency per GPU count.
+    fn fluid_job(&mut self, view: &View, j: u32) -> FluidJob {
+        if let Some(Some(known)) = self.fixed.get(j as usize) {
+            return known.clone();
+        }
+        let demand = share_cap(view, j).max(1);
+        let rate = view.rate_fn(j);
+        let one = rate.at(view, 1);
+        let efficiency: Vec<f64> = (1..=demand)
+            .map(|g| {
+                if one > 0.0 {
+                    rate.at(view, g) / (g as f64 * one)
+                } else {
+                    1.0
                 }
             })
             .collect();
-        wfq::fluid_allocation(&self.cfg, capacity as f64, &fluid)
+        let job = FluidJob {
+            class: self.cfg.class_of(size_on_one_gpu(view, j)),
+            demand,
+            efficiency: efficiency.into(),
+        };
+        if matches!(rate, RateFn::Curve(..)) {
+            let idx = j as usize;
+            if self.fixed.len() <= idx {
+                self.fixed.resize(idx + 1, None);
+            }
+            self.fixed[idx] = Some(job.clone());
+        }
+        job
     }
 
     /// Whole-GPU counts for fluid shares: integer parts plus the rotating

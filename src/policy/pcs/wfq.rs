@@ -116,8 +116,9 @@ pub struct FluidJob {
     pub class: usize,
     /// Most GPUs the job can use (its demand).
     pub demand: u32,
-    /// speedup(g) / g for g = 1..=demand (1 at g = 1).
-    pub efficiency: Vec<f64>,
+    /// speedup(g) / g for g = 1..=demand (1 at g = 1); shared, since a
+    /// job's curve is made once and read at every call.
+    pub efficiency: std::sync::Arc<[f64]>,
 }
 
 impl FluidJob {
@@ -210,7 +211,7 @@ mod tests {
         FluidJob {
             class,
             demand,
-            efficiency: vec![1.0; demand as usize],
+            efficiency: vec![1.0; demand as usize].into(),
         }
     }
 
@@ -252,7 +253,7 @@ mod tests {
         let sub = FluidJob {
             class: 0,
             demand: 4,
-            efficiency: vec![1.0, 0.9, 0.6, 0.5],
+            efficiency: vec![1.0, 0.9, 0.6, 0.5].into(),
         };
         let cfg = WfqConfig::new(&[], &[1.0], 0.8, 0.1).unwrap();
         let a = fluid_allocation(&cfg, 5.0, &[sub.clone(), linear(0, 3)]);
