@@ -104,23 +104,28 @@ pub(super) fn draw(cdf: Cdf, rng: &mut Sampler) -> f64 {
     rng.range(lo, cdf[i].0).trunc()
 }
 
-const fn params(load: &'static str) -> [ParamSpec; 2] {
-    [
-        ParamSpec::int(
-            "gpus",
-            "64",
-            1,
-            1_000_000,
-            "Cluster size the offered load refers to",
-        ),
-        ParamSpec::float(
-            "load",
-            load,
-            0.01,
-            100.0,
-            "Offered load: mean service (1-GPU seconds) per mean gap per GPU",
-        ),
-    ]
+/// The cluster size an offered load refers to (every PCS family).
+pub(super) const GPUS: ParamSpec = ParamSpec::int(
+    "gpus",
+    "64",
+    1,
+    1_000_000,
+    "Cluster size the offered load refers to",
+);
+
+/// The offered load of Poisson arrivals, with a family's default.
+pub(super) const fn load(default: &'static str) -> ParamSpec {
+    ParamSpec::float(
+        "load",
+        default,
+        0.01,
+        100.0,
+        "Offered load: mean service (1-GPU seconds) per mean gap per GPU",
+    )
+}
+
+const fn params(default_load: &'static str) -> [ParamSpec; 2] {
+    [GPUS, load(default_load)]
 }
 
 const THEMIS1_PARAMS: &[ParamSpec] = &params("0.8");

@@ -17,7 +17,7 @@
 //! (abdullahfsm/PCS 62a6ca3, MIT; `../shared/data/pcs/workloads/`), numbers
 //! only; `tests/pcs.rs` checks them against those files when present.
 
-use super::pcs::{draw, jobs_at, Cdf};
+use super::pcs::{draw, jobs_at, load, Cdf, GPUS};
 use super::Generator;
 use crate::error::Result;
 use crate::params::{ParamSpec, Params};
@@ -53,20 +53,8 @@ const PARAMS: &[ParamSpec] = &[
         &["poisson", "trace"],
         "poisson: the artifact generator's Poisson arrivals at `load`; trace: gaps drawn from the VC's own inter-arrival CDF (bursty; `load` unused)",
     ),
-    ParamSpec::int(
-        "gpus",
-        "64",
-        1,
-        1_000_000,
-        "Cluster size the offered load refers to",
-    ),
-    ParamSpec::float(
-        "load",
-        "0.8",
-        0.01,
-        100.0,
-        "Offered load under poisson arrivals: mean service (1-GPU seconds) per mean gap per GPU",
-    ),
+    GPUS,
+    load("0.8"),
 ];
 
 pub const GENERATOR: Generator = Generator {
