@@ -173,7 +173,7 @@ pub const AFS: Generator = Generator {
 };
 
 /// Apps as (service, demand) in arrival order, with Poisson arrivals.
-fn apps_to_jobs(apps: Vec<(f64, u32)>, p: &Params, rng: &mut Sampler) -> Vec<JobSpec> {
+pub(super) fn apps_to_jobs(apps: Vec<(f64, u32)>, p: &Params, rng: &mut Sampler) -> Vec<JobSpec> {
     let mean = apps.iter().map(|a| a.0).sum::<f64>() / apps.len().max(1) as f64;
     let gpus = p.i64("gpus") as u32;
     let gap = mean / (p.f64("load") * gpus as f64);

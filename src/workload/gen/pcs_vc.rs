@@ -17,7 +17,7 @@
 //! (abdullahfsm/PCS 62a6ca3, MIT; `../shared/data/pcs/workloads/`), numbers
 //! only; `tests/pcs.rs` checks them against those files when present.
 
-use super::pcs::{draw, jobs_at, load, Cdf, GPUS};
+use super::pcs::{apps_to_jobs, draw, jobs_at, load, Cdf, GPUS};
 use super::Generator;
 use crate::error::Result;
 use crate::params::{ParamSpec, Params};
@@ -82,15 +82,11 @@ fn run(p: &Params, n: usize, seed: u64) -> Result<Vec<JobSpec>> {
             (service, gpus)
         })
         .collect();
-    let gpus = p.i64("gpus") as u32;
     if p.text("arrivals") == "trace" {
+        let gpus = p.i64("gpus") as u32;
         return Ok(jobs_at(apps, gpus, &mut rng, |rng| draw(vc.gap, rng)));
     }
-    let mean = apps.iter().map(|a| a.0).sum::<f64>() / apps.len().max(1) as f64;
-    let gap = mean / (p.f64("load") * gpus as f64);
-    Ok(jobs_at(apps, gpus, &mut rng, |rng| {
-        rng.exponential(gap).max(0.01).trunc()
-    }))
+    Ok(apps_to_jobs(apps, p, &mut rng))
 }
 
 /// The artifact's tables, one entry per VC (12 VCs, file order).
