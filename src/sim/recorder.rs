@@ -121,6 +121,21 @@ impl Recorder {
         self.timeline.close(segment, end, progress);
     }
 
+    /// The GPUs cost `usd_h` per hour from `t` on (a change at the same
+    /// time replaces the previous entry; an unchanged rate is not stored).
+    pub fn cost_rate(&mut self, t: f64, usd_h: f64) {
+        if !self.on {
+            return;
+        }
+        let steps = &mut self.timeline.gpu_cost_rate;
+        if steps.last().is_some_and(|&(at, _)| at == t) {
+            steps.pop();
+        }
+        if steps.last().is_none_or(|&(_, rate)| rate != usd_h) {
+            steps.push((t, usd_h));
+        }
+    }
+
     /// Records one policy call (its insight only if wanted).
     pub fn round(&mut self, mut stat: RoundStat, insight: Option<Box<RoundInsight>>) {
         if !self.on {

@@ -46,6 +46,11 @@ pub struct Timeline {
     /// one record per change, in time order.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub groups: Vec<GroupRecord>,
+    /// The GPUs' cost rate as (from time t, dollars per hour), one entry per
+    /// change; empty when no GPU type has a price. Integrated to the run's
+    /// end it is the run's GPU cost (the page's cost-over-time chart).
+    #[serde(skip)]
+    pub gpu_cost_rate: Vec<(f64, f64)>,
 }
 
 /// From `t` on, `job` is in the policy's group `group` (PCS's size class).

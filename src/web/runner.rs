@@ -213,6 +213,7 @@ impl Runner {
         let mut series = series::over_time(&outcome, total, series::BINS);
         let ts = crate::metrics::time_series(&outcome, &self.trace.jobs, &self.cluster, &self.zoo);
         series::add_efficiency(&mut series, &ts);
+        series::add_costs(&mut series, &outcome, &self.trace.jobs);
         let mut run = finish_policy(
             &self.policy,
             self.params,
@@ -282,6 +283,52 @@ mod tests {
             );
             assert_eq!(f.jobs.names.len(), trace.jobs.len());
         }
+    }
+
+    #[test]
+    fn cost_over_time_rises_to_the_runs_totals() {
+        let trace = load_trace("sts-mixed-10", "").unwrap();
+        for policy in ["sts", "edf", "avg-edf"] {
+            let mut r = Runner::new(trace.clone(), "sts-10", policy, &[], 1).unwrap();
+            r.run(1000, &mut |_| true).unwrap();
+            let f = r.finish().unwrap();
+            let s = &f.series;
+            assert_eq!(s.cost_t.len(), s.t.len() + 1, "{policy}");
+            for c in [&s.gpu_cost, &s.tardiness_cost] {
+                assert_eq!(c.len(), s.cost_t.len());
+                assert_eq!(
+                    c[0], 0.0,
+                    "{policy}: nothing is spent before the first arrival"
+                );
+                assert!(c.windows(2).all(|w| w[1] >= w[0] - 1e-9), "{policy}");
+            }
+            let m = &f.run.metrics;
+            let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * b.abs().max(1.0);
+            assert!(m.gpu_cost_usd > 0.0);
+            assert!(
+                close(*s.gpu_cost.last().unwrap(), m.gpu_cost_usd),
+                "{policy}: {} vs {}",
+                s.gpu_cost.last().unwrap(),
+                m.gpu_cost_usd
+            );
+            assert!(
+                close(*s.tardiness_cost.last().unwrap(), m.tardiness_cost_usd),
+                "{policy}: {} vs {}",
+                s.tardiness_cost.last().unwrap(),
+                m.tardiness_cost_usd
+            );
+        }
+        // A run on unpriced GPUs without due dates has no cost series.
+        let mut r = Runner::new(
+            load_trace("afs-mini", "").unwrap(),
+            "afs-64",
+            "fifo",
+            &[],
+            1,
+        )
+        .unwrap();
+        r.run(1000, &mut |_| true).unwrap();
+        assert!(r.finish().unwrap().series.cost_t.is_empty());
     }
 
     #[test]

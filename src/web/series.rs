@@ -25,6 +25,14 @@ pub struct Series {
     /// GPUs held beyond their pool's quota, summed over pools (lent by
     /// other pools; 0 without pools), time-weighted per bin.
     pub borrowed: Vec<f64>,
+    /// Times of the cumulative costs: the first bin's start, then every
+    /// bin's end (empty when the run has no cost).
+    pub cost_t: Vec<f64>,
+    /// GPU cost in dollars up to each `cost_t` (STS's energy cost).
+    pub gpu_cost: Vec<f64>,
+    /// Tardiness cost in dollars up to each `cost_t`: a job past its due
+    /// date adds its weight per second until it finishes.
+    pub tardiness_cost: Vec<f64>,
 }
 
 /// Bins used by the page's charts.
@@ -146,6 +154,72 @@ pub fn add_efficiency(s: &mut Series, ts: &crate::metrics::TimeSeries) {
     }
 }
 
+/// Adds the cumulative GPU and tardiness costs at the bins' edges (STS's
+/// cost over time, spec seed002 §8.4): the GPU cost integrates the
+/// engine's recorded cost rate, the tardiness cost each late job's weight
+/// from its due date to its finish (the run's end if unfinished). Both end
+/// at the run's totals. Left empty when the run has neither.
+pub fn add_costs(s: &mut Series, o: &Outcome, specs: &[crate::workload::JobSpec]) {
+    let rate = &o.timeline.gpu_cost_rate;
+    let late: Vec<(f64, f64, f64)> = o
+        .jobs
+        .iter()
+        .zip(specs)
+        .filter_map(|(j, spec)| Some((j.due?, j.finish.unwrap_or(o.end_time), spec.weight)))
+        .filter(|(due, end, _)| end > due)
+        .collect();
+    if s.t.is_empty() || (rate.is_empty() && late.is_empty()) {
+        return;
+    }
+    let width = if s.t.len() > 1 {
+        s.t[1] - s.t[0]
+    } else {
+        2.0 * (o.end_time - s.t[0]).abs()
+    };
+    // The bins start at the first arrival (as in `over_time`).
+    let t0 = o
+        .jobs
+        .iter()
+        .map(|j| j.arrival)
+        .fold(f64::INFINITY, f64::min);
+    s.cost_t = (0..=s.t.len()).map(|b| t0 + b as f64 * width).collect();
+    // Integral up to each edge of a step function given as sorted
+    // (from, slope per second) changes.
+    let integrate = |mut changes: Vec<(f64, f64)>| -> Vec<f64> {
+        crate::sorting::sort_by(&mut changes, |a, b| a.0.total_cmp(&b.0));
+        let start = changes
+            .first()
+            .map_or(s.cost_t[0], |c| c.0)
+            .min(s.cost_t[0]);
+        let (mut total, mut slope, mut at, mut next) = (0.0, 0.0, start, 0);
+        s.cost_t
+            .iter()
+            .map(|&edge| {
+                while next < changes.len() && changes[next].0 <= edge {
+                    let (t, d) = changes[next];
+                    total += slope * (t - at).max(0.0);
+                    (slope, at, next) = (slope + d, t, next + 1);
+                }
+                total + slope * (edge - at).max(0.0)
+            })
+            .collect()
+    };
+    // The recorded rate holds until the next change and stops at the end.
+    let mut gpu: Vec<(f64, f64)> = Vec::with_capacity(rate.len() + 1);
+    let mut last = 0.0;
+    for &(t, usd_h) in rate {
+        gpu.push((t, (usd_h - last) / 3600.0));
+        last = usd_h;
+    }
+    gpu.push((o.end_time, -last / 3600.0));
+    s.gpu_cost = integrate(gpu);
+    let tardy = late
+        .iter()
+        .flat_map(|&(due, end, w)| [(due, w), (end, -w)])
+        .collect();
+    s.tardiness_cost = integrate(tardy);
+}
+
 /// Points of the empirical CDF of `values` (NaN ignored): x sorted, y the
 /// fraction <= x. At most `max_points`, always including both ends.
 pub fn cdf(values: &[f64], max_points: usize) -> (Vec<f64>, Vec<f64>) {
@@ -246,6 +320,7 @@ mod tests {
             ce: vec![],
             bi: vec![],
             borrowed: vec![],
+            ..Series::default()
         };
         let ts = crate::metrics::TimeSeries {
             t: vec![0.0, 40.0, 100.0],
@@ -286,5 +361,8 @@ crate::web::columns::columnar!(Series {
     running: F64,
     ce: F64,
     bi: F64,
-    borrowed: F64
+    borrowed: F64,
+    cost_t: F64,
+    gpu_cost: F64,
+    tardiness_cost: F64
 });

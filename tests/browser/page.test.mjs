@@ -362,26 +362,37 @@ test('PCS preference search: the front grows live in workers, equals the CLI\'s,
   await page.close();
 });
 
-test('STS trace: the cost chart stacks GPU and tardiness cost, the Gantt marks due dates', { timeout: 90_000 }, async () => {
+test('STS trace: the cost charts stack GPU and tardiness cost (per policy and over time), the Gantt marks due dates', { timeout: 90_000 }, async () => {
   const page = await openPage(browser, `${BASE}?trace=sts-mixed-10&policies=sts,edf,avg-edf`);
   await waitDone(page);
   // Charts are drawn shortly after the results arrive.
   await page.waitForFunction(() => !document.querySelector('figure[data-needs="costs"]').hidden, null, { timeout: 10_000 });
   const st = await page.evaluate(() => {
+    const colouredIn = (c) => {
+      const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+      let n = 0;
+      for (let k = 0; k < d.length; k += 4) if (Math.max(d[k], d[k + 1], d[k + 2]) - Math.min(d[k], d[k + 1], d[k + 2]) > 40) n++;
+      return n;
+    };
     const c = document.querySelector('canvas[data-chart="cost"]');
-    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-    let coloured = 0;
-    for (let k = 0; k < d.length; k += 4) if (Math.max(d[k], d[k + 1], d[k + 2]) - Math.min(d[k], d[k + 1], d[k + 2]) > 40) coloured++;
+    const over = document.querySelector('canvas[data-chart="costtime"]');
     const runs = window.schedlab.view.runs;
     const m = (p) => runs.get(p).result.metrics;
+    const s = runs.get('avg-edf').result.series;
+    const end = s.cost_t.length - 1;
     return {
-      shown: !c.closest('figure').hidden, coloured,
+      shown: !c.closest('figure').hidden, coloured: colouredIn(c),
+      overShown: !over.closest('figure').hidden, overColoured: colouredIn(over),
+      overEnd: s.gpu_cost[end] + s.tardiness_cost[end], overTotal: m('avg-edf').total_cost_usd,
       due: Array.from(runs.get('sts').result.jobs.due).filter((v) => Number.isFinite(v)).length,
       sts: m('sts').total_cost_usd, edf: m('edf').total_cost_usd, late: m('avg-edf').tardiness_cost_usd,
       plans: runs.get('sts').result.timeline.plan_job.length,
     };
   });
   assert.ok(st.shown && st.coloured > 500, `cost chart blank: ${JSON.stringify(st)}`);
+  // Cost over time: drawn, and the cumulative cost ends at the run's total.
+  assert.ok(st.overShown && st.overColoured > 300, `cost-over-time chart blank: ${JSON.stringify(st)}`);
+  assert.ok(Math.abs(st.overEnd - st.overTotal) <= 1e-9 * st.overTotal, JSON.stringify(st));
   assert.equal(st.due, 100);
   // The CLI's numbers, bit for bit (wasm == native).
   const cliRun = (p) => JSON.parse(cli(['run', '--trace', path.join(root, 'traces', 'sts-mixed-10.csv'), '--cluster', 'sts-10', '--policy', p, '--format', 'json'])).results[0].metrics.total_cost_usd;

@@ -87,6 +87,16 @@ function chartSpec(kind, runs, scale) {
       return { kind: 'stack', title: 'Cost per policy (STS: energy + tardiness, Fig. 4b)', y_label: 'dollars', scale,
         groups: ['GPU (energy) cost', 'tardiness cost'],
         series: costing(runs).map((r) => ({ name: r.policy, color: r.color, y: [r.result.metrics.gpu_cost_usd, r.result.metrics.tardiness_cost_usd] })) };
+    case 'costtime': {
+      // Cumulative dollars: the GPU (energy) cost light, GPU + tardiness dark
+      // (the gap between them is the tardiness cost so far).
+      const total = (s) => Array.from(s.gpu_cost, (g, i) => g + s.tardiness_cost[i]);
+      return { kind: 'lines', title: 'Cost over time (light: GPU cost; dark: GPU + tardiness)', x_label: 'time (h)', y_label: 'dollars so far', scale,
+        series: costing(runs).filter((r) => r.result.series.cost_t.length > 0).flatMap((r) => [
+          { name: `${r.policy} GPU`, color: tint(r.color), x: map(r.result.series.cost_t, H), y: map(r.result.series.gpu_cost) },
+          { name: r.policy, color: r.color, x: map(r.result.series.cost_t, H), y: total(r.result.series) },
+        ]) };
+    }
     case 'speedup': {
       const cdf = (r) => {
         const v = Array.from(r.result.jobs.speedup).filter((x) => Number.isFinite(x) && x > 0).sort((a, b) => a - b);
@@ -134,9 +144,9 @@ const tint = (hex) => `#${[1, 3, 5].map((i) => Math.round((parseInt(hex.slice(i,
 /** Runs that made completion-time predictions (`engine.predict`). */
 const predicting = (runs) => runs.filter((r) => r.result.metrics.predicted_frac > 0);
 
-/** Draws every chart canvas (`data-chart` = cdf|bars|util|queue|ce|bi|pred|prederr|cost|
+/** Draws every chart canvas (`data-chart` = cdf|bars|util|queue|ce|bi|pred|prederr|cost|costtime|
  * speedup|lent|solver|vars|classes) at its CSS size; the prediction charts show only when
- * a run predicted completions, the cost chart only when a run has a cost, the pool charts
+ * a run predicted completions, the cost charts only when a run has a cost, the pool charts
  * only when a run has pools, the solver charts only when a run's policy solves a problem per
  * round, the class chart only when a run's policy groups its jobs (PCS). */
 export function drawCharts(root, runs) {

@@ -57,6 +57,7 @@ impl Simulation {
                 if let Err(why) = self.occupancy.claim(&self.cluster, p, need, self.now) {
                     return bad(format!("job {job} {why}"));
                 }
+                self.record_cost_rate();
                 let pool = self.jobs[*job as usize].pool;
                 self.pools.hold(pool, p.gpus(), self.now);
             }

@@ -500,6 +500,18 @@ impl Simulation {
             self.occupancy.release(p, self.now);
             let (pool, gpus) = (self.jobs[id as usize].pool, p.gpus());
             self.pools.release(pool, gpus, self.now);
+            self.record_cost_rate();
+        }
+    }
+
+    /// Notes the GPUs' cost rate after a change of what is held (recorded
+    /// runs on priced GPU types only).
+    fn record_cost_rate(&mut self) {
+        if !self.recorder.is_on() {
+            return;
+        }
+        if let Some(rate) = self.occupancy.cost_rate_usd_h(self.cfg.idle_price) {
+            self.recorder.cost_rate(self.now, rate);
         }
     }
 

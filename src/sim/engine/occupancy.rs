@@ -40,6 +40,9 @@ struct Meter {
     busy_s: Vec<f64>,
     idle_on_s: Vec<f64>,
     t_mark: f64,
+    /// Dollars per GPU-hour per type (0 without a price); None when no type
+    /// of the cluster has one.
+    price: Option<Vec<f64>>,
 }
 
 /// GPU time of one type over a run.
@@ -63,7 +66,34 @@ impl Meter {
             busy_s: vec![0.0; kinds],
             idle_on_s: vec![0.0; kinds],
             t_mark: 0.0,
+            price: cluster
+                .kinds
+                .iter()
+                .any(|k| crate::perf::price::gpu_price_usd_h(*k).is_some())
+                .then(|| {
+                    crate::cluster::CATALOG
+                        .iter()
+                        .enumerate()
+                        .map(|(k, _)| {
+                            crate::perf::price::gpu_price_usd_h(crate::cluster::GpuKind(k as u8))
+                                .unwrap_or(0.0)
+                        })
+                        .collect()
+                }),
         }
+    }
+
+    /// What the GPUs cost per hour now (busy ones, plus `idle_price` x the
+    /// idle ones on powered nodes), the rate at which `at` grows in dollars.
+    fn rate_usd_h(&self, idle_price: f64) -> Option<f64> {
+        let price = self.price.as_ref()?;
+        Some(
+            (0..price.len())
+                .map(|k| {
+                    price[k] * (self.busy_now[k] as f64 + idle_price * self.idle_on_now[k] as f64)
+                })
+                .sum(),
+        )
     }
 
     fn accrue(&mut self, now: f64) {
@@ -118,6 +148,11 @@ impl Occupancy {
     /// Busy and powered-idle GPU-seconds per GPU type (catalog index) up to `now`.
     pub(super) fn gpu_time(&self, now: f64) -> Vec<KindTime> {
         self.meter.at(now)
+    }
+
+    /// Dollars per hour the GPUs cost now (None: no GPU type has a price).
+    pub(super) fn cost_rate_usd_h(&self, idle_price: f64) -> Option<f64> {
+        self.meter.rate_usd_h(idle_price)
     }
 
     /// GPUs held whole or in part.
