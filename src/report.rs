@@ -220,6 +220,14 @@ pub fn to_table(r: &RunReport) -> String {
         rows[0].insert(12, "due missed".into());
         rows[0].insert(12, "tardy h".into());
     }
+    // Cost columns (STS: GPU price and tardiness penalty) only when a run has a cost.
+    let costed = r.results.iter().any(|p| p.metrics.total_cost_usd > 0.0);
+    let cost_at = rows[0].len() - 2;
+    if costed {
+        for (k, h) in ["GPU $", "tardy $", "cost $"].iter().enumerate() {
+            rows[0].insert(cost_at + k, h.to_string());
+        }
+    }
     // Prediction-error columns only when completions were predicted.
     let predicted = r.results.iter().any(|p| p.metrics.predicted_frac > 0.0);
     if predicted {
@@ -252,6 +260,14 @@ pub fn to_table(r: &RunReport) -> String {
         if due {
             row.insert(12, format!("{:.3}", m.due_missed_frac));
             row.insert(12, hours(m.avg_tardiness_s));
+        }
+        if costed {
+            for (k, usd) in [m.gpu_cost_usd, m.tardiness_cost_usd, m.total_cost_usd]
+                .iter()
+                .enumerate()
+            {
+                row.insert(cost_at + k, format!("{usd:.2}"));
+            }
         }
         if predicted {
             let at = row.len() - 1;

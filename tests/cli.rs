@@ -247,10 +247,53 @@ fn table_and_timeline_outputs() {
     ]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("avg JCT h") && out.contains("maxmin"));
+    // No due dates, no priced GPUs: no tardiness or cost columns.
+    assert!(!out.contains("tardy") && !out.contains("cost $"), "{out}");
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&tl).unwrap()).unwrap();
     assert_eq!(v.as_array().unwrap().len(), 2);
     assert!(!v[0]["timeline"]["segments"].as_array().unwrap().is_empty());
+}
+
+#[test]
+fn the_table_prices_runs_that_have_a_cost() {
+    let (code, out, err) = schedlab(&[
+        "run",
+        "--trace",
+        "sts-mixed-10",
+        "--cluster",
+        "sts-10",
+        "--policy",
+        "sts,edf",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    let header: Vec<&str> = lines[1]
+        .split("  ")
+        .map(str::trim)
+        .filter(|h| !h.is_empty())
+        .collect();
+    let at = |h: &str| {
+        header
+            .iter()
+            .position(|x| *x == h)
+            .unwrap_or_else(|| panic!("no {h} in {header:?}"))
+    };
+    let (gpu, tardy, total) = (at("GPU $"), at("tardy $"), at("cost $"));
+    for row in &lines[3..5] {
+        let cells: Vec<f64> = row
+            .split_whitespace()
+            .skip(1)
+            .map(|c| c.split('/').next().unwrap().parse().unwrap())
+            .collect();
+        // The policy's name is not a number: cells are shifted by one.
+        let cell = |i: usize| cells[i - 1];
+        assert!(cell(gpu) > 0.0, "{row}");
+        assert!(
+            (cell(gpu) + cell(tardy) - cell(total)).abs() <= 0.011,
+            "{row}"
+        );
+    }
 }
 
 #[test]

@@ -37,9 +37,9 @@ pub enum Command {
     },
     /// Generate a synthetic trace with a seeded generator.
     Gen(commands::GenArgs),
-    /// Benchmarks: `engine` (jobs simulated per second), `afs` (AFS-L on 50,000 jobs, 1,024 GPUs), `fork` (fork and forecast cost per arrival).
+    /// Benchmarks: the suite of named whole runs (`--case`, `--compare`), or `engine` (jobs simulated per second), `afs` (AFS-L on 50,000 jobs, 1,024 GPUs), `fork` (fork and forecast cost per arrival).
     Bench(bench::BenchArgs),
-    /// Reproduce a paper's experiment beside its published numbers: afs.
+    /// Reproduce a paper's experiment beside its published numbers: afs, anticipatory, copter, pcs, sia, sts.
     Reproduce(reproduce::ReproduceArgs),
     /// Performance models: `fit DIR...` fits profile directories.
     #[command(subcommand)]
