@@ -171,17 +171,17 @@ pub fn add_costs(s: &mut Series, o: &Outcome, specs: &[crate::workload::JobSpec]
     if s.t.is_empty() || (rate.is_empty() && late.is_empty()) {
         return;
     }
-    let width = if s.t.len() > 1 {
-        s.t[1] - s.t[0]
-    } else {
-        2.0 * (o.end_time - s.t[0]).abs()
-    };
     // The bins start at the first arrival (as in `over_time`).
     let t0 = o
         .jobs
         .iter()
         .map(|j| j.arrival)
         .fold(f64::INFINITY, f64::min);
+    let width = if s.t.len() > 1 {
+        s.t[1] - s.t[0]
+    } else {
+        2.0 * (s.t[0] - t0)
+    };
     s.cost_t = (0..=s.t.len()).map(|b| t0 + b as f64 * width).collect();
     // Integral up to each edge of a step function given as sorted
     // (from, slope per second) changes.
