@@ -114,14 +114,26 @@ const FRAC_EPS: f64 = 1e-6;
 impl Pcs {
     /// The fluid shares of `jobs` (arrival order) on `capacity` GPUs.
     fn fluid(&mut self, view: &View, jobs: &[u32], capacity: u32) -> Vec<f64> {
-        let fluid: Vec<FluidJob> = jobs.iter().map(|&j| self.fluid_job(view, j)).collect();
+        // Descriptions made in this call; the cached ones are only read.
+        let made: Vec<Option<FluidJob>> = jobs.iter().map(|&j| self.fluid_job(view, j)).collect();
+        let fluid: Vec<&FluidJob> = jobs
+            .iter()
+            .zip(&made)
+            .map(|(&j, m)| match m {
+                Some(job) => job,
+                None => self.fixed[j as usize]
+                    .as_ref()
+                    .expect("cached by fluid_job"),
+            })
+            .collect();
         wfq::fluid_allocation(&self.cfg, capacity as f64, &fluid)
     }
 
-    /// A job's class, demand and efficiency per GPU count.
-    fn fluid_job(&mut self, view: &View, j: u32) -> FluidJob {
-        if let Some(Some(known)) = self.fixed.get(j as usize) {
-            return known.clone();
+    /// A job's class, demand and efficiency per GPU count, or None when its
+    /// description is (now) in the `fixed` cache.
+    fn fluid_job(&mut self, view: &View, j: u32) -> Option<FluidJob> {
+        if let Some(Some(_)) = self.fixed.get(j as usize) {
+            return None;
         }
         let demand = share_cap(view, j).max(1);
         let rate = view.rate_fn(j);
@@ -145,9 +157,10 @@ impl Pcs {
             if self.fixed.len() <= idx {
                 self.fixed.resize(idx + 1, None);
             }
-            self.fixed[idx] = Some(job.clone());
+            self.fixed[idx] = Some(job);
+            return None;
         }
-        job
+        Some(job)
     }
 
     /// Whole-GPU counts for fluid shares: integer parts plus the rotating

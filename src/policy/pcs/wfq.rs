@@ -20,6 +20,7 @@
 //! cap relaxation), which the spec (§7.6) recommends over the paper's prose.
 
 use crate::error::{Error, Result};
+use std::borrow::Borrow;
 
 /// Water-filling tolerance and round limit of the artifact.
 const TOL: f64 = 1e-3;
@@ -117,7 +118,7 @@ pub struct FluidJob {
     /// Most GPUs the job can use (its demand).
     pub demand: u32,
     /// speedup(g) / g for g = 1..=demand (1 at g = 1); shared, since a
-    /// job's curve is made once and read at every call.
+    /// job's curve is made once and copied into every fork of the policy.
     pub efficiency: std::sync::Arc<[f64]>,
 }
 
@@ -133,10 +134,10 @@ impl FluidJob {
 
 /// Each class's share of `capacity` GPUs: weighted water-filling on the
 /// classes' summed demands.
-pub fn class_shares(cfg: &WfqConfig, capacity: f64, jobs: &[FluidJob]) -> Vec<f64> {
+pub fn class_shares<J: Borrow<FluidJob>>(cfg: &WfqConfig, capacity: f64, jobs: &[J]) -> Vec<f64> {
     let k = cfg.classes();
     let mut demand = vec![0.0; k];
-    for j in jobs {
+    for j in jobs.iter().map(J::borrow) {
         demand[j.class] += j.demand as f64;
     }
     let mut rate: Vec<f64> = cfg.weights.iter().map(|w| w * capacity).collect();
@@ -177,9 +178,15 @@ pub fn class_shares(cfg: &WfqConfig, capacity: f64, jobs: &[FluidJob]) -> Vec<f6
 
 /// Each job's fluid share (same order as `jobs`, which must be in arrival
 /// order): class shares by water-filling, then FIFO within each class
-/// under the relaxing demand cap.
-pub fn fluid_allocation(cfg: &WfqConfig, capacity: f64, jobs: &[FluidJob]) -> Vec<f64> {
+/// under the relaxing demand cap. Takes the jobs or references to them (a
+/// policy's cached descriptions are read, not copied, at every call).
+pub fn fluid_allocation<J: Borrow<FluidJob>>(
+    cfg: &WfqConfig,
+    capacity: f64,
+    jobs: &[J],
+) -> Vec<f64> {
     let shares = class_shares(cfg, capacity, jobs);
+    let jobs: Vec<&FluidJob> = jobs.iter().map(J::borrow).collect();
     let mut alloc = vec![0.0; jobs.len()];
     for (class, &share) in shares.iter().enumerate() {
         let members: Vec<usize> = (0..jobs.len())
