@@ -71,10 +71,8 @@ impl Meter {
                 .iter()
                 .any(|k| crate::perf::price::gpu_price_usd_h(*k).is_some())
                 .then(|| {
-                    crate::cluster::CATALOG
-                        .iter()
-                        .enumerate()
-                        .map(|(k, _)| {
+                    (0..kinds)
+                        .map(|k| {
                             crate::perf::price::gpu_price_usd_h(crate::cluster::GpuKind(k as u8))
                                 .unwrap_or(0.0)
                         })
