@@ -60,11 +60,7 @@ pub fn over_time(o: &Outcome, total_gpus: u32, bins: usize) -> Series {
             deltas.push((j.finish.unwrap_or(end), 0.0, 0.0, -1.0, None));
         }
     }
-    let t0 = o
-        .jobs
-        .iter()
-        .map(|j| j.arrival)
-        .fold(f64::INFINITY, f64::min);
+    let t0 = first_arrival(o);
     let t1 = deltas.iter().map(|d| d.0).fold(end, f64::max);
     if bins == 0 || !t0.is_finite() || t1 <= t0 {
         return Series::default();
@@ -114,6 +110,14 @@ pub fn over_time(o: &Outcome, total_gpus: u32, bins: usize) -> Series {
         s.borrowed.push((a[3] / width).max(0.0));
     }
     s
+}
+
+/// Where the bins start: the first arrival (infinite without jobs).
+fn first_arrival(o: &Outcome) -> f64 {
+    o.jobs
+        .iter()
+        .map(|j| j.arrival)
+        .fold(f64::INFINITY, f64::min)
 }
 
 /// Adds CE and BI (from [`crate::metrics::time_series`]) to `s`, averaged
@@ -171,12 +175,7 @@ pub fn add_costs(s: &mut Series, o: &Outcome, specs: &[crate::workload::JobSpec]
     if s.t.is_empty() || (rate.is_empty() && late.is_empty()) {
         return;
     }
-    // The bins start at the first arrival (as in `over_time`).
-    let t0 = o
-        .jobs
-        .iter()
-        .map(|j| j.arrival)
-        .fold(f64::INFINITY, f64::min);
+    let t0 = first_arrival(o);
     let width = if s.t.len() > 1 {
         s.t[1] - s.t[0]
     } else {

@@ -223,8 +223,8 @@ impl Round<'_> {
         // the scan is over them alone, and needs two of them.
         spread_now.clear();
         spread_now.extend((0..jn).filter(|&j| spread[j] > 1));
-        let contested = spread_now.len() > 1;
-        for c in (0..v).filter(|_| contested) {
+        let contested = if spread_now.len() > 1 { 0..v } else { 0..0 };
+        for c in contested {
             // The keeper: most replicas here, then frozen, then lowest index.
             let distributed_here = |j: usize| x[j * v + c] > 0 && spread[j] > 1;
             let rank = |j: usize| (x[j * v + c], self.frozen[j], std::cmp::Reverse(j));
