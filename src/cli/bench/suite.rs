@@ -119,6 +119,23 @@ fn pcs_themis1(seed: u64) -> Result<Option<Setup>> {
     }))
 }
 
+/// COpter's scale (issue 16): Sia with the continual solver on
+/// `copter-256x40` (10,240 GPUs of 7 types), the first two hours of a day of
+/// `copter-pai` at 4 jobs per GPU per day.
+fn copter_10k(seed: u64) -> Result<Option<Setup>> {
+    let mut overrides = engine(&[("max_days", "0.0833333333")]);
+    overrides.insert(
+        "sia".into(),
+        vec![("solver".to_string(), "copter".to_string())],
+    );
+    Ok(Some(Setup {
+        trace: generate("copter-pai", Some(4 * 10_240), seed, &[])?,
+        cluster: parse_cluster("copter-256x40")?,
+        policy: "sia",
+        overrides,
+    }))
+}
+
 const CASES: &[Case] = &[
     Case {
         name: "sia-160",
@@ -212,6 +229,11 @@ const CASES: &[Case] = &[
                 overrides: engine(&[("calibration", "sia"), ("max_days", "0.1666666667")]),
             }))
         },
+    },
+    Case {
+        name: "copter-10k",
+        about: "Sia with sia.solver=copter at 10,240 GPUs (copter-256x40), the first 2 hours of a day of copter-pai (40,960 jobs): issue 16's scale",
+        setup: copter_10k,
     },
 ];
 
