@@ -34,8 +34,9 @@ const INACTIVE_MARGIN: f64 = 0.5;
 #[derive(Debug, Clone, Copy)]
 pub struct PpaSettings {
     /// η times the largest weight (the spec's scale-aware step). 200 took the
-    /// fewest sweeps on 12-80 jobs; on Sia's rounds at 512 and 10,240 GPUs 1000
-    /// stopped after fewer steps (docs/COPTER.md), so Sia's `copter_eta` is 1000.
+    /// fewest sweeps on 12-80 jobs. On Sia's rounds 1000 stopped sooner under
+    /// the step rule alone; with the gap stop (`gap_tol`) 100 took the least
+    /// time at 512 and 10,240 GPUs, so Sia's `copter_eta` is 100 (docs/COPTER.md).
     pub eta_scale: f64,
     pub max_outer: usize,
     /// Dual sweeps per proximal step: the subproblem is solved inexactly, as
@@ -60,9 +61,9 @@ pub struct PpaSettings {
     /// optimal, and they are returned). 1e-4 is spec 2.5's relative duality
     /// gap. Why: near the optimum the proximal steps crawl through ties and
     /// the rows' last violations fade slowly, long after the objective has
-    /// settled; on `bench --case copter-10k` the step rule took 262 steps per
-    /// round on average (7 of 119 rounds hit `max_outer`), this rule 26
-    /// (docs/COPTER.md). 0 turns the rule off.
+    /// settled; on `bench --case copter-10k` (η-scale 1000) the step rule took
+    /// 262 steps per round on average (7 of 119 rounds hit `max_outer`), this
+    /// rule 26 (docs/COPTER.md). 0 turns the rule off.
     pub gap_tol: f64,
     /// Values within this of 0 or 1 are snapped to it (spec 2.5: 1e-4).
     pub snap: f64,
@@ -129,9 +130,10 @@ struct Signature {
 type ColumnSignature = (u64, u64, u64, Vec<(usize, u64)>);
 
 /// The LP's columns: each one's item, weight and (resource, amount) usage,
-/// stored flat (one array per field, the usages end to end with offsets).
-/// Why: every sweep reads every column several times, and at 10k GPUs a
-/// per-column `Vec` of usage cost a pointer chase per read.
+/// stored flat (one array per field, the usages end to end with offsets):
+/// one allocation per field instead of one per column, and each resource
+/// row keeps its members' amounts (measured at 10k GPUs: no speed change
+/// against a `Vec` of usage per column).
 struct Columns {
     item: Vec<usize>,
     weight: Vec<f64>,
