@@ -178,6 +178,15 @@ fn a_bad_row_names_its_line_and_field() {
     let text = "name,time,category,application\nbert-1,-4,SiaJob,bert\n";
     let e = Trace::parse("w.csv", text, None).unwrap_err().to_string();
     assert!(e.contains("line 2") && e.contains("time"), "{e}");
+    let text = "name,time,category,application\nbert-1,0,SiaJob,bert\nq-9,7,QuantumJob,bert\n";
+    let e = Trace::parse("w.csv", text, None).unwrap_err().to_string();
+    assert!(
+        e.contains("w.csv")
+            && e.contains("line 3")
+            && e.contains("category")
+            && e.contains("QuantumJob"),
+        "{e}"
+    );
 }
 
 /// `reproduce copter`'s mechanism on a small generated workload (the default run takes

@@ -86,19 +86,41 @@ impl Sia {
     /// and the thesis shim; LP + shim answers if it fails, and says so.
     fn continual_round(&mut self, problem: &Mck, rows: &[Row], out: &mut Decision) -> MckResult {
         let (item_keys, option_keys) = continual_keys(problem, rows);
-        self.continual
-            .solve(problem, &item_keys, &option_keys)
-            .ok_or_else(|| "forced options exceed the capacity".to_string())
-            .and_then(|(values, stats)| {
-                out.solver_changed_vars = Some(stats.changed_vars as u32);
-                problem.shim_values(&values, Method::LpShimPlain)
-            })
-            .unwrap_or_else(|why| {
-                let mut r = problem.solve(Method::LpShim, self.node_limit);
-                r.fallback = Some(format!("COpter solver failed ({why}); LP + shim answered"));
-                r
-            })
+        let (result, changed) = solve_continual(
+            &mut self.continual,
+            problem,
+            &item_keys,
+            &option_keys,
+            self.node_limit,
+        );
+        out.solver_changed_vars = changed;
+        result
     }
+}
+
+/// COpter's LP and the thesis shim, or LP + shim with the reason in
+/// `fallback` when either fails; also the variables the solve moved.
+fn solve_continual(
+    continual: &mut ContinualMck,
+    problem: &Mck,
+    item_keys: &[u64],
+    option_keys: &[Vec<u64>],
+    node_limit: u64,
+) -> (MckResult, Option<u32>) {
+    let mut changed = None;
+    let result = continual
+        .solve(problem, item_keys, option_keys)
+        .ok_or_else(|| "forced options exceed the capacity".to_string())
+        .and_then(|(values, stats)| {
+            changed = Some(stats.changed_vars as u32);
+            problem.shim_values(&values, Method::LpShimPlain)
+        })
+        .unwrap_or_else(|why| {
+            let mut r = problem.solve(Method::LpShim, node_limit);
+            r.fallback = Some(format!("COpter solver failed ({why}); LP + shim answered"));
+            r
+        });
+    (result, changed)
 }
 
 /// COpter's keys for a round: each item by its job, each option by its GPU
@@ -121,4 +143,59 @@ fn continual_keys(problem: &Mck, rows: &[Row]) -> (Vec<u64>, Vec<Vec<u64>>) {
         })
         .collect();
     (item_keys, option_keys)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::solve::mck::{Choice, Item};
+
+    fn item(choices: &[(f64, u32)], forced: Option<usize>) -> Item {
+        Item {
+            choices: choices
+                .iter()
+                .map(|&(weight, gpus)| Choice {
+                    weight,
+                    usage: vec![(0, gpus)],
+                })
+                .collect(),
+            forced,
+        }
+    }
+
+    /// Acceptance (issue 16): a COpter failure falls back to LP + shim, and the
+    /// answer says so; a round COpter solves carries no fallback.
+    #[test]
+    fn a_copter_failure_falls_back_to_lp_and_shim_and_is_recorded() {
+        let keys = |p: &Mck| -> Vec<Vec<u64>> {
+            p.items
+                .iter()
+                .map(|it| (0..it.choices.len() as u64).collect())
+                .collect()
+        };
+        let mut continual = ContinualMck::new(PpaSettings::default());
+        let fits = Mck {
+            items: vec![item(&[(1.0, 1), (1.5, 2)], None), item(&[(0.8, 1)], None)],
+            capacity: vec![3],
+        };
+        let (ok, changed) = solve_continual(&mut continual, &fits, &[1, 2], &keys(&fits), 100);
+        assert_eq!(ok.fallback, None);
+        assert!(changed.is_some());
+        fits.check(&ok.pick).unwrap();
+        // A running job holds more than the cluster has left (forced): COpter
+        // cannot start, LP + shim answers and the round records why.
+        let overfull = Mck {
+            items: vec![item(&[(1.0, 4)], Some(0)), item(&[(0.8, 1)], None)],
+            capacity: vec![3],
+        };
+        let (r, changed) =
+            solve_continual(&mut continual, &overfull, &[1, 2], &keys(&overfull), 100);
+        let why = r.fallback.as_deref().unwrap_or("");
+        assert!(
+            why.starts_with("COpter solver failed (forced options exceed the capacity)"),
+            "{why}"
+        );
+        assert_eq!(changed, None);
+        assert_eq!(r.pick, overfull.solve(Method::LpShim, 100).pick);
+    }
 }
