@@ -172,6 +172,17 @@ impl Columns {
         self.usage(j).iter().map(|(r, a)| a * price[*r]).sum()
     }
 
+    /// Σ_j a_rj x_j for each of the `resources` rows: what values `x` use.
+    fn resource_use(&self, x: &[f64], resources: usize) -> Vec<f64> {
+        let mut used = vec![0.0; resources];
+        for (j, v) in x.iter().enumerate() {
+            for (r, a) in self.usage(j) {
+                used[*r] += a * v;
+            }
+        }
+        used
+    }
+
     /// w_j - a_j·μ: what column j is worth at these prices.
     fn worth(&self, j: usize, price: &[f64]) -> f64 {
         self.weight[j] - self.reduced_cost(j, price)
@@ -489,12 +500,7 @@ fn residual(cols: &Columns, x: &[f64], by_item: &[Vec<usize>], left: &[f64]) -> 
         let s: f64 = members.iter().map(|j| x[*j]).sum();
         worst = worst.max(s - 1.0);
     }
-    let mut used = vec![0.0; left.len()];
-    for (j, v) in x.iter().enumerate() {
-        for (r, a) in cols.usage(j) {
-            used[*r] += a * v;
-        }
-    }
+    let used = cols.resource_use(x, left.len());
     for (u, l) in used.iter().zip(left) {
         worst = worst.max(u - l);
     }
@@ -519,12 +525,7 @@ fn shrink_to_fit(
             members.iter().for_each(|j| out[*j] /= sum);
         }
     }
-    let mut used = vec![0.0; left.len()];
-    for (j, v) in out.iter().enumerate() {
-        for (r, a) in cols.usage(j) {
-            used[*r] += a * v;
-        }
-    }
+    let used = cols.resource_use(out, left.len());
     let factor: Vec<f64> = used
         .iter()
         .zip(left)
