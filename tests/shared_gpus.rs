@@ -158,7 +158,7 @@ fn the_engine_refuses_oversubscribed_gpus() {
             whole_on_gpu0: Some(1),
         },
         &trace,
-        "slices share",
+        "slices or time-shared parts share",
     );
     refuse(
         Placer {

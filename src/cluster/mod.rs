@@ -9,7 +9,9 @@ pub mod pools;
 mod spec;
 
 pub use gpu::{GpuKind, GpuType, CATALOG};
-pub use placement::{gpu_mem_mb, node_mask, NodeShare, Packer, Placement, PlacementRule, Slice};
+pub use placement::{
+    gpu_mem_mb, node_mask, NodeShare, Packer, Part, Placement, PlacementRule, Slice,
+};
 pub use pools::{Pool, PoolId, Pools, NO_POOL};
 pub use spec::{builtin_clusters, parse_cluster, BuiltinCluster};
 

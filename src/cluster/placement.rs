@@ -48,15 +48,41 @@ impl Slice {
     }
 }
 
+/// A time share of one GPU: the job runs on the GPU for `share`
+/// thousandths of the time, other jobs' parts (or nobody) the rest. Fluid
+/// allocations (PCS's simulator, spec seed001 §7.7) are whole GPUs plus
+/// parts: a job's fractional GPU share laid out on GPUs by McNaughton's
+/// wrap-around rule, so that its parts never run at the same instant and it
+/// uses at most one GPU beyond its whole ones at a time. Unlike a slice,
+/// a part reserves no memory (jobs take turns, they do not co-reside).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Part {
+    pub node: u32,
+    /// The GPU's index on its node.
+    pub gpu: u8,
+    /// Thousandths of the GPU's time (1..=1000).
+    pub share: u16,
+}
+
+impl Part {
+    /// The part's GPU as a node mask.
+    pub fn mask(&self) -> u64 {
+        1u64 << self.gpu
+    }
+}
+
 /// The physical GPUs of one allocation (all of one type), sorted by node:
 /// whole GPUs, or (with `slice`) a part of exactly one GPU that other jobs'
-/// slices may share.
+/// slices may share; a fluid allocation adds time-shared `parts` to its
+/// whole GPUs (possibly none).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Placement {
     pub kind: GpuKind,
     pub shares: Vec<NodeShare>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub slice: Option<Slice>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub parts: Vec<Part>,
 }
 
 impl Placement {
@@ -66,6 +92,17 @@ impl Placement {
             kind,
             shares,
             slice: None,
+            parts: Vec::new(),
+        }
+    }
+
+    /// Whole GPUs plus time-shared parts (a fluid allocation).
+    pub fn fluid(kind: GpuKind, shares: Vec<NodeShare>, parts: Vec<Part>) -> Placement {
+        Placement {
+            kind,
+            shares,
+            slice: None,
+            parts,
         }
     }
 
@@ -74,9 +111,15 @@ impl Placement {
         self.slice.map_or(1.0, |s| s.fraction())
     }
 
-    /// GPUs held, counting a slice as its fraction (GPU-seconds, energy).
+    /// The GPU time the parts add up to (0 without parts).
+    pub fn parts_fraction(&self) -> f64 {
+        self.parts.iter().map(|p| p.share as f64).sum::<f64>() / Slice::WHOLE as f64
+    }
+
+    /// GPUs held, counting a slice as its fraction and parts as their time
+    /// shares (GPU-seconds, energy).
     pub fn gpu_equiv(&self) -> f64 {
-        self.gpus() as f64 * self.fraction()
+        self.gpus() as f64 * self.fraction() + self.parts_fraction()
     }
 
     pub fn gpus(&self) -> u32 {
@@ -122,6 +165,7 @@ impl Placement {
             kind: self.kind,
             shares,
             slice: self.slice.filter(|_| self.slice == other.slice),
+            parts: Vec::new(),
         })
     }
 
@@ -148,7 +192,15 @@ impl Placement {
             })
     }
 
-    /// Cluster-wide GPU indices.
+    /// Cluster-wide GPU indices of the parts, in the parts' order.
+    pub fn part_ids(&self, cluster: &Cluster) -> Vec<u32> {
+        self.parts
+            .iter()
+            .map(|p| cluster.nodes[p.node as usize].first_gpu + p.gpu as u32)
+            .collect()
+    }
+
+    /// Cluster-wide GPU indices of the whole GPUs (or the slice's GPU).
     pub fn gpu_ids(&self, cluster: &Cluster) -> Vec<u32> {
         let mut out = Vec::with_capacity(self.gpus() as usize);
         for s in &self.shares {
@@ -309,7 +361,12 @@ impl<'c> Packer<'c> {
             self.take_slice(pl.kind, s.node, s.mask, slice);
             return;
         }
-        for s in &pl.shares {
+        // A GPU with time-shared parts is not free for a whole claim.
+        let parts = pl.parts.iter().map(|p| NodeShare {
+            node: p.node,
+            mask: p.mask(),
+        });
+        for s in pl.shares.iter().copied().chain(parts) {
             let taken = self.free[s.node as usize] & s.mask;
             self.free[s.node as usize] &= !s.mask;
             self.reserved[s.node as usize] &= !s.mask;
@@ -403,9 +460,15 @@ impl<'c> Packer<'c> {
                     .iter()
                     .all(|s| self.free[s.node as usize] & s.mask == s.mask)
             {
+                // The whole GPUs only: time-shared parts are laid out anew
+                // by the policy that uses them (`policy::fluid`).
+                let kept = Placement {
+                    parts: Vec::new(),
+                    ..cur.clone()
+                };
                 self.release_slot(slot);
-                self.mark_claimed(cur);
-                return Some(cur.clone());
+                self.mark_claimed(&kept);
+                return Some(kept);
             }
         }
         // 2. Free GPUs nobody else has reserved (plus our own).
@@ -587,12 +650,18 @@ impl<'c> Packer<'c> {
             kind,
             shares: vec![NodeShare { node, mask }],
             slice: Some(slice),
+            parts: Vec::new(),
         })
     }
 
     /// Unclaimed GPUs on one node.
     pub fn free_on(&self, node: u32) -> u32 {
         self.free[node as usize].count_ones()
+    }
+
+    /// Unclaimed GPUs on one node, as a mask of local GPU indices.
+    pub fn free_mask(&self, node: u32) -> u64 {
+        self.free[node as usize]
     }
 
     /// Finds a placement in `avail` without claiming it.

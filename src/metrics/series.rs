@@ -153,7 +153,9 @@ pub fn time_series(
             evs.push((f, 0, j as u32, Ev::Finish));
         }
     }
-    for (i, s) in segs.iter().enumerate() {
+    // A fluid allocation's parts (segments that continue the one before)
+    // are not jobs of their own: counted by the whole-GPU segment only.
+    for (i, s) in segs.iter().enumerate().filter(|(_, s)| !s.continued) {
         evs.push((s.end, 1, s.job, Ev::End(i)));
         evs.push((s.start, 3, s.job, Ev::Start(i)));
     }
@@ -317,7 +319,7 @@ pub fn share_steps(outcome: &Outcome) -> ShareSteps {
     let segs = &outcome.timeline.segments;
     // (time, order: ends before starts, job, gpus)
     let mut evs: Vec<(f64, u8, u32, u32)> = Vec::with_capacity(2 * segs.len());
-    for s in segs {
+    for s in segs.iter().filter(|s| !s.continued) {
         evs.push((s.end, 0, s.job, 0));
         evs.push((s.start, 1, s.job, s.gpu_count));
     }

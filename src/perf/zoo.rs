@@ -270,6 +270,33 @@ impl ModelZoo {
         self.models.iter().map(|m| m.name.as_str()).collect()
     }
 
+    /// The job's rate on `q.gpus` whole GPUs plus `extra` (0..=1) of one
+    /// more GPU's time, interpolated linearly between the two whole counts
+    /// (0 GPUs: no progress): the fluid throughput of PCS's simulator (spec
+    /// seed001 §2.1). `nodes_up` is the node count with the extra GPU.
+    pub fn rate_fluid(&self, id: ModelId, q: &RateQuery, extra: f64, nodes_up: u32) -> Rate {
+        let up = self.rate(
+            id,
+            &RateQuery {
+                gpus: q.gpus + 1,
+                nodes: nodes_up,
+                ..*q
+            },
+        );
+        if q.gpus == 0 {
+            return Rate {
+                per_s: extra * up.per_s,
+                ..up
+            };
+        }
+        let down = self.rate(id, q);
+        Rate {
+            per_s: down.per_s + extra * (up.per_s - down.per_s),
+            until_progress: down.until_progress.min(up.until_progress),
+            ..down
+        }
+    }
+
     /// The job's progress rate on an allocation.
     pub fn rate(&self, id: ModelId, q: &RateQuery) -> Rate {
         let m = self.get(id);

@@ -11,6 +11,7 @@ pub mod anticipatory;
 mod common;
 pub mod estimates;
 mod fifo;
+pub mod fluid;
 pub mod gavel;
 mod maxmin;
 mod optimus;

@@ -46,6 +46,8 @@ pub struct SegmentStart<'a> {
     pub restarts: u32,
     /// Fraction of the GPU held (1 unless a slice).
     pub share: f64,
+    /// Time-shared parts of a fluid allocation: (GPU id, fraction of its time).
+    pub parts: &'a [(u32, f64)],
 }
 
 impl Recorder {
@@ -99,21 +101,37 @@ impl Recorder {
         self.timeline.groups.push(GroupRecord { job, t, group });
     }
 
-    /// Opens a segment; None when not recording.
+    /// Opens a segment (for a fluid allocation, one for its whole GPUs and
+    /// one per part, closed together); None when not recording.
     pub fn open(&mut self, s: SegmentStart<'_>) -> Option<usize> {
-        self.on.then(|| {
-            self.timeline.open(
+        if !self.on {
+            return None;
+        }
+        let mut pieces: Vec<(&[u32], f64)> = Vec::with_capacity(1 + s.parts.len());
+        if !s.gpu_ids.is_empty() || s.parts.is_empty() {
+            pieces.push((s.gpu_ids, s.share));
+        }
+        pieces.extend(
+            s.parts
+                .iter()
+                .map(|(id, share)| (std::slice::from_ref(id), *share)),
+        );
+        let first = self.timeline.segments.len();
+        for (k, (ids, share)) in pieces.into_iter().enumerate() {
+            let i = self.timeline.open(
                 s.job,
                 s.kind,
                 s.start,
                 s.busy_until,
                 s.batch,
-                s.gpu_ids,
+                ids,
                 s.progress,
                 s.restarts,
-                s.share,
-            )
-        })
+                share,
+            );
+            self.timeline.segments[i].continued = k > 0;
+        }
+        Some(first)
     }
 
     /// Ends a segment at `end` with the job's done fraction.

@@ -28,6 +28,12 @@ pub struct Segment {
     /// slice of a shared GPU).
     #[serde(skip_serializing_if = "is_whole")]
     pub share: f64,
+    /// The segment continues the allocation of the segment before it: a
+    /// fluid allocation is recorded as its whole GPUs and then one segment
+    /// per time-shared part (a GPU and its share), opened and closed
+    /// together.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub continued: bool,
 }
 
 fn is_whole(share: &f64) -> bool {
@@ -107,14 +113,20 @@ impl Timeline {
             progress_end: f64::NAN,
             restarts,
             share,
+            continued: false,
         });
         self.gpus.extend_from_slice(gpu_ids);
         self.segments.len() - 1
     }
 
-    /// Ends a segment at `end`, when the job had done `progress` (a fraction).
+    /// Ends a segment at `end`, when the job had done `progress` (a
+    /// fraction), with the segments that continue it.
     pub fn close(&mut self, segment: usize, end: f64, progress: f64) {
-        if let Some(s) = self.segments.get_mut(segment) {
+        let from = segment.min(self.segments.len());
+        for (k, s) in self.segments[from..].iter_mut().enumerate() {
+            if k > 0 && !s.continued {
+                break;
+            }
             s.end = end;
             s.progress_end = progress;
         }

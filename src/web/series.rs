@@ -50,8 +50,10 @@ pub fn over_time(o: &Outcome, total_gpus: u32, bins: usize) -> Series {
     let mut deltas: Vec<(f64, f64, f64, f64, Option<usize>)> = Vec::new();
     for s in &o.timeline.segments {
         let pool = pool_of.get(s.job as usize).copied().flatten();
-        deltas.push((s.start, s.gpu_count as f64, 1.0, 0.0, pool));
-        deltas.push((s.end, -(s.gpu_count as f64), -1.0, 0.0, pool));
+        // A fluid allocation's parts add GPUs, not running jobs.
+        let job = if s.continued { 0.0 } else { 1.0 };
+        deltas.push((s.start, s.gpu_count as f64, job, 0.0, pool));
+        deltas.push((s.end, -(s.gpu_count as f64), -job, 0.0, pool));
     }
     let end = o.end_time;
     for j in &o.jobs {

@@ -3,16 +3,18 @@
 //! completion time, predicted at its arrival, is disturbed little by later
 //! arrivals. Recomputed at every arrival and completion.
 //!
-//! The fluid shares come from [`wfq::fluid_allocation`]. The engine runs
-//! whole GPUs, so the shares are realised as PCS's testbed does
-//! (`AppPracticalMCScheduler`, spec §2.2): every job gets the integer part
-//! of its share, and the F = ⌊Σ fractional parts⌋ GPUs that remain go, one
-//! each, to the first F jobs of a round-robin group of the jobs with a
-//! fractional part. The group's head moves to its tail every
-//! `quantum_s` × (the head's fraction) seconds (a policy wake-up), so over
-//! time each job runs at about its fluid share. The artifact's simulator is
-//! fluid (fractional GPUs, interpolated throughput); docs/PCS.md says how
-//! the two compare.
+//! The fluid shares come from [`wfq::fluid_allocation`]. They are realised
+//! in one of two ways (`realise`, spec §7.7):
+//! - `fluid` (the default, as the artifact's simulator): every job gets the
+//!   integer part of its share as whole GPUs and its fraction as
+//!   time-shared parts of the GPUs left ([`crate::policy::fluid`]); the
+//!   engine runs it at its throughput interpolated between whole counts.
+//! - `rotate` (PCS's testbed, `AppPracticalMCScheduler`, spec §2.2): every
+//!   job gets the integer part of its share, and the F = ⌊Σ fractional
+//!   parts⌋ GPUs that remain go, one each, to the first F jobs of a
+//!   round-robin group of the jobs with a fractional part. The group's head
+//!   moves to its tail every `quantum_s` × (the head's fraction) seconds (a
+//!   policy wake-up), so over time each job runs at about its fluid share.
 //!
 //! Rigid jobs get their whole request or nothing; non-preemptible running
 //! jobs keep their GPUs and the shares divide the rest.
@@ -21,7 +23,10 @@ pub mod config;
 pub mod heuristic;
 pub mod wfq;
 
-use super::alloc::{first_grant, is_rigid, pinned, place_with_retry, share_cap, Share};
+use super::alloc::{
+    backfill, first_grant, is_rigid, pinned, place_with_retry, plan_shares, share_cap, Share,
+};
+use super::fluid;
 use super::{Policy, PolicyInfo, Trigger};
 use crate::error::Result;
 use crate::params::{ParamSpec, Params};
@@ -57,12 +62,18 @@ const PARAMS: &[ParamSpec] = &[
         0.9,
         "Step by which zeta is relaxed when a class's capped FIFO pass leaves its share partly unused",
     ),
+    ParamSpec::choice(
+        "realise",
+        "fluid",
+        &["fluid", "rotate"],
+        "How fractional shares run on whole GPUs: fluid (the artifact's simulator: the fractions as time-shared parts of GPUs, throughput interpolated) or rotate (its testbed: whole GPUs passed round the jobs with a fraction every quantum_s)",
+    ),
     ParamSpec::float(
         "quantum_s",
         "600",
         0.001,
         1e9,
-        "Time-slice of the whole-GPU realisation: the GPUs that fractional shares add up to rotate among those jobs, each holding one for quantum x its fraction",
+        "Time-slice of the rotate realisation: the GPUs that fractional shares add up to rotate among those jobs, each holding one for quantum x its fraction",
     ),
 ];
 
@@ -85,6 +96,7 @@ fn build(p: &Params, _seed: u64) -> Result<Box<dyn Policy>> {
             p.f64("delta"),
         )?,
         quantum: p.f64("quantum_s"),
+        rotate: p.text("realise") == "rotate",
         group: Vec::new(),
         next_turn: None,
         classed: Vec::new(),
@@ -96,6 +108,8 @@ fn build(p: &Params, _seed: u64) -> Result<Box<dyn Policy>> {
 struct Pcs {
     cfg: WfqConfig,
     quantum: f64,
+    /// Realise fractions by rotating whole GPUs (else as time-shared parts).
+    rotate: bool,
     /// Jobs whose fluid share has a fractional part, in round-robin order.
     group: Vec<u32>,
     /// When the group's head next moves to its tail (None: no group).
@@ -243,6 +257,11 @@ impl Policy for Pcs {
             .copied()
             .filter(|j| !pinned.contains(j))
             .collect();
+        if !self.rotate {
+            self.place_fluid(view, out, &pinned, free, &candidates);
+            self.report_classes(view, out);
+            return;
+        }
         let mut first = true;
         place_with_retry(view, out, &pinned, |excluded| {
             let jobs: Vec<u32> = candidates
@@ -275,6 +294,74 @@ impl Policy for Pcs {
         if let Some(t) = self.next_turn {
             out.wake_at(t);
         }
+        self.report_classes(view, out);
+    }
+
+    fn clone_box(&self) -> Box<dyn Policy> {
+        Box::new(self.clone())
+    }
+}
+
+impl Pcs {
+    /// The fluid realisation: whole GPUs for the integer parts of the
+    /// shares, then the fractions as time-shared parts of the GPUs left.
+    /// Jobs that cannot be placed (fragmentation) are left out and the
+    /// shares recomputed, as `place_with_retry` does.
+    fn place_fluid(
+        &mut self,
+        view: &View,
+        out: &mut Decision,
+        pinned: &[u32],
+        free: u32,
+        candidates: &[u32],
+    ) {
+        let mut excluded = std::collections::BTreeSet::new();
+        for round in 0..6 {
+            let jobs: Vec<u32> = candidates
+                .iter()
+                .copied()
+                .filter(|j| !excluded.contains(j))
+                .collect();
+            let fluid = self.fluid(view, &jobs, free);
+            let mut shares = Vec::with_capacity(jobs.len());
+            let mut fractions = Vec::with_capacity(jobs.len());
+            for (&j, &a) in jobs.iter().zip(&fluid) {
+                let cap = share_cap(view, j);
+                if is_rigid(view, j) {
+                    let count = if a + FRAC_EPS >= cap as f64 { cap } else { 0 };
+                    let min = first_grant(view, j);
+                    shares.push(Share {
+                        job: j,
+                        count,
+                        min,
+                        cap,
+                    });
+                    continue;
+                }
+                let count = ((a + FRAC_EPS).floor() as u32).min(cap);
+                shares.push(Share {
+                    job: j,
+                    count,
+                    min: count.min(1),
+                    cap,
+                });
+                if count < cap {
+                    fractions.push((j, (a - count as f64).clamp(0.0, 1.0)));
+                }
+            }
+            let (mut plan, failed) = plan_shares(view, pinned, &shares);
+            if failed.is_empty() || round == 5 {
+                fluid::add_parts(view, &mut plan, &fractions);
+                backfill(view, &mut plan);
+                out.apply_plan(view, plan);
+                return;
+            }
+            excluded.extend(failed);
+        }
+    }
+
+    /// Tells the page each job's size class once (when it asks).
+    fn report_classes(&mut self, view: &View, out: &mut Decision) {
         if view.want_insight() {
             for &j in view.active {
                 let idx = j as usize;
@@ -286,9 +373,5 @@ impl Policy for Pcs {
                 }
             }
         }
-    }
-
-    fn clone_box(&self) -> Box<dyn Policy> {
-        Box::new(self.clone())
     }
 }

@@ -181,6 +181,15 @@ impl Simulation {
     pub(super) fn after_change(&mut self, id: u32, ready: f64, gpu_ids: &[u32]) {
         let now = self.now;
         let st = &self.jobs[id as usize];
+        let parts: Vec<(u32, f64)> = match st.placement.as_ref() {
+            Some(p) if self.recorder.is_on() && !p.parts.is_empty() => p
+                .part_ids(&self.cluster)
+                .into_iter()
+                .zip(&p.parts)
+                .map(|(g, x)| (g, x.share as f64 / crate::cluster::Slice::WHOLE as f64))
+                .collect(),
+            _ => Vec::new(),
+        };
         let seg = self.recorder.open(SegmentStart {
             job: id,
             kind: st.placement.as_ref().map_or(GpuKind(0), |p| p.kind),
@@ -191,6 +200,7 @@ impl Simulation {
             progress: st.done_fraction(),
             restarts: st.restarts,
             share: st.placement.as_ref().map_or(1.0, |p| p.fraction()),
+            parts: &parts,
         });
         if seg.is_some() {
             self.jobs[id as usize].open_segment = seg;
@@ -347,7 +357,16 @@ impl Simulation {
             progress: st.progress,
         };
         let fraction = p.fraction();
-        let r = self.zoo.rate(st.model, &q);
+        let r = if p.parts.is_empty() {
+            self.zoo.rate(st.model, &q)
+        } else {
+            let mut nodes: Vec<u32> = p.shares.iter().map(|s| s.node).collect();
+            nodes.extend(p.parts.iter().map(|x| x.node));
+            nodes.sort_unstable();
+            nodes.dedup();
+            self.zoo
+                .rate_fluid(st.model, &q, p.parts_fraction(), nodes.len() as u32)
+        };
         let info = self.zoo.get(st.model);
         let calibration = match (&info.behaviour, self.cfg.sia_calibration) {
             (Behaviour::Goodput(g), true) if g.slowdown > 0.0 => 1.0 / g.slowdown,

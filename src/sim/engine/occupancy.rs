@@ -168,7 +168,7 @@ impl Occupancy {
         need_mb: u32,
         now: f64,
     ) -> Result<(), String> {
-        if p.gpus() == 0 {
+        if p.gpus() == 0 && p.parts.is_empty() {
             return Err("assigned zero GPUs".into());
         }
         for s in &p.shares {
@@ -185,12 +185,15 @@ impl Occupancy {
                 ));
             }
         }
+        if !p.parts.is_empty() {
+            self.check_parts(cluster, p)?;
+        }
         match p.slice {
             None => {
                 for s in &p.shares {
                     if self.sliced[s.node as usize] & s.mask != 0 {
                         return Err(format!(
-                            "placed whole on a GPU of node {} that slices share",
+                            "placed whole on a GPU of node {} that slices or time-shared parts share",
                             s.node
                         ));
                     }
@@ -200,6 +203,9 @@ impl Occupancy {
                     self.meter.change(s.node, s.count() as i64, now);
                 }
                 self.busy += p.gpus();
+                for part in &p.parts {
+                    self.take_shared(part.node, part.mask(), part.share, 0, now);
+                }
             }
             Some(slice) => {
                 let [s] = &p.shares[..] else {
@@ -217,11 +223,7 @@ impl Occupancy {
                         slice.mem_mb
                     ));
                 }
-                let cur = self
-                    .shared
-                    .get(&(s.node, s.mask))
-                    .copied()
-                    .unwrap_or_default();
+                let cur = self.shared_on(s.node, s.mask);
                 if cur.share + slice.share > Slice::WHOLE {
                     return Err(format!(
                         "slices on a GPU of node {} would take {} thousandths (> 1000)",
@@ -237,22 +239,112 @@ impl Occupancy {
                         cur.mem_mb + slice.mem_mb
                     ));
                 }
-                if cur.jobs == 0 {
-                    self.busy += 1;
-                    self.meter.change(s.node, 1, now);
-                }
-                self.sliced[s.node as usize] |= s.mask;
-                self.shared.insert(
-                    (s.node, s.mask),
-                    SharedGpu {
-                        share: cur.share + slice.share,
-                        mem_mb: cur.mem_mb + slice.mem_mb,
-                        jobs: cur.jobs + 1,
-                    },
-                );
+                self.take_shared(s.node, s.mask, slice.share, slice.mem_mb, now);
             }
         }
         Ok(())
+    }
+
+    /// What other jobs' slices and parts take of one GPU now.
+    fn shared_on(&self, node: u32, mask: u64) -> SharedGpu {
+        self.shared.get(&(node, mask)).copied().unwrap_or_default()
+    }
+
+    /// Checks a fluid placement's time-shared parts (before anything is
+    /// taken): GPUs that exist, are of the placement's type, are not held
+    /// whole (by anyone, the job itself included), appear once, and keep
+    /// every GPU's shares at or below one whole GPU.
+    fn check_parts(&self, cluster: &Cluster, p: &Placement) -> Result<(), String> {
+        if p.slice.is_some() {
+            return Err("a placement has either a slice or time-shared parts, not both".into());
+        }
+        let total: u32 = p.parts.iter().map(|x| x.share as u32).sum();
+        if total > Slice::WHOLE as u32 {
+            return Err(format!(
+                "has parts adding up to {total} thousandths of a GPU (at most 1000: a job's parts are its fraction beyond its whole GPUs)"
+            ));
+        }
+        for (i, part) in p.parts.iter().enumerate() {
+            let Some(node) = cluster.nodes.get(part.node as usize) else {
+                return Err(format!(
+                    "has a part on node {} which does not exist",
+                    part.node
+                ));
+            };
+            if node.kind != p.kind || part.gpu as u32 >= node.gpus {
+                return Err(format!(
+                    "has a part on a GPU node {} does not have",
+                    part.node
+                ));
+            }
+            if part.share == 0 || part.share > Slice::WHOLE {
+                return Err(format!("has a part of {} thousandths of a GPU", part.share));
+            }
+            let mask = part.mask();
+            let own_whole = p
+                .shares
+                .iter()
+                .any(|s| s.node == part.node && s.mask & mask != 0);
+            if own_whole || self.whole[part.node as usize] & mask != 0 {
+                return Err(format!(
+                    "has a part on GPU {} of node {}, which is held whole",
+                    part.gpu, part.node
+                ));
+            }
+            if p.parts[..i]
+                .iter()
+                .any(|q| q.node == part.node && q.gpu == part.gpu)
+            {
+                return Err(format!(
+                    "has two parts on GPU {} of node {}",
+                    part.gpu, part.node
+                ));
+            }
+            let cur = self.shared_on(part.node, mask);
+            if cur.share + part.share > Slice::WHOLE {
+                return Err(format!(
+                    "parts and slices on GPU {} of node {} would take {} thousandths (> 1000)",
+                    part.gpu,
+                    part.node,
+                    cur.share + part.share
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Adds a slice or part to a shared GPU (checked by the caller).
+    fn take_shared(&mut self, node: u32, mask: u64, share: u16, mem_mb: u32, now: f64) {
+        let cur = self.shared_on(node, mask);
+        if cur.jobs == 0 {
+            self.busy += 1;
+            self.meter.change(node, 1, now);
+        }
+        self.sliced[node as usize] |= mask;
+        self.shared.insert(
+            (node, mask),
+            SharedGpu {
+                share: cur.share + share,
+                mem_mb: cur.mem_mb + mem_mb,
+                jobs: cur.jobs + 1,
+            },
+        );
+    }
+
+    /// Takes a slice or part off a shared GPU.
+    fn give_shared(&mut self, node: u32, mask: u64, share: u16, mem_mb: u32, now: f64) {
+        let key = (node, mask);
+        if let Some(g) = self.shared.get_mut(&key) {
+            g.share -= share;
+            g.mem_mb -= mem_mb;
+            g.jobs -= 1;
+            if g.jobs == 0 {
+                self.shared.remove(&key);
+                self.sliced[node as usize] &= !mask;
+                self.busy -= 1;
+                self.meter.change(node, -1, now);
+            }
+        }
     }
 
     /// Gives a held placement's GPUs back at `now`.
@@ -264,21 +356,13 @@ impl Occupancy {
                     self.meter.change(s.node, -(s.count() as i64), now);
                 }
                 self.busy -= p.gpus();
+                for part in &p.parts {
+                    self.give_shared(part.node, part.mask(), part.share, 0, now);
+                }
             }
             Some(slice) => {
                 let Some(s) = p.shares.first() else { return };
-                let key = (s.node, s.mask);
-                if let Some(g) = self.shared.get_mut(&key) {
-                    g.share -= slice.share;
-                    g.mem_mb -= slice.mem_mb;
-                    g.jobs -= 1;
-                    if g.jobs == 0 {
-                        self.shared.remove(&key);
-                        self.sliced[s.node as usize] &= !s.mask;
-                        self.busy -= 1;
-                        self.meter.change(s.node, -1, now);
-                    }
-                }
+                self.give_shared(s.node, s.mask, slice.share, slice.mem_mb, now);
             }
         }
     }
