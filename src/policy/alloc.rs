@@ -163,17 +163,40 @@ pub fn place_with_retry(
     pinned: &[u32],
     mut compute: impl FnMut(&BTreeSet<u32>) -> Vec<Share>,
 ) {
+    place_then(view, out, pinned, |ex| (compute(ex), ()), |_, _| {});
+}
+
+/// [`place_with_retry`] whose `compute` also returns what `finish` adds to
+/// the placed plan before the backfill (e.g. fluid shares' time-shared
+/// parts, `policy::fluid`).
+pub fn place_then<T>(
+    view: &View,
+    out: &mut Decision,
+    pinned: &[u32],
+    mut compute: impl FnMut(&BTreeSet<u32>) -> (Vec<Share>, T),
+    finish: impl FnOnce(&mut Plan, T),
+) {
     let mut excluded = BTreeSet::new();
     for round in 0..6 {
-        let shares = compute(&excluded);
+        let (shares, extra) = compute(&excluded);
         let (mut plan, failed) = plan_shares(view, pinned, &shares);
         if failed.is_empty() || round == 5 {
+            finish(&mut plan, extra);
             backfill(view, &mut plan);
             out.apply_plan(view, plan);
             return;
         }
         excluded.extend(failed);
     }
+}
+
+/// `candidates` without the `excluded` jobs, in order.
+pub fn without(candidates: &[u32], excluded: &BTreeSet<u32>) -> Vec<u32> {
+    candidates
+        .iter()
+        .copied()
+        .filter(|j| !excluded.contains(j))
+        .collect()
 }
 
 /// Gives GPUs left idle by fragmentation to jobs the plan leaves without

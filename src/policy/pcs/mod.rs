@@ -24,13 +24,14 @@ pub mod heuristic;
 pub mod wfq;
 
 use super::alloc::{
-    backfill, first_grant, is_rigid, pinned, place_with_retry, plan_shares, share_cap, Share,
+    first_grant, is_rigid, pinned, place_then, place_with_retry, share_cap, without, Share,
 };
 use super::fluid;
 use super::{Policy, PolicyInfo, Trigger};
 use crate::error::Result;
 use crate::params::{ParamSpec, Params};
 use crate::sim::{Decision, RateFn, View};
+use std::collections::BTreeSet;
 use wfq::{FluidJob, WfqConfig};
 
 const PARAMS: &[ParamSpec] = &[
@@ -264,11 +265,7 @@ impl Policy for Pcs {
         }
         let mut first = true;
         place_with_retry(view, out, &pinned, |excluded| {
-            let jobs: Vec<u32> = candidates
-                .iter()
-                .copied()
-                .filter(|j| !excluded.contains(j))
-                .collect();
+            let jobs = without(&candidates, excluded);
             let fluid = self.fluid(view, &jobs, free);
             let counts = self.realise(view.now, first, &jobs, &fluid);
             first = false;
@@ -315,13 +312,8 @@ impl Pcs {
         free: u32,
         candidates: &[u32],
     ) {
-        let mut excluded = std::collections::BTreeSet::new();
-        for round in 0..6 {
-            let jobs: Vec<u32> = candidates
-                .iter()
-                .copied()
-                .filter(|j| !excluded.contains(j))
-                .collect();
+        let compute = |excluded: &BTreeSet<u32>| {
+            let jobs = without(candidates, excluded);
             let fluid = self.fluid(view, &jobs, free);
             let mut shares = Vec::with_capacity(jobs.len());
             let mut fractions = Vec::with_capacity(jobs.len());
@@ -349,15 +341,11 @@ impl Pcs {
                     fractions.push((j, (a - count as f64).clamp(0.0, 1.0)));
                 }
             }
-            let (mut plan, failed) = plan_shares(view, pinned, &shares);
-            if failed.is_empty() || round == 5 {
-                fluid::add_parts(view, &mut plan, &fractions);
-                backfill(view, &mut plan);
-                out.apply_plan(view, plan);
-                return;
-            }
-            excluded.extend(failed);
-        }
+            (shares, fractions)
+        };
+        place_then(view, out, pinned, compute, |plan, fractions| {
+            fluid::add_parts(view, plan, &fractions)
+        });
     }
 
     /// Tells the page each job's size class once (when it asks).
