@@ -285,6 +285,31 @@ fn unknown_objectives_are_errors() {
     assert!(e.contains("unknown objective 'avg_happiness'"), "{e}");
 }
 
+/// `reproduce pcs --schemes`: only the named Fig. 7 schemes run (AFS, the
+/// normaliser, always), on the artifact's smallest Fig. 7 trace; a name that
+/// is not a scheme is an error listing them.
+#[test]
+fn reproduce_pcs_runs_the_schemes_asked_for() {
+    use schedlab::repro::pcs;
+    let e = pcs::check_schemes(&["PCS".into()]).unwrap_err().to_string();
+    assert!(e.contains("'PCS'") && e.contains("PCS-pred"), "{e}");
+    let dir = std::path::PathBuf::from("../shared/data/pcs");
+    if !dir.join("traces").is_dir() {
+        eprintln!("skipped: ../shared/data/pcs (the PCS artifact's data) is absent");
+        return;
+    }
+    let opts = pcs::Options {
+        pcs_dir: Some(dir),
+        traces: vec!["0e4a51".into()],
+        schemes: vec!["fifo".into()],
+        ..pcs::Options::default()
+    };
+    let r = pcs::reproduce(&opts, &mut |_| {}).unwrap();
+    let schemes: Vec<&str> = r.fig7.iter().map(|x| x.scheme.as_str()).collect();
+    assert_eq!(schemes, ["AFS", "FIFO"]);
+    assert_eq!(r.fig7[1].avg_err, 0.0);
+}
+
 /// `reproduce pcs` without the artifact's data: the toy's table and checks,
 /// and a note that Fig. 7 needs the data.
 #[test]

@@ -72,6 +72,11 @@ pub struct ReproduceArgs {
     /// pcs: the PCS artifact's data (traces/); default ../shared/data/pcs when it exists.
     #[arg(long, value_name = "DIR")]
     pub pcs_dir: Option<String>,
+    /// pcs: Fig. 7 schemes to run, comma-separated: AFS, Tiresias, Themis, FIFO, PCS-JCT,
+    /// PCS-bal, PCS-pred (default: all; AFS always runs, the JCTs are normalised to it).
+    /// Themis is the slow one with predictions (686 s on 6c71a0, the rest under a minute).
+    #[arg(long)]
+    pub schemes: Option<String>,
     /// sts: cluster sizes in nodes, comma-separated (default 10,30,50; the paper: 10 to 100).
     /// copter: cluster scales N of copter-256xN (256 N GPUs; default 4,40: 1,024 and 10,240 GPUs,
     /// the second the thesis's Table 4.1 size, about 2 minutes for COpter and half an hour
@@ -345,9 +350,19 @@ fn reproduce_pcs(a: &ReproduceArgs) -> Result<()> {
             .collect(),
     };
     let (fig9, fig9b, fig9c) = pcs_sections(a.sections.as_deref())?;
+    let schemes: Vec<String> = a
+        .schemes
+        .as_deref()
+        .unwrap_or("")
+        .split(',')
+        .map(|x| x.trim().to_string())
+        .filter(|x| !x.is_empty())
+        .collect();
+    pcs::check_schemes(&schemes)?;
     let opts = pcs::Options {
         pcs_dir: dir,
         traces,
+        schemes,
         overrides: split_overrides(&a.set)?,
         seed: a.seed,
         fig9,

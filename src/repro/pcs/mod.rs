@@ -28,6 +28,9 @@ pub struct Options {
     pub pcs_dir: Option<PathBuf>,
     /// Philly VC traces to run (ids of Fig. 7).
     pub traces: Vec<String>,
+    /// Fig. 7 schemes to run (names of `SCHEMES`; empty: all). AFS always
+    /// runs: the JCTs are normalised to it.
+    pub schemes: Vec<String>,
     /// Extra overrides (e.g. `engine.predict_max`).
     pub overrides: Overrides,
     pub seed: u64,
@@ -52,6 +55,7 @@ impl Default for Options {
         Options {
             pcs_dir: None,
             traces: Vec::new(),
+            schemes: Vec::new(),
             overrides: Overrides::default(),
             seed: 1,
             fig9: false,
@@ -251,6 +255,9 @@ fn run_fig7_trace(
     let base = predicting(&opts.overrides);
     let mut results: Vec<(usize, Summary, f64)> = Vec::new();
     for (i, (scheme, policy)) in SCHEMES.iter().enumerate() {
+        if !scheme_wanted(opts, i) {
+            continue;
+        }
         let (name, o) = match policy.strip_prefix("pcs-") {
             Some(pick) => {
                 let k = ["jct", "bal", "pred"]
@@ -287,6 +294,30 @@ fn run_fig7_trace(
             wall_s,
         })
         .collect())
+}
+
+/// Is scheme `i` of `SCHEMES` to run? (AFS, the normaliser, always is.)
+fn scheme_wanted(opts: &Options, i: usize) -> bool {
+    i == 0
+        || opts.schemes.is_empty()
+        || opts
+            .schemes
+            .iter()
+            .any(|s| s.eq_ignore_ascii_case(SCHEMES[i].0))
+}
+
+/// Checks `--schemes` names against Fig. 7's schemes.
+pub fn check_schemes(names: &[String]) -> Result<()> {
+    for n in names {
+        if !SCHEMES.iter().any(|(s, _)| s.eq_ignore_ascii_case(n)) {
+            let all: Vec<&str> = SCHEMES.iter().map(|(s, _)| *s).collect();
+            return Err(Error::config(format!(
+                "--schemes: '{n}' is not a scheme of Fig. 7 ({})",
+                all.join(", ")
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Seeds of the microbenchmark: Fig. 9 says five without naming them; these are the
