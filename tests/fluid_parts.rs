@@ -232,3 +232,43 @@ fn pcs_runs_the_artifacts_fluid_shares() {
     assert!((jct(&rotate, 0) - 100.0).abs() > 1.0, "{}", jct(&rotate, 0));
     assert!((jct(&rotate, 1) - 350.0).abs() < 1e-6);
 }
+
+/// `maxmin` with `fluid` (the PCS artifact's FS): four linear one-GPU jobs
+/// on three GPUs get 3/4 of a GPU each, so the three 100-second ones end
+/// together at 133.3 s; the fourth (200 s) then runs alone on a whole GPU:
+/// 100 of its seconds are done by then, so it ends 100 s later. Whole-GPU
+/// max-min makes the fourth wait instead.
+#[test]
+fn fluid_maxmin_shares_gpus_exactly() {
+    let trace = Trace::from_jobs(
+        "four",
+        vec![
+            elastic("a", 0.0, "linear", 1, 100.0),
+            elastic("b", 0.0, "linear", 1, 100.0),
+            elastic("c", 0.0, "linear", 1, 100.0),
+            elastic("d", 0.0, "linear", 1, 200.0),
+        ],
+    )
+    .unwrap();
+    let three = parse_cluster("v100:1x3").unwrap();
+    let zoo = ModelZoo::builtin();
+    let run_maxmin = |fluid: &str| {
+        let (p, _) = policy::build("maxmin", &[("fluid".into(), fluid.into())], 1).unwrap();
+        Simulation::new(&trace, &three, &zoo, p, EngineConfig::default())
+            .unwrap()
+            .run(&mut |_| true)
+            .unwrap()
+    };
+    let fluid = run_maxmin("true");
+    let third = 400.0 / 3.0;
+    for (i, want) in [third, third, third, third + 100.0].into_iter().enumerate() {
+        assert!(
+            (jct(&fluid, i) - want).abs() < 1e-6,
+            "job {i}: {}",
+            jct(&fluid, i)
+        );
+    }
+    let whole = run_maxmin("false");
+    assert!((jct(&whole, 0) - 100.0).abs() < 1e-6);
+    assert!((jct(&whole, 3) - 300.0).abs() < 1e-6);
+}

@@ -5,8 +5,15 @@
 //! until GPUs run out. Rigid jobs get their full request or nothing. GPUs no
 //! capped job can use stay idle. Under `engine.placement=netpack` the shares
 //! are regulated and placed by network packing (AFS §4.4).
+//!
+//! With `fluid` (the PCS artifact's fair-share scheme, "FS", spec seed001
+//! §3): rigid jobs take their request in arrival order while it fits, and
+//! the rest is water-filled exactly among the elastic jobs (each gets
+//! min(cap, level), the level using every GPU), fractions included: whole
+//! GPUs plus time-shared parts (`policy::fluid`).
 
-use super::alloc::{plan_shares, Plan, Share};
+use super::alloc::{place_then, plan_shares, without, Plan, Share};
+use super::fluid;
 use super::{claim_elastic, claim_rigid, Policy, PolicyInfo, Trigger, ROUND_PARAM_EVENTS};
 use crate::cluster::PlacementRule;
 use crate::error::Result;
@@ -14,7 +21,14 @@ use crate::params::{ParamSpec, Params};
 use crate::sim::{Decision, View};
 use crate::workload::Adaptivity;
 
-const PARAMS: &[ParamSpec] = &[ROUND_PARAM_EVENTS];
+const PARAMS: &[ParamSpec] = &[
+    ROUND_PARAM_EVENTS,
+    ParamSpec::boolean(
+        "fluid",
+        "false",
+        "Exact (fractional) water-filling as the PCS artifact's FS: every elastic job gets min(its useful maximum, the level), fractions as time-shared parts of GPUs; off: whole GPUs dealt one at a time (AFS's Max-Min)",
+    ),
+];
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "maxmin",
@@ -29,12 +43,31 @@ pub const INFO: PolicyInfo = PolicyInfo {
 fn build(p: &Params, _seed: u64) -> Result<Box<dyn Policy>> {
     Ok(Box::new(MaxMin {
         round_s: p.f64("round_s"),
+        fluid: p.bool("fluid"),
     }))
 }
 
 #[derive(Clone)]
 struct MaxMin {
     round_s: f64,
+    /// Exact fractional water-filling (the PCS artifact's FS).
+    fluid: bool,
+}
+
+/// Exact water-filling of `total` GPUs over jobs with useful maxima `caps`:
+/// each gets min(cap, L), with the level L chosen so that every GPU is used
+/// (or every job is at its cap).
+pub(crate) fn fluid_fill(caps: &[u32], total: f64) -> Vec<f64> {
+    let mut order: Vec<usize> = (0..caps.len()).collect();
+    crate::sorting::sort_by_key(&mut order, |&i| (caps[i], i));
+    let mut share = vec![0.0; caps.len()];
+    let mut left = total.max(0.0);
+    for (k, &i) in order.iter().enumerate() {
+        let even = left / (order.len() - k) as f64;
+        share[i] = (caps[i] as f64).min(even);
+        left -= share[i];
+    }
+    share
 }
 
 /// Water-filling shares for `jobs` (arrival order) with `caps`, `total` GPUs.
@@ -130,6 +163,67 @@ impl MaxMin {
     }
 }
 
+impl MaxMin {
+    /// The fluid variant: rigid requests in arrival order while they fit,
+    /// exact water-filling of the rest over the elastic jobs, whole GPUs
+    /// for the integer parts and time-shared parts for the fractions.
+    fn schedule_fluid(&self, view: &View<'_>, out: &mut Decision, jobs: &[u32], pinned: &[bool]) {
+        let pins: Vec<u32> = (0..jobs.len())
+            .filter(|&i| pinned[i])
+            .map(|i| jobs[i])
+            .collect();
+        let held: u32 = pins.iter().map(|&j| view.gpus_of(j)).sum();
+        let total = view.cluster.total_gpus.saturating_sub(held) as f64;
+        let candidates: Vec<u32> = (0..jobs.len())
+            .filter(|&i| !pinned[i])
+            .map(|i| jobs[i])
+            .collect();
+        let compute = |excluded: &std::collections::BTreeSet<u32>| {
+            let live = without(&candidates, excluded);
+            let mut left = total;
+            let mut shares = Vec::with_capacity(live.len());
+            let mut elastic = Vec::with_capacity(live.len());
+            for &j in &live {
+                if view.spec(j).adaptivity != Adaptivity::Rigid {
+                    elastic.push(j);
+                    continue;
+                }
+                let r = view.spec(j).gpus.max(1);
+                if r as f64 <= left + FRAC_EPS {
+                    left -= r as f64;
+                    shares.push(Share {
+                        job: j,
+                        count: r,
+                        min: r,
+                        cap: r,
+                    });
+                }
+            }
+            let caps: Vec<u32> = elastic.iter().map(|&j| view.max_useful_gpus(j)).collect();
+            let mut fractions = Vec::with_capacity(elastic.len());
+            for ((&j, &cap), a) in elastic.iter().zip(&caps).zip(fluid_fill(&caps, left)) {
+                let count = ((a + FRAC_EPS).floor() as u32).min(cap);
+                shares.push(Share {
+                    job: j,
+                    count,
+                    min: count.min(1),
+                    cap,
+                });
+                if count < cap && a - count as f64 > FRAC_EPS {
+                    fractions.push((j, a - count as f64));
+                }
+            }
+            (shares, fractions)
+        };
+        place_then(view, out, &pins, compute, |plan, fractions| {
+            fluid::add_parts(view, plan, &fractions)
+        });
+    }
+}
+
+/// Fractions below this are rounding noise, not a share.
+const FRAC_EPS: f64 = 1e-6;
+
 impl Policy for MaxMin {
     fn name(&self) -> &str {
         "maxmin"
@@ -161,6 +255,10 @@ impl Policy for MaxMin {
             .iter()
             .map(|&j| view.is_running(j) && !view.spec(j).preemptible)
             .collect();
+        if self.fluid {
+            self.schedule_fluid(view, out, &jobs, &pinned);
+            return;
+        }
         let pinned_gpus: u32 = jobs
             .iter()
             .zip(&pinned)
@@ -222,7 +320,16 @@ impl Policy for MaxMin {
 
 #[cfg(test)]
 mod tests {
-    use super::water_fill;
+    use super::{fluid_fill, water_fill};
+
+    #[test]
+    fn fluid_filling_uses_every_gpu_up_to_the_caps() {
+        assert_eq!(fluid_fill(&[8, 8], 5.0), vec![2.5, 2.5]);
+        assert_eq!(fluid_fill(&[1, 8, 8], 6.0), vec![1.0, 2.5, 2.5]);
+        assert_eq!(fluid_fill(&[1, 1], 6.0), vec![1.0, 1.0]);
+        let s = fluid_fill(&[3, 3, 3], 2.0);
+        assert!(s.iter().all(|x| (x - 2.0 / 3.0).abs() < 1e-12), "{s:?}");
+    }
 
     #[test]
     fn water_filling() {
