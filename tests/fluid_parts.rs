@@ -272,3 +272,22 @@ fn fluid_maxmin_shares_gpus_exactly() {
     assert!((jct(&whole, 0) - 100.0).abs() < 1e-6);
     assert!((jct(&whole, 3) - 300.0).abs() < 1e-6);
 }
+
+/// Placements share a GPU when one holds it whole or in part and so does
+/// the other (the engine counts a migration only when none is shared).
+#[test]
+fn parts_count_as_shared_gpus() {
+    let kind = cluster().kinds[0];
+    let part = |gpu: u8| Part {
+        node: 0,
+        gpu,
+        share: 500,
+    };
+    let whole0 = Placement::whole(kind, vec![NodeShare { node: 0, mask: 0b1 }]);
+    let part0 = Placement::fluid(kind, vec![], vec![part(0)]);
+    let part1 = Placement::fluid(kind, vec![], vec![part(1)]);
+    let part12 = Placement::fluid(kind, vec![], vec![part(1), part(2)]);
+    assert!(whole0.overlaps(&part0) && part0.overlaps(&whole0));
+    assert!(part1.overlaps(&part12));
+    assert!(!part0.overlaps(&part1) && !whole0.overlaps(&part1));
+}

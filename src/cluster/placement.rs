@@ -169,17 +169,20 @@ impl Placement {
         })
     }
 
-    /// Do the placements share a GPU? (`intersect(..).is_some()` without
-    /// building the intersection.)
+    /// Do the placements share a GPU, whole or time-shared part? (For whole
+    /// GPUs, `intersect(..).is_some()` without building the intersection.)
     pub fn overlaps(&self, other: &Placement) -> bool {
-        self.kind == other.kind
-            && self.shares.iter().any(|a| {
-                other
-                    .shares
+        let on = |p: &Placement, node: u32, mask: u64| {
+            p.shares
+                .iter()
+                .any(|b| b.node == node && b.mask & mask != 0)
+                || p.parts
                     .iter()
-                    .find(|b| b.node == a.node)
-                    .is_some_and(|b| a.mask & b.mask != 0)
-            })
+                    .any(|q| q.node == node && q.mask() & mask != 0)
+        };
+        self.kind == other.kind
+            && (self.shares.iter().any(|a| on(other, a.node, a.mask))
+                || self.parts.iter().any(|q| on(other, q.node, q.mask())))
     }
 
     /// Does this placement hold every GPU of `other`?
