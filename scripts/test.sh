@@ -38,6 +38,9 @@ node tests/wasm-node/compare.mjs target/release/schedlab sia-philly sia-hetero-6
 node tests/wasm-node/compare.mjs target/release/schedlab afs-mini afs-64 afs-l,maxmin 3 engine.reconfig=coddl
 # Predictions at arrival (forks under a copy of each policy, sampled arrivals) and per-pool FCFS.
 node tests/wasm-node/compare.mjs target/release/schedlab afs-mini afs-64 fifo,tiresias,afs-l,pool-fcfs,pcs,themis-pcs 3 engine.predict=true engine.predict_max=120
+# Fractional shares: PCS's testbed rotation, and max-min as the PCS artifact's fluid fair share
+# (time-shared parts of GPUs; `pcs` itself is fluid by default, checked above and below).
+node tests/wasm-node/compare.mjs target/release/schedlab pcs-themis1 pcs-64 pcs,maxmin 3 pcs.realise=rotate maxmin.fluid=true engine.predict=true
 # The PCS per-VC family's bundled trace (bursty gaps, mixed widths) on the core package.
 SCHEDLAB_WASM_PKG=pkg node tests/wasm-node/compare.mjs target/release/schedlab pcs-vc-ee9e8c pcs-64 fifo,afs-l,srsf,themis-pcs,pcs
 # STS and its baselines (early stops drawn from the seed, GPU cost, due dates), and with sharing.
