@@ -76,13 +76,19 @@ pub fn add_parts(view: &View, plan: &mut Plan, fractions: &[(u32, f64)]) {
             used: 0,
         })
         .collect();
+    // Each job's index in the plan (the plan grows below, by jobs not in it).
+    let index: std::collections::BTreeMap<u32, usize> = plan
+        .iter()
+        .enumerate()
+        .map(|(i, (j, _, _))| (*j, i))
+        .collect();
     for &(job, fraction) in fractions {
         let want = (fraction * Slice::WHOLE as f64).floor();
         if want.is_nan() || want < 1.0 {
             continue;
         }
         let want = (want as u16).min(Slice::WHOLE - 1);
-        let held = plan.iter().position(|(j, _, _)| *j == job);
+        let held = index.get(&job).copied();
         let wrap = match held {
             Some(i) => wraps.iter_mut().find(|w| w.kind == plan[i].1.kind),
             None => wraps
