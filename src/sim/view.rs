@@ -150,7 +150,8 @@ impl<'a> View<'a> {
         } else {
             crate::sim::Knowledge::Declared
         };
-        self.sim.forecast_with(policy, Some(self.round_tick), knows)
+        self.sim
+            .forecast_with(policy, Some(self.round_tick), knows, None)
     }
 
     /// True job lengths, if the policy declared oracle knowledge; None

@@ -38,7 +38,7 @@ impl Simulation {
     /// the true ones (this is the engine's view; policies forecast through
     /// [`crate::sim::View::forecast`], which uses what they may know).
     pub fn forecast(&self, policy: Box<dyn Policy>) -> Result<Forecast> {
-        self.forecast_with(policy, None, Knowledge::Oracle)
+        self.forecast_with(policy, None, Knowledge::Oracle, None)
     }
 
     /// The fork behind [`Simulation::forecast`] and `View::forecast`:
@@ -46,11 +46,15 @@ impl Simulation {
     /// flag) before time moves; with `Knowledge::Declared` each active job's
     /// work is what the caller may know (declared work, or the progress so
     /// far once a job has run past it), so a forecast cannot leak the truth.
+    /// With `until_done`, the fork stops as soon as those jobs have finished
+    /// (the others' completions are then None unless they came first): a
+    /// prediction needs no more.
     pub(in crate::sim) fn forecast_with(
         &self,
         policy: Box<dyn Policy>,
         pending_tick: Option<bool>,
         knows: Knowledge,
+        until_done: Option<Vec<u32>>,
     ) -> Result<Forecast> {
         let mut f = self.fork_without_arrivals();
         f.install_policy(policy);
@@ -68,7 +72,15 @@ impl Simulation {
                 }
             }
         }
-        while f.step()? {}
+        match until_done {
+            None => while f.step()? {},
+            Some(mut wanted) => {
+                wanted.retain(|&id| f.jobs[id as usize].finish.is_none());
+                while !wanted.is_empty() && f.step()? {
+                    wanted.retain(|&id| f.jobs[id as usize].finish.is_none());
+                }
+            }
+        }
         let finish = self
             .active
             .iter()
@@ -112,8 +124,17 @@ impl Simulation {
         let Some(policy) = self.policy.as_ref().map(|p| p.clone_box()) else {
             return Ok(());
         };
+        // Only jobs without a prediction yet take one from this forecast, so
+        // the fork runs until they are done, not until every job is: the
+        // same predictions to the bit, and forks of long queues stop sooner.
+        let unpredicted: Vec<u32> = self
+            .active
+            .iter()
+            .copied()
+            .filter(|&id| self.jobs[id as usize].predicted_finish.is_none() && !later.contains(&id))
+            .collect();
         let forecast = if later.is_empty() {
-            self.forecast_with(policy, None, Knowledge::Declared)?
+            self.forecast_with(policy, None, Knowledge::Declared, Some(unpredicted))?
         } else {
             let mut before = self.clone();
             before.cfg.record_timeline = false;
@@ -121,7 +142,7 @@ impl Simulation {
             for id in later {
                 before.unarrive(id);
             }
-            before.forecast_with(policy, Some(false), Knowledge::Declared)?
+            before.forecast_with(policy, Some(false), Knowledge::Declared, Some(unpredicted))?
         };
         for (job, finish) in forecast.finish {
             let st = &mut self.jobs[job as usize];
