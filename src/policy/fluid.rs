@@ -14,7 +14,28 @@
 use crate::cluster::{GpuKind, Packer, Part, Placement, Slice};
 use crate::sim::View;
 
-use super::alloc::Plan;
+use super::alloc::{Plan, Share};
+
+/// Fractions of a GPU below this are rounding noise, not a share.
+pub const FRAC_EPS: f64 = 1e-6;
+
+/// An elastic job's fluid share `a` (GPUs, at most `cap` useful) as whole
+/// GPUs to place (`Share`) and the fraction left for time-shared parts
+/// (None when there is none worth a part).
+pub fn split(job: u32, a: f64, cap: u32) -> (Share, Option<(u32, f64)>) {
+    let count = ((a + FRAC_EPS).floor() as u32).min(cap);
+    let share = Share {
+        job,
+        count,
+        min: count.min(1),
+        cap,
+    };
+    let fraction = (a - count as f64).clamp(0.0, 1.0);
+    (
+        share,
+        (count < cap && fraction > FRAC_EPS).then_some((job, fraction)),
+    )
+}
 
 /// The free GPUs of one type in layout order and how much of the current
 /// one the parts laid so far take.

@@ -13,7 +13,7 @@
 //! GPUs plus time-shared parts (`policy::fluid`).
 
 use super::alloc::{place_then, plan_shares, without, Plan, Share};
-use super::fluid;
+use super::fluid::{self, FRAC_EPS};
 use super::{claim_elastic, claim_rigid, Policy, PolicyInfo, Trigger, ROUND_PARAM_EVENTS};
 use crate::cluster::PlacementRule;
 use crate::error::Result;
@@ -202,16 +202,9 @@ impl MaxMin {
             let caps: Vec<u32> = elastic.iter().map(|&j| view.max_useful_gpus(j)).collect();
             let mut fractions = Vec::with_capacity(elastic.len());
             for ((&j, &cap), a) in elastic.iter().zip(&caps).zip(fluid_fill(&caps, left)) {
-                let count = ((a + FRAC_EPS).floor() as u32).min(cap);
-                shares.push(Share {
-                    job: j,
-                    count,
-                    min: count.min(1),
-                    cap,
-                });
-                if count < cap && a - count as f64 > FRAC_EPS {
-                    fractions.push((j, a - count as f64));
-                }
+                let (share, fraction) = fluid::split(j, a, cap);
+                shares.push(share);
+                fractions.extend(fraction);
             }
             (shares, fractions)
         };
@@ -220,9 +213,6 @@ impl MaxMin {
         });
     }
 }
-
-/// Fractions below this are rounding noise, not a share.
-const FRAC_EPS: f64 = 1e-6;
 
 impl Policy for MaxMin {
     fn name(&self) -> &str {

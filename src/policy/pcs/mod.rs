@@ -26,7 +26,7 @@ pub mod wfq;
 use super::alloc::{
     first_grant, is_rigid, pinned, place_then, place_with_retry, share_cap, without, Share,
 };
-use super::fluid;
+use super::fluid::{self, FRAC_EPS};
 use super::{Policy, PolicyInfo, Trigger};
 use crate::error::Result;
 use crate::params::{ParamSpec, Params};
@@ -122,9 +122,6 @@ struct Pcs {
     /// call the policy at every event of every prediction.
     fixed: Vec<Option<FluidJob>>,
 }
-
-/// Fractions below this are rounding noise, not a share.
-const FRAC_EPS: f64 = 1e-6;
 
 impl Pcs {
     /// The fluid shares of `jobs` (arrival order) on `capacity` GPUs.
@@ -330,16 +327,9 @@ impl Pcs {
                     });
                     continue;
                 }
-                let count = ((a + FRAC_EPS).floor() as u32).min(cap);
-                shares.push(Share {
-                    job: j,
-                    count,
-                    min: count.min(1),
-                    cap,
-                });
-                if count < cap {
-                    fractions.push((j, (a - count as f64).clamp(0.0, 1.0)));
-                }
+                let (share, fraction) = fluid::split(j, a, cap);
+                shares.push(share);
+                fractions.extend(fraction);
             }
             (shares, fractions)
         };
