@@ -12,7 +12,7 @@
 //! min(cap, level), the level using every GPU), fractions included: whole
 //! GPUs plus time-shared parts (`policy::fluid`).
 
-use super::alloc::{place_then, plan_shares, without, Plan, Share};
+use super::alloc::{pinned, place_then, plan_shares, without, Plan, Share};
 use super::fluid::{self, FRAC_EPS};
 use super::{claim_elastic, claim_rigid, Policy, PolicyInfo, Trigger, ROUND_PARAM_EVENTS};
 use crate::cluster::PlacementRule;
@@ -167,16 +167,14 @@ impl MaxMin {
     /// The fluid variant: rigid requests in arrival order while they fit,
     /// exact water-filling of the rest over the elastic jobs, whole GPUs
     /// for the integer parts and time-shared parts for the fractions.
-    fn schedule_fluid(&self, view: &View<'_>, out: &mut Decision, jobs: &[u32], pinned: &[bool]) {
-        let pins: Vec<u32> = (0..jobs.len())
-            .filter(|&i| pinned[i])
-            .map(|i| jobs[i])
-            .collect();
-        let held: u32 = pins.iter().map(|&j| view.gpus_of(j)).sum();
-        let total = view.cluster.total_gpus.saturating_sub(held) as f64;
-        let candidates: Vec<u32> = (0..jobs.len())
-            .filter(|&i| !pinned[i])
-            .map(|i| jobs[i])
+    fn schedule_fluid(&self, view: &View<'_>, out: &mut Decision) {
+        let (pins, free) = pinned(view);
+        let total = free as f64;
+        let candidates: Vec<u32> = view
+            .active
+            .iter()
+            .copied()
+            .filter(|j| !pins.contains(j))
             .collect();
         let compute = |excluded: &std::collections::BTreeSet<u32>| {
             let live = without(&candidates, excluded);
@@ -224,6 +222,10 @@ impl Policy for MaxMin {
     }
 
     fn schedule(&mut self, view: &View<'_>, out: &mut Decision) {
+        if self.fluid {
+            self.schedule_fluid(view, out);
+            return;
+        }
         let jobs: Vec<u32> = view.active.iter().copied().collect();
         let rigid: Vec<bool> = jobs
             .iter()
@@ -245,10 +247,6 @@ impl Policy for MaxMin {
             .iter()
             .map(|&j| view.is_running(j) && !view.spec(j).preemptible)
             .collect();
-        if self.fluid {
-            self.schedule_fluid(view, out, &jobs, &pinned);
-            return;
-        }
         let pinned_gpus: u32 = jobs
             .iter()
             .zip(&pinned)
