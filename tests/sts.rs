@@ -165,6 +165,84 @@ fn every_sts_policy_finishes_a_high_load_trace() {
     assert_eq!(costs[0].2, 0.0, "{costs:?}");
 }
 
+/// The zoo's knobs for the placeholder profiles (`--set zoo.KEY`) and the
+/// generator's, which must match.
+fn profiled(knobs: &[(&str, &str)]) -> ModelZoo {
+    let mut zoo = ModelZoo::builtin();
+    let pairs: Vec<(String, String)> = knobs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    zoo.apply_overrides(&pairs).unwrap();
+    zoo
+}
+
+#[test]
+fn the_profiles_knobs_change_the_models_and_the_due_dates() {
+    let a100 = schedlab::cluster::GpuKind::by_name("a100-80").unwrap();
+    let k80 = schedlab::cluster::GpuKind::by_name("k80-board").unwrap();
+    let rate = |zoo: &ModelZoo, kind, gpus| {
+        let id = zoo.lookup("sts/pytorch-resnet-bs32-sgd").unwrap();
+        let schedlab::perf::Behaviour::Table(t) = &zoo.get(id).behaviour else {
+            panic!("a table model")
+        };
+        t.rate(kind, gpus)
+    };
+    let base = ModelZoo::builtin();
+    let slow = profiled(&[("sts_a100_speed", "3"), ("sts_beta_scale", "3")]);
+    assert!((rate(&base, a100, 1) / rate(&base, k80, 1) - 6.0).abs() < 1e-9);
+    assert!((rate(&slow, a100, 1) / rate(&slow, k80, 1) - 3.0).abs() < 1e-9);
+    // Poorer scaling: 8 GPUs buy less over one.
+    let gain = |zoo: &ModelZoo| rate(zoo, k80, 8) / rate(zoo, k80, 1);
+    assert!(gain(&slow) < gain(&base) - 1.0);
+    // Slower A100s leave later due dates (they come from the fastest configuration).
+    let gen = |knob: &str| {
+        let set = vec![("sts_a100_speed".to_string(), knob.to_string())];
+        generate("sts", Some(50), 4, &set).unwrap()
+    };
+    let (fast, slow_t) = (gen("6"), gen("3"));
+    for (a, b) in fast.jobs.iter().zip(&slow_t.jobs) {
+        assert_eq!(a.model, b.model);
+        assert!(b.due.unwrap() - b.arrival > a.due.unwrap() - a.arrival);
+    }
+    let bad = vec![("sts_a100_speed".to_string(), "0.5".to_string())];
+    let err = ModelZoo::builtin()
+        .apply_overrides(&bad)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("sts_a100_speed"), "{err}");
+}
+
+#[test]
+fn sts_does_not_bounce_shared_jobs_between_types() {
+    // Poor multi-GPU scaling: a K80 board cannot match an M60's speed at any
+    // count. Ranking such a step down by cost alone made jobs alternate
+    // between a K80 shared slot and an M60, ever faster (650 moves per job,
+    // 52 s for 300 jobs); now they move about 4 times.
+    let zoo = profiled(&[("sts_beta_scale", "3")]);
+    let cluster = parse_cluster("sts-k80m60-30").unwrap();
+    let set = vec![
+        ("nodes".to_string(), "30".to_string()),
+        ("family".to_string(), "k80m60".to_string()),
+        ("arrivals".to_string(), "high".to_string()),
+        ("due_widen".to_string(), "1.2".to_string()),
+        ("sts_beta_scale".to_string(), "3".to_string()),
+    ];
+    let trace = generate("sts", None, 1, &set).unwrap();
+    let sharing = [("sharing".to_string(), "true".to_string())];
+    let (policy, _) = schedlab::policy::build("sts", &sharing, 1).unwrap();
+    let mut sim =
+        schedlab::sim::Simulation::new(&trace, &cluster, &zoo, policy, Default::default()).unwrap();
+    // Stop early rather than spin if it comes back (it took over 10^6 events).
+    let limit = 100_000;
+    let out = sim
+        .run(&mut |p| p.events < limit)
+        .unwrap_or_else(|e| panic!("{e}: more than {limit} events"));
+    assert!(out.jobs.iter().all(|j| j.finish.is_some()));
+    let moves = out.jobs.iter().map(|j| j.restarts as f64).sum::<f64>() / out.jobs.len() as f64;
+    assert!(moves < 20.0, "{moves} restarts per job");
+}
+
 #[test]
 fn bad_sts_input_names_file_line_and_field() {
     let head = "name,arrival,model,gpus,due,weight,mem_gb\n";

@@ -210,6 +210,7 @@ pub fn run(a: RunArgs) -> Result<()> {
             a.zoo
         ))
     })?;
+    zoo.apply_overrides(overrides.get("zoo").map_or(&[][..], |v| v))?;
     if !a.profiles.is_empty() {
         let set = super::models::read_profiles(&a.profiles)?;
         zoo.add_profiles(&set, &a.profiles.join(", "))?;
@@ -337,7 +338,10 @@ pub fn list(what: &str, json: bool) -> Result<()> {
             (t, serde_json::to_value(ENGINE_PARAMS))
         }
         "models" => {
-            let mut t = String::new();
+            let mut t = String::from("zoo parameters (--set zoo.KEY=VALUE with run and reproduce; gen sts takes the same keys):\n");
+            for s in crate::perf::ZOO_PARAMS {
+                t.push_str(&format!("    {}={}  {}  [{}]\n", s.name, s.default, s.help, kind_text(&s.kind)));
+            }
             for m in zoo.models() {
                 t.push_str(&format!(
                     "{:<24} family {:<8} batch {:>5}  max GPUs {:>3}  restart {:>4}s  {}\n    source: {}\n",

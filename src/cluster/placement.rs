@@ -475,14 +475,7 @@ impl<'c> Packer<'c> {
             }
         }
         // 2. Free GPUs nobody else has reserved (plus our own).
-        let mut avail = std::mem::take(&mut self.avail);
-        avail.clear();
-        avail.extend(self.free.iter().zip(&self.reserved).map(|(f, r)| f & !r));
-        if let Some(cur) = own {
-            for s in &cur.shares {
-                avail[s.node as usize] |= self.free[s.node as usize] & s.mask;
-            }
-        }
+        let avail = self.unreserved(own);
         let placed = self
             .find(kind, count, &avail, own)
             // 3. Take GPUs reserved by lower-priority running jobs.
@@ -496,6 +489,21 @@ impl<'c> Packer<'c> {
         self.release_slot(slot);
         self.mark_claimed(&placed);
         Some(placed)
+    }
+
+    /// Free GPUs per node that no other running job has reserved, plus
+    /// `own`'s (the claiming job's reservation). Reuses the packer's buffer:
+    /// hand it back through `self.avail`.
+    fn unreserved(&mut self, own: Option<&Placement>) -> Vec<u64> {
+        let mut avail = std::mem::take(&mut self.avail);
+        avail.clear();
+        avail.extend(self.free.iter().zip(&self.reserved).map(|(f, r)| f & !r));
+        if let Some(cur) = own {
+            for s in &cur.shares {
+                avail[s.node as usize] |= self.free[s.node as usize] & s.mask;
+            }
+        }
+        avail
     }
 
     /// Claims `count` GPUs of `kind` under `PlacementRule::Any` whatever the
@@ -642,8 +650,13 @@ impl<'c> Packer<'c> {
         let (node, mask) = match shared {
             Some(at) => at,
             None => {
-                let whole = self.find(kind, 1, &self.free, None)?;
-                let s = whole.shares[0];
+                // A slice never evicts: a fresh GPU is one no other running
+                // job has reserved (its own reservation allowed).
+                let own = self.slot_of(job).and_then(|i| self.reservations[i].1);
+                let avail = self.unreserved(own);
+                let whole = self.find(kind, 1, &avail, None);
+                self.avail = avail;
+                let s = whole?.shares[0];
                 (s.node, s.mask)
             }
         };
@@ -853,6 +866,25 @@ mod tests {
         assert_ne!(n.shares[0].node, old.shares[0].node);
         let kept = p.claim(7, t4(), 2).unwrap();
         assert_eq!(kept, old);
+    }
+
+    #[test]
+    fn a_slice_never_takes_a_gpu_a_running_job_holds() {
+        let c = parse_cluster("t4:1x2").unwrap();
+        let mut p0 = Packer::empty(&c, PlacementRule::Packed);
+        let old = p0.claim(7, t4(), 1).unwrap();
+        let mut p = Packer::replanning(&c, PlacementRule::Packed, [(7, &old)]);
+        let half = Slice {
+            share: Slice::WHOLE / 2,
+            mem_mb: 1024,
+        };
+        let a = p.claim_slice(1, t4(), half).unwrap();
+        assert_ne!(a.shares[0].mask, old.shares[0].mask);
+        // The other half shares that GPU; a third slice has no unreserved GPU.
+        assert_eq!(p.claim_slice(2, t4(), half).unwrap().shares, a.shares);
+        assert!(p.claim_slice(3, t4(), half).is_none());
+        // The running job itself may turn its GPU into a slice.
+        assert_eq!(p.claim_slice(7, t4(), half).unwrap().shares, old.shares);
     }
 
     #[test]

@@ -22,6 +22,7 @@ use super::epochs::EpochDistribution;
 use super::table::{GoodputTable, TypeRates};
 use super::{Behaviour, ModelInfo};
 use crate::cluster::GpuKind;
+use crate::params::{ParamSpec, Params};
 
 /// Maximum epochs of every STS job.
 pub const MAX_EPOCHS: u32 = 100;
@@ -73,8 +74,64 @@ const NETWORKS: &[Network] = &[
 const FRAMEWORKS: &[(&str, f64)] = &[("pytorch", 1.0), ("tensorflow", 1.1)];
 const OPTIMISERS: &[(&str, f64)] = &[("sgd", 1.0), ("adam", 1.05)];
 const BATCHES: &[u32] = &[16, 32, 64];
-/// Relative speed per GPU type (catalog name).
+/// Relative speed per GPU type (catalog name), A100's by default: see
+/// [`Profile`].
 pub const TYPE_SPEED: &[(&str, f64)] = &[("k80-board", 1.0), ("m60-board", 1.3), ("a100-80", 6.0)];
+
+/// The placeholder profiles' two free knobs (spec §4.1: "the relative speed
+/// and cost of A100 against K80 decides which type STS prefers. Make it
+/// configurable"). The generator (due dates) and the zoo (`--set zoo.KEY`)
+/// must use the same values.
+pub const A100_SPEED: ParamSpec = ParamSpec::float(
+    "sts_a100_speed",
+    "6",
+    1.0,
+    20.0,
+    "STS placeholder profiles: an A100's speed relative to one K80 board (M60 1.3; spec 6-10; at 3 an A100 costs more per epoch than a K80)",
+);
+pub const BETA_SCALE: ParamSpec = ParamSpec::float(
+    "sts_beta_scale",
+    "1",
+    0.2,
+    3.0,
+    "STS placeholder profiles: multiplies every job's multi-GPU overhead beta (sp(k) = k / (1 + beta (k-1)), beta 0.05-0.3 at 1, capped at 0.95): larger means poorer scaling",
+);
+/// The knobs as the zoo declares them (owner `zoo`).
+pub const PROFILE_PARAMS: &[ParamSpec] = &[A100_SPEED, BETA_SCALE];
+
+/// Values of the placeholder profiles' knobs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Profile {
+    pub a100_speed: f64,
+    pub beta_scale: f64,
+}
+
+impl Default for Profile {
+    fn default() -> Self {
+        Profile {
+            a100_speed: 6.0,
+            beta_scale: 1.0,
+        }
+    }
+}
+
+impl Profile {
+    /// Reads the knobs from resolved parameters that declare them.
+    pub fn from_params(p: &Params) -> Profile {
+        Profile {
+            a100_speed: p.f64(A100_SPEED.name),
+            beta_scale: p.f64(BETA_SCALE.name),
+        }
+    }
+
+    fn type_speed(&self, name: &str, sigma: f64) -> f64 {
+        if name == "a100-80" {
+            self.a100_speed
+        } else {
+            sigma
+        }
+    }
+}
 
 const PROVENANCE: &str = "placeholder of spec seed002 §4.1 (the STS paper publishes no execution times or epoch histograms); shapes as the paper describes them";
 
@@ -114,6 +171,11 @@ fn epoch_law(law: (f64, f64, f64)) -> EpochDistribution {
 
 /// Every STS job type, as zoo models named `sts/FRAMEWORK-NETWORK-bsB-OPT`.
 pub fn sts_models() -> Vec<ModelInfo> {
+    sts_models_with(&Profile::default())
+}
+
+/// The job types with the profiles' knobs set.
+pub fn sts_models_with(profile: &Profile) -> Vec<ModelInfo> {
     let mut out = Vec::new();
     for (fw, fw_f) in FRAMEWORKS {
         for net in NETWORKS {
@@ -123,7 +185,7 @@ pub fn sts_models() -> Vec<ModelInfo> {
                     let scale = (32.0 / bs as f64).sqrt();
                     let epoch_s =
                         net.epoch_s * fw_f * opt_f * crate::num::pow(32.0 / bs as f64, 0.25);
-                    let beta = (net.beta * scale).clamp(0.05, 0.3);
+                    let beta = ((net.beta * scale).clamp(0.05, 0.3) * profile.beta_scale).min(0.95);
                     let types = TYPE_SPEED
                         .iter()
                         .map(|(name, sigma)| TypeRates {
@@ -132,7 +194,7 @@ pub fn sts_models() -> Vec<ModelInfo> {
                             points: (1..=8u32)
                                 .map(|k| {
                                     let sp = k as f64 / (1.0 + beta * (k as f64 - 1.0));
-                                    (k, sigma * sp / epoch_s)
+                                    (k, profile.type_speed(name, *sigma) * sp / epoch_s)
                                 })
                                 .collect(),
                         })

@@ -125,6 +125,9 @@ const AFS_MODELS: &[(&str, &str, u32, u32)] = &[
     ("transformer", "Transformer on IWSLT 2016 En-De", 256, 44),
 ];
 
+/// Knobs of the built-in zoo's models (`--set zoo.KEY=VALUE`).
+pub const ZOO_PARAMS: &[crate::params::ParamSpec] = super::sts_jobs::PROFILE_PARAMS;
+
 impl ModelZoo {
     /// The built-in zoo.
     pub fn builtin() -> ModelZoo {
@@ -227,6 +230,20 @@ impl ModelZoo {
                 kinds.join(", ")
             );
             self.insert(pollux_info(&fit.name, model, prov));
+        }
+        Ok(())
+    }
+
+    /// Applies `--set zoo.KEY=VALUE` overrides ([`ZOO_PARAMS`]): STS's
+    /// job types are rebuilt with the profiles' knobs when they differ from
+    /// the defaults.
+    pub fn apply_overrides(&mut self, pairs: &[(String, String)]) -> crate::Result<()> {
+        let p = crate::params::Params::resolve("zoo", ZOO_PARAMS, pairs)?;
+        let profile = super::sts_jobs::Profile::from_params(&p);
+        if profile != super::sts_jobs::Profile::default() {
+            for m in super::sts_jobs::sts_models_with(&profile) {
+                self.insert(m);
+            }
         }
         Ok(())
     }

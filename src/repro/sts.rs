@@ -86,14 +86,35 @@ pub struct Report {
     pub notes: Vec<String>,
 }
 
-fn workload(nodes: u32, family: &str, pattern: &str, widen: f64, seed: u64) -> Result<Trace> {
-    let set = vec![
+/// One instance; the zoo's knobs (`--set zoo.KEY`) reach the generator
+/// too, so due dates come from the same profiles the runs use.
+fn workload(
+    nodes: u32,
+    family: &str,
+    pattern: &str,
+    widen: f64,
+    seed: u64,
+    o: &Overrides,
+) -> Result<Trace> {
+    let mut set = vec![
         ("nodes".to_string(), nodes.to_string()),
         ("family".to_string(), family.to_string()),
         ("arrivals".to_string(), pattern.to_string()),
         ("due_widen".to_string(), widen.to_string()),
     ];
+    set.extend(zoo_pairs(o).iter().cloned());
     generate("sts", None, seed, &set)
+}
+
+fn zoo_pairs(o: &Overrides) -> &[(String, String)] {
+    o.get("zoo").map_or(&[][..], |v| v)
+}
+
+/// The built-in zoo with the overrides' knobs.
+fn zoo(o: &Overrides) -> Result<Arc<ModelZoo>> {
+    let mut zoo = ModelZoo::builtin();
+    zoo.apply_overrides(zoo_pairs(o))?;
+    Ok(Arc::new(zoo))
 }
 
 fn cluster_name(family: &str, nodes: u32) -> String {
@@ -120,7 +141,7 @@ fn run_one(
     seed: u64,
 ) -> Result<(f64, f64, f64, f64)> {
     let cluster = Arc::new(parse_cluster(cluster)?);
-    let zoo = Arc::new(ModelZoo::builtin());
+    let zoo = zoo(o)?;
     let run = run_policy(trace, &cluster, &zoo, method, o, seed, &mut |_| true)?;
     let m = &run.metrics;
     Ok((
@@ -143,7 +164,7 @@ fn scenarios(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<Vec<Scena
             let mut acc = vec![Vec::new(); METHODS.len()];
             for i in 0..opts.instances {
                 let seed = opts.seed + i as u64;
-                let trace = workload(nodes, "all", pattern, 1.0, seed)?;
+                let trace = workload(nodes, "all", pattern, 1.0, seed, &opts.overrides)?;
                 for (k, method) in METHODS.iter().enumerate() {
                     let r = run_one(
                         &trace,
@@ -189,7 +210,7 @@ fn sharing(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<Vec<Sharing
             for pattern in &opts.patterns {
                 for i in 0..opts.instances {
                     let seed = opts.seed + i as u64;
-                    let trace = workload(nodes, family, pattern, 1.2, seed)?;
+                    let trace = workload(nodes, family, pattern, 1.2, seed, &opts.overrides)?;
                     let c = cluster_name(family, nodes);
                     let a = run_one(&trace, &c, "sts", &opts.overrides, seed)?;
                     let o = with(&opts.overrides, "sts", &[("sharing", "true")]);
@@ -219,14 +240,14 @@ fn timing(opts: &Options) -> Result<Vec<TimingRow>> {
     let mut rows = Vec::new();
     for &nodes in &opts.timing_sizes {
         for per_node in [2usize, 4] {
-            let mut trace = workload(nodes, "all", "exponential", 1.0, opts.seed)?;
+            let mut trace = workload(nodes, "all", "exponential", 1.0, opts.seed, &opts.overrides)?;
             trace.jobs.truncate(per_node * nodes as usize);
             for j in &mut trace.jobs {
                 j.due = j.due.map(|d| d - j.arrival);
                 j.arrival = 0.0;
             }
             let cluster = Arc::new(parse_cluster(&cluster_name("all", nodes))?);
-            let zoo = Arc::new(ModelZoo::builtin());
+            let zoo = zoo(&opts.overrides)?;
             for method in ["sts", "rg", "edf"] {
                 let (mut sim, _) =
                     prepare_policy(&trace, &cluster, &zoo, method, &opts.overrides, opts.seed)?;

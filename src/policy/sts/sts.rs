@@ -76,6 +76,8 @@ struct Option_ {
     slice: Option<Slice>,
     plan: Plan,
     rank: f64,
+    /// On another type, slower than what the job runs at now.
+    step_down: bool,
 }
 
 /// GPU fractions STS offers on a type (Table IV), smallest first.
@@ -122,10 +124,12 @@ impl Sts {
                 cost: c.cost,
             };
             let mut levels: Vec<Level> = ladder.iter().filter(|c| keep(c)).map(level).collect();
+            // A type that cannot match the job's speed would be a step down:
+            // it plans on its whole ladder (the deadline still binds the
+            // plan) but ranks after every option that keeps the speed.
+            let step_down = levels.is_empty() && prev.is_some_and(|p| p.kind != kind);
             if levels.is_empty() {
-                // Already at the top of its own type: stay there. Another
-                // type that cannot match the speed plans on its whole ladder
-                // (the deadline constraint still binds the plan).
+                // Already at the top of its own type: stay there.
                 levels = match prev {
                     Some(p) if p.kind == kind => ladder.last().map(level).into_iter().collect(),
                     _ => ladder.iter().map(level).collect(),
@@ -148,7 +152,10 @@ impl Sts {
             };
             if self.sharing && plan.feasible && first.gpus == 1 {
                 if let Some(shared) = self.shared_option(view, f, &job, &levels, config) {
-                    out.push(shared);
+                    out.push(Option_ {
+                        step_down,
+                        ..shared
+                    });
                 }
             }
             out.push(Option_ {
@@ -156,14 +163,19 @@ impl Sts {
                 slice: None,
                 plan,
                 rank,
+                step_down,
             });
         }
-        // Feasible types first, then by expected cost; a shared option
-        // ranks just ahead of its dedicated twin.
+        // Feasible types first, then those that keep the job's speed, then
+        // by expected cost; a shared option ranks just ahead of its
+        // dedicated twin. (Ranking step-downs by cost alone let a job
+        // alternate between a slower type's cheap shared slot, whose plan
+        // stepped up again at once, and a faster type, ever more often.)
         crate::sorting::sort_by(&mut out, |a, b| {
             b.plan
                 .feasible
                 .cmp(&a.plan.feasible)
+                .then(a.step_down.cmp(&b.step_down))
                 .then(a.rank.total_cmp(&b.rank))
                 .then(b.slice.is_some().cmp(&a.slice.is_some()))
         });
@@ -209,6 +221,7 @@ impl Sts {
             // GPU's cost (the GPU is paid once, whoever shares it).
             rank: plan.expected_cost * frac,
             plan,
+            step_down: false,
         })
     }
 }

@@ -18,7 +18,7 @@ use super::Generator;
 use crate::cluster::GpuKind;
 use crate::error::{Error, Result};
 use crate::params::{ParamSpec, Params};
-use crate::perf::sts_jobs::{memory_range_gb, sts_models, TYPE_SPEED};
+use crate::perf::sts_jobs::{memory_range_gb, sts_models_with, Profile, TYPE_SPEED};
 use crate::perf::{Behaviour, ModelInfo};
 use crate::workload::sample::Sampler;
 use crate::workload::{Adaptivity, JobSpec};
@@ -31,6 +31,8 @@ const PARAMS: &[ParamSpec] = &[
     ParamSpec::float("due_widen", "1", 0.1, 10.0, "Multiplies the right end of the due-date interval (1.2 in the paper's GPU-sharing runs)"),
     ParamSpec::float("eta_min", "0.0254", 0.0, 1e3, "Smallest tardiness weight, $ per second late"),
     ParamSpec::float("eta_max", "0.0444", 0.0, 1e3, "Largest tardiness weight, $ per second late"),
+    crate::perf::sts_jobs::A100_SPEED,
+    crate::perf::sts_jobs::BETA_SCALE,
 ];
 
 pub const GENERATOR: Generator = Generator {
@@ -77,7 +79,7 @@ fn run(p: &Params, n: usize, seed: u64) -> Result<Vec<JobSpec>> {
         )));
     }
     debug_assert_eq!(TYPE_SPEED.len(), 3);
-    let models = sts_models();
+    let models = sts_models_with(&Profile::from_params(p));
     let kinds = family_types(p.text("family"));
     let nodes = p.i64("nodes") as f64;
     let mut rng = Sampler::new(seed);
@@ -153,7 +155,7 @@ mod tests {
 
     #[test]
     fn due_dates_are_reachable_and_arrivals_follow_the_pattern() {
-        let models = sts_models();
+        let models = crate::perf::sts_jobs::sts_models();
         let jobs = gen(&[], 300);
         assert_eq!(jobs[0].arrival, 0.0);
         for j in &jobs {
