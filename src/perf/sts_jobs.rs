@@ -74,8 +74,8 @@ const NETWORKS: &[Network] = &[
 const FRAMEWORKS: &[(&str, f64)] = &[("pytorch", 1.0), ("tensorflow", 1.1)];
 const OPTIMISERS: &[(&str, f64)] = &[("sgd", 1.0), ("adam", 1.05)];
 const BATCHES: &[u32] = &[16, 32, 64];
-/// Relative speed per GPU type (catalog name), A100's by default: see
-/// [`Profile`].
+/// Relative speed per GPU type (catalog name); A100's comes from
+/// [`Profile`] (its default is the same 6).
 pub const TYPE_SPEED: &[(&str, f64)] = &[("k80-board", 1.0), ("m60-board", 1.3), ("a100-80", 6.0)];
 
 /// The placeholder profiles' two free knobs (spec §4.1: "the relative speed
@@ -107,11 +107,10 @@ pub struct Profile {
 }
 
 impl Default for Profile {
+    /// The declared defaults.
     fn default() -> Self {
-        Profile {
-            a100_speed: 6.0,
-            beta_scale: 1.0,
-        }
+        let p = Params::resolve("zoo", PROFILE_PARAMS, &[]).expect("valid defaults");
+        Profile::from_params(&p)
     }
 }
 
