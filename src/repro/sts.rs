@@ -136,13 +136,13 @@ fn with(base: &Overrides, owner: &str, pairs: &[(&str, &str)]) -> Overrides {
 fn run_one(
     trace: &Trace,
     cluster: &str,
+    zoo: &Arc<ModelZoo>,
     method: &str,
     o: &Overrides,
     seed: u64,
 ) -> Result<(f64, f64, f64, f64)> {
     let cluster = Arc::new(parse_cluster(cluster)?);
-    let zoo = zoo(o)?;
-    let run = run_policy(trace, &cluster, &zoo, method, o, seed, &mut |_| true)?;
+    let run = run_policy(trace, &cluster, zoo, method, o, seed, &mut |_| true)?;
     let m = &run.metrics;
     Ok((
         m.gpu_cost_usd,
@@ -157,7 +157,11 @@ fn mean(v: &[f64]) -> f64 {
 }
 
 /// Figs. 4-5: every method on every (pattern, size), instance-averaged.
-fn scenarios(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<Vec<ScenarioRow>> {
+fn scenarios(
+    opts: &Options,
+    zoo: &Arc<ModelZoo>,
+    progress: &mut dyn FnMut(&str),
+) -> Result<Vec<ScenarioRow>> {
     let mut rows = Vec::new();
     for pattern in &opts.patterns {
         for &nodes in &opts.sizes {
@@ -169,6 +173,7 @@ fn scenarios(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<Vec<Scena
                     let r = run_one(
                         &trace,
                         &cluster_name("all", nodes),
+                        zoo,
                         method,
                         &opts.overrides,
                         seed,
@@ -202,7 +207,11 @@ fn scenarios(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<Vec<Scena
 }
 
 /// Fig. 6: STS with and without sharing, due dates widened by 1.2 for both.
-fn sharing(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<Vec<SharingRow>> {
+fn sharing(
+    opts: &Options,
+    zoo: &Arc<ModelZoo>,
+    progress: &mut dyn FnMut(&str),
+) -> Result<Vec<SharingRow>> {
     let mut rows = Vec::new();
     for family in ["k80m60", "a100"] {
         for &nodes in &opts.sizes {
@@ -212,9 +221,9 @@ fn sharing(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<Vec<Sharing
                     let seed = opts.seed + i as u64;
                     let trace = workload(nodes, family, pattern, 1.2, seed, &opts.overrides)?;
                     let c = cluster_name(family, nodes);
-                    let a = run_one(&trace, &c, "sts", &opts.overrides, seed)?;
+                    let a = run_one(&trace, &c, zoo, "sts", &opts.overrides, seed)?;
                     let o = with(&opts.overrides, "sts", &[("sharing", "true")]);
-                    let b = run_one(&trace, &c, "sts", &o, seed)?;
+                    let b = run_one(&trace, &c, zoo, "sts", &o, seed)?;
                     without.push(a.0 + a.1);
                     with_.push(b.0 + b.1);
                 }
@@ -236,7 +245,7 @@ fn sharing(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<Vec<Sharing
 }
 
 /// Fig. 7: one call with 2N and 4N jobs queued at time 0.
-fn timing(opts: &Options) -> Result<Vec<TimingRow>> {
+fn timing(opts: &Options, zoo: &Arc<ModelZoo>) -> Result<Vec<TimingRow>> {
     let mut rows = Vec::new();
     for &nodes in &opts.timing_sizes {
         for per_node in [2usize, 4] {
@@ -247,10 +256,9 @@ fn timing(opts: &Options) -> Result<Vec<TimingRow>> {
                 j.arrival = 0.0;
             }
             let cluster = Arc::new(parse_cluster(&cluster_name("all", nodes))?);
-            let zoo = zoo(&opts.overrides)?;
             for method in ["sts", "rg", "edf"] {
                 let (mut sim, _) =
-                    prepare_policy(&trace, &cluster, &zoo, method, &opts.overrides, opts.seed)?;
+                    prepare_policy(&trace, &cluster, zoo, method, &opts.overrides, opts.seed)?;
                 sim.run_until(0.0)?;
                 let out = sim.outcome();
                 let call = out
@@ -451,9 +459,11 @@ pub fn reproduce(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<Repor
             )));
         }
     }
-    let scenarios = scenarios(opts, progress)?;
-    let sharing = sharing(opts, progress)?;
-    let timing = timing(opts)?;
+    // One zoo for every run (the knobs of `--set zoo.KEY` applied once).
+    let zoo = zoo(&opts.overrides)?;
+    let scenarios = scenarios(opts, &zoo, progress)?;
+    let sharing = sharing(opts, &zoo, progress)?;
+    let timing = timing(opts, &zoo)?;
     let targets = targets(&scenarios, &sharing, &timing);
     Ok(Report {
         scenarios,
