@@ -16,6 +16,9 @@
 use super::model::{Cmp, Model, Sense, SolveOptions};
 use serde::Serialize;
 
+/// Structured-search nodes per node of the general solver's budget.
+const STRUCTURED_NODES_PER_NODE: u64 = 64;
+
 /// How many cheap donors join the shim's exact repair.
 const REPAIR_DONORS: usize = 16;
 
@@ -211,24 +214,23 @@ impl Mck {
         self.items.iter().map(|it| it.forced).collect()
     }
 
+    /// The optimum: the structured branch and bound, the capacity table when
+    /// the search runs out of nodes, and microlp's branch and bound (within
+    /// `node_limit` nodes) when the table would be too large.
     fn exact(&self, node_limit: u64) -> Result<MckResult, String> {
         let left = self.residual()?;
-        let (m, vars) = self.model(&left, None);
         let mut pick = self.base_pick();
-        let mut optimal = true;
-        if m.num_vars() > 0 {
-            let opts = SolveOptions {
-                node_limit: Some(node_limit),
-                ..SolveOptions::default()
-            };
-            let s = m.solve(&opts).map_err(|e| e.to_string())?;
-            optimal = s.optimal;
-            for (i, c, v) in &vars {
-                if s.value(*v) > 0.5 {
-                    pick[*i] = Some(*c);
+        let optimal = match self.structured_optimum(&left, node_limit) {
+            Some(found) => {
+                for (p, f) in pick.iter_mut().zip(found) {
+                    if f.is_some() {
+                        *p = f;
+                    }
                 }
+                true
             }
-        }
+            None => self.general_optimum(&left, node_limit, &mut pick)?,
+        };
         Ok(MckResult {
             objective: self.objective_of(&pick),
             pick,
@@ -237,6 +239,42 @@ impl Mck {
             fractional_items: 0,
             optimal,
         })
+    }
+
+    /// The free items' optimal pick by the structured methods, or `None`
+    /// when neither answers. The search gets about as many nodes as the
+    /// table has cells per item (the two then cost about the same).
+    fn structured_optimum(&self, left: &[u32], node_limit: u64) -> Option<Vec<Option<usize>>> {
+        let table = super::mck_dp::table_states(self, left);
+        let budget = node_limit.saturating_mul(STRUCTURED_NODES_PER_NODE);
+        let budget = table.map_or(budget, |states| budget.min(states as u64));
+        super::mck_exact::solve(self, left, None, budget)
+            .or_else(|| table.and_then(|_| super::mck_dp::solve(self, left)))
+    }
+
+    /// microlp's branch and bound over the free items, written into `pick`;
+    /// whether it proved optimality within `node_limit` nodes.
+    fn general_optimum(
+        &self,
+        left: &[u32],
+        node_limit: u64,
+        pick: &mut [Option<usize>],
+    ) -> Result<bool, String> {
+        let (m, vars) = self.model(left, None);
+        if m.num_vars() == 0 {
+            return Ok(true);
+        }
+        let opts = SolveOptions {
+            node_limit: Some(node_limit),
+            ..SolveOptions::default()
+        };
+        let s = m.solve(&opts).map_err(|e| e.to_string())?;
+        for (i, c, v) in &vars {
+            if s.value(*v) > 0.5 {
+                pick[*i] = Some(*c);
+            }
+        }
+        Ok(s.optimal)
     }
 
     /// The LP relaxation's values by microlp's simplex (LP*'s LP), as
@@ -619,5 +657,145 @@ mod tests {
         }
         assert!(p.check(&[None, Some(0)]).is_err());
         assert!(p.check(&[Some(0), Some(0)]).is_err());
+    }
+
+    /// Random problems: `resources` kinds, `items` items of up to 6 options
+    /// (some using two kinds, some of weight 0), one in five items forced
+    /// when that still fits.
+    fn random_problem(seed: u64, items: usize, resources: usize, cap: u32) -> Mck {
+        let mut rng = crate::workload::sample::Sampler::new(seed);
+        let capacity = vec![cap; resources];
+        let mut left = capacity.clone();
+        let items = (0..items)
+            .map(|_| {
+                let choices: Vec<Choice> = (0..1 + rng.below(6))
+                    .map(|_| {
+                        let r = rng.below(resources as u64) as usize;
+                        let mut usage = vec![(r, 1 + rng.below(cap as u64 / 2) as u32)];
+                        if resources > 1 && rng.uniform() < 0.2 {
+                            usage.push(((r + 1) % resources, 1 + rng.below(3) as u32));
+                        }
+                        let weight = if rng.uniform() < 0.1 {
+                            0.0
+                        } else {
+                            rng.uniform() * 3.0
+                        };
+                        Choice { weight, usage }
+                    })
+                    .collect();
+                let fits = choices[0].usage.iter().all(|(r, a)| *a <= left[*r]);
+                let forced = (rng.uniform() < 0.2 && fits).then(|| {
+                    for (r, a) in &choices[0].usage {
+                        left[*r] -= a;
+                    }
+                    0
+                });
+                Item { choices, forced }
+            })
+            .collect();
+        Mck { items, capacity }
+    }
+
+    /// Every pick by enumeration: the optimum's value.
+    fn brute_force(p: &Mck) -> f64 {
+        fn go(p: &Mck, i: usize, pick: &mut Vec<Option<usize>>, best: &mut f64) {
+            if i == p.items.len() {
+                if p.check(pick).is_ok() {
+                    *best = best.max(p.objective_of(pick));
+                }
+                return;
+            }
+            let options: Vec<Option<usize>> = match p.items[i].forced {
+                Some(f) => vec![Some(f)],
+                None => std::iter::once(None)
+                    .chain((0..p.items[i].choices.len()).map(Some))
+                    .collect(),
+            };
+            for o in options {
+                pick.push(o);
+                go(p, i + 1, pick, best);
+                pick.pop();
+            }
+        }
+        let mut best = f64::NEG_INFINITY;
+        go(p, 0, &mut Vec::new(), &mut best);
+        best
+    }
+
+    /// The structured search, the capacity table and microlp's branch and
+    /// bound each find the enumerated optimum of small random problems.
+    #[test]
+    fn exact_methods_find_the_enumerated_optimum() {
+        for seed in 0..60 {
+            let p = random_problem(seed, 2 + seed as usize % 5, 1 + seed as usize % 3, 8);
+            let best = brute_force(&p);
+            let left = p.residual().unwrap();
+            let mut general = p.base_pick();
+            assert!(p.general_optimum(&left, 100_000, &mut general).unwrap());
+            let mut by_search = p.base_pick();
+            let found = super::super::mck_exact::solve(&p, &left, None, u64::MAX).unwrap();
+            for (a, b) in by_search.iter_mut().zip(found) {
+                *a = a.or(b);
+            }
+            let mut by_table = p.base_pick();
+            for (a, b) in by_table
+                .iter_mut()
+                .zip(super::super::mck_dp::solve(&p, &left).unwrap())
+            {
+                *a = a.or(b);
+            }
+            let exact = p.solve(Method::Exact, 1000);
+            for (name, pick) in [
+                ("search", &by_search),
+                ("table", &by_table),
+                ("microlp", &general),
+                ("exact", &exact.pick),
+            ] {
+                p.check(pick)
+                    .unwrap_or_else(|e| panic!("seed {seed} {name}: {e}"));
+                let v = p.objective_of(pick);
+                assert!(
+                    (v - best).abs() <= 1e-9 * best.abs().max(1.0),
+                    "seed {seed} {name}: {v} against {best}"
+                );
+            }
+            assert!(exact.optimal && exact.fallback.is_none());
+        }
+    }
+
+    /// On problems too big to enumerate (Sia-sized: 25 items, three kinds
+    /// of 24, 24 and 16 GPUs) the three methods agree; a search that runs
+    /// out of nodes says so instead of answering.
+    #[test]
+    fn exact_methods_agree_on_crowded_rounds() {
+        for seed in 0..6 {
+            let mut p = random_problem(100 + seed, 25, 3, 24);
+            p.capacity[2] = 16;
+            for it in &mut p.items {
+                it.forced = None;
+                it.choices
+                    .retain(|ch| ch.usage.iter().all(|(r, a)| *a <= p.capacity[*r]));
+            }
+            let left = p.residual().unwrap();
+            let value = |found: Vec<Option<usize>>| {
+                p.check(&found).unwrap();
+                p.objective_of(&found)
+            };
+            let search = value(super::super::mck_exact::solve(&p, &left, None, u64::MAX).unwrap());
+            let table = value(super::super::mck_dp::solve(&p, &left).unwrap());
+            let mut general = p.base_pick();
+            p.general_optimum(&left, 1_000_000, &mut general).unwrap();
+            let general = value(general);
+            assert!(
+                (search - table).abs() <= 1e-9 * table,
+                "seed {seed}: {search} vs {table}"
+            );
+            // microlp stops within its 1e-6 gap.
+            assert!(
+                general <= table + 1e-9 * table && general >= table * (1.0 - 1e-6),
+                "seed {seed}"
+            );
+            assert!(super::super::mck_exact::solve(&p, &left, None, 3).is_none());
+        }
     }
 }

@@ -5,6 +5,8 @@
 
 pub mod continual;
 pub mod mck;
+mod mck_dp;
+mod mck_exact;
 pub mod model;
 pub mod pop;
 

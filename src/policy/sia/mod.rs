@@ -49,7 +49,7 @@ const PARAMS: &[ParamSpec] = &[
     ParamSpec::float("copter_eta", "100", 1.0, 1e7, "solver=copter: the proximal step eta times the round's largest weight (docs/COPTER.md: with the duality-gap stop, 100 took the least time at 512 and 10,240 GPUs; 1000 ran rounds to the step limit)"),
     ParamSpec::int("pop_k", "16", 1, 1024, "Parts of the POP partition (solver=pop; the COpter thesis compares POP-16)"),
     ParamSpec::int("exact_max_vars", "400", 0, 1_000_000, "Largest round solved exactly under solver=auto"),
-    ParamSpec::int("node_limit", "2000", 1, 100_000_000, "Branch-and-bound node budget per round (deterministic; the LP + shim answers beyond it). On sia-newtrace, 2000 gave the same average JCT as 20000 in about a quarter of the run time (docs/SIA.md)"),
+    ParamSpec::int("node_limit", "2000", 1, 100_000_000, "Branch-and-bound node budget per exact round (deterministic): the structured search gets 64 of its cheap nodes per unit before the capacity table takes over, and microlp's branch-and-bound, used only where the table is too large, this many; the LP + shim answers if it fails"),
     ParamSpec::choice("placer", "evict", &["evict", "split"], "When fragmentation blocks a configuration: evict jobs from the node closest to fitting and place them again (the thesis's rule), or split the job across nodes of its type without evicting (the artifact simulator's fast placer)"),
     ParamSpec::boolean("restart_factor", "true", "Discount configurations that force a restart by Pollux's restart factor (E13)"),
     ParamSpec::float("timeshare_tau", "0", 0.0, 86_400.0, "Time-share window tau in seconds (0 = off; the thesis tried 180 and 300)"),
