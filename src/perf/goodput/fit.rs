@@ -106,48 +106,90 @@ pub struct Fit {
 }
 
 /// An observation with the logarithms the loss needs of it, computed once
-/// per fit instead of once per loss evaluation.
+/// per fit instead of once per loss evaluation, and its shape.
 #[derive(Debug, Clone, Copy)]
 struct Row {
     obs: Observation,
     ln_compute: f64,
     ln_step: f64,
+    /// Index of the row's [`Shape`] in its [`Rows`].
+    shape: usize,
 }
 
-impl Row {
-    fn new(obs: Observation) -> Row {
-        Row {
-            obs,
-            ln_compute: num::ln(obs.compute_time()),
-            ln_step: num::ln(obs.step_time),
-        }
+/// What the model's prediction for a row depends on: the local batch and
+/// how the step synchronises. Rows of one shape (a job measured again in a
+/// configuration it ran before) share every logarithm and exponential the
+/// loss takes; only their measured times differ.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Shape {
+    local_bsz: f64,
+    replicas: u32,
+    multi_node: bool,
+}
+
+/// A fit's rows and their distinct shapes.
+struct Rows {
+    rows: Vec<Row>,
+    shapes: Vec<Shape>,
+}
+
+impl Rows {
+    fn new(obs: &[Observation]) -> Rows {
+        let mut shapes: Vec<Shape> = Vec::new();
+        let rows = obs
+            .iter()
+            .map(|o| {
+                let shape = Shape {
+                    local_bsz: o.local_bsz,
+                    replicas: o.replicas,
+                    multi_node: o.nodes > 1,
+                };
+                let index = shapes.iter().position(|s| *s == shape).unwrap_or_else(|| {
+                    shapes.push(shape);
+                    shapes.len() - 1
+                });
+                Row {
+                    obs: *o,
+                    ln_compute: num::ln(o.compute_time()),
+                    ln_step: num::ln(o.step_time),
+                    shape: index,
+                }
+            })
+            .collect();
+        Rows { rows, shapes }
     }
 }
 
-/// The loss of spec §2.2.2 and its gradient with respect to θ.
-fn loss_grad(p: &[f64; 7], rows: &[Row], grad: &mut [f64; 7]) -> f64 {
-    let [ac, bc, an, bn, ar, br, gamma] = *p;
-    *grad = [0.0; 7];
-    let n = rows.len() as f64;
-    let (mut u1, mut u2) = (0.0, 0.0);
-    // Per-row residuals and partial derivatives, accumulated in two passes.
-    let mut g1 = [0.0; 7];
-    let mut g2 = [0.0; 7];
-    for row in rows {
-        let o = &row.obs;
-        let m = o.local_bsz;
+/// The loss's terms for one shape under θ.
+#[derive(Debug, Clone, Copy, Default)]
+struct ShapeTerms {
+    /// Compute time T_grad and its logarithm.
+    tg: f64,
+    lg: f64,
+    /// Sync time, its logarithm, the replicas beyond two, and which θ
+    /// entries (α, β) it depends on.
+    ts: f64,
+    extra: f64,
+    sync_params: Option<(usize, usize)>,
+    /// Softmax weights of compute and sync in the γ-norm.
+    wg: f64,
+    ws: f64,
+    /// ln T_iter.
+    lt: f64,
+    /// d ln T_iter / dγ.
+    d_gamma: f64,
+}
+
+impl ShapeTerms {
+    fn new(p: &[f64; 7], s: &Shape) -> ShapeTerms {
+        let [ac, bc, an, bn, ar, br, gamma] = *p;
+        let m = s.local_bsz;
         let tg = ac + bc * m;
         let lg = num::ln(tg);
-        let e1 = lg - row.ln_compute;
-        u1 += e1 * e1;
-        // d e1: (1/tg)·dtg.
-        g1[0] += e1 / tg;
-        g1[1] += e1 * m / tg;
-        // Sync time and which parameters it depends on.
-        let extra = o.replicas.saturating_sub(2) as f64;
-        let (ts, idx) = if o.replicas <= 1 {
+        let extra = s.replicas.saturating_sub(2) as f64;
+        let (ts, sync_params) = if s.replicas <= 1 {
             (SOLO_SYNC_S, None)
-        } else if o.nodes > 1 {
+        } else if s.multi_node {
             (an + bn * extra, Some((2, 3)))
         } else {
             (ar + br * extra, Some((4, 5)))
@@ -156,16 +198,47 @@ fn loss_grad(p: &[f64; 7], rows: &[Row], grad: &mut [f64; 7]) -> f64 {
         let (u, v) = (gamma * lg, gamma * ls);
         let l = num::log_sum_exp(u, v);
         let (wg, ws) = (num::exp(u - l), num::exp(v - l));
-        let lt = l / gamma;
-        let e2 = lt - row.ln_step;
-        u2 += e2 * e2;
-        g2[0] += e2 * wg / tg;
-        g2[1] += e2 * wg * m / tg;
-        if let Some((a, b)) = idx {
-            g2[a] += e2 * ws / ts;
-            g2[b] += e2 * ws * extra / ts;
+        ShapeTerms {
+            tg,
+            lg,
+            ts,
+            extra,
+            sync_params,
+            wg,
+            ws,
+            lt: l / gamma,
+            d_gamma: (wg * lg + ws * ls) / gamma - l / (gamma * gamma),
         }
-        g2[6] += e2 * ((wg * lg + ws * ls) / gamma - l / (gamma * gamma));
+    }
+}
+
+/// The loss of spec §2.2.2 and its gradient with respect to θ.
+fn loss_grad(p: &[f64; 7], rows: &Rows, grad: &mut [f64; 7]) -> f64 {
+    let [_, _, an, bn, ar, br, gamma] = *p;
+    *grad = [0.0; 7];
+    let terms: Vec<ShapeTerms> = rows.shapes.iter().map(|s| ShapeTerms::new(p, s)).collect();
+    let n = rows.rows.len() as f64;
+    let (mut u1, mut u2) = (0.0, 0.0);
+    // Per-row residuals and partial derivatives, accumulated in two passes.
+    let mut g1 = [0.0; 7];
+    let mut g2 = [0.0; 7];
+    for row in &rows.rows {
+        let t = &terms[row.shape];
+        let m = row.obs.local_bsz;
+        let e1 = t.lg - row.ln_compute;
+        u1 += e1 * e1;
+        // d e1: (1/tg)·dtg.
+        g1[0] += e1 / t.tg;
+        g1[1] += e1 * m / t.tg;
+        let e2 = t.lt - row.ln_step;
+        u2 += e2 * e2;
+        g2[0] += e2 * t.wg / t.tg;
+        g2[1] += e2 * t.wg * m / t.tg;
+        if let Some((a, b)) = t.sync_params {
+            g2[a] += e2 * t.ws / t.ts;
+            g2[b] += e2 * t.ws * t.extra / t.ts;
+        }
+        g2[6] += e2 * t.d_gamma;
     }
     let err1 = (u1 / n).sqrt();
     let err2 = (u2 / n).sqrt();
@@ -253,7 +326,7 @@ fn memo_key(obs: &[Observation], start: Option<[f64; 7]>) -> Vec<u64> {
 
 fn fit_unclocked(obs: &[Observation], start: Option<[f64; 7]>) -> Result<Fit, String> {
     let obs: Vec<Observation> = obs.iter().copied().filter(|o| o.usable()).collect();
-    let rows: Vec<Row> = obs.iter().copied().map(Row::new).collect();
+    let rows = Rows::new(&obs);
     if obs.is_empty() {
         return Err("no usable rows (need step_time > sync_time >= 0 and local_bsz > 0)".into());
     }
@@ -381,7 +454,7 @@ mod tests {
             &[(1, 1), (1, 4), (2, 8), (3, 6)],
             &[16.0, 64.0, 128.0],
         );
-        let obs: Vec<Row> = obs.into_iter().map(Row::new).collect();
+        let obs = Rows::new(&obs);
         let p = [0.07, 0.003, 0.2, 0.02, 0.1, 0.003, 1.7];
         let mut g = [0.0; 7];
         let f0 = loss_grad(&p, &obs, &mut g);
