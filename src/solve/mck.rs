@@ -798,4 +798,26 @@ mod tests {
             assert!(super::super::mck_exact::solve(&p, &left, None, 3).is_none());
         }
     }
+
+    /// Past the search's depth limit the table answers, and the optimum
+    /// of a problem whose items do not compete (a capacity for all) is
+    /// every item's heaviest option.
+    #[test]
+    fn many_items_go_to_the_table_without_recursing_deeply() {
+        let n = super::super::mck_exact::MAX_ITEMS + 500;
+        let p = Mck {
+            items: (0..n)
+                .map(|i| Item {
+                    choices: vec![ch(1.0, &[(0, 1)]), ch(1.5 + (i % 7) as f64, &[(0, 2)])],
+                    forced: None,
+                })
+                .collect(),
+            capacity: vec![2 * n as u32],
+        };
+        let left = p.residual().unwrap();
+        assert!(super::super::mck_exact::solve(&p, &left, None, u64::MAX).is_none());
+        let r = p.solve(Method::Exact, 10);
+        assert!(r.optimal && r.fallback.is_none());
+        assert!(r.pick.iter().all(|c| *c == Some(1)));
+    }
 }

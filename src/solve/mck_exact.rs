@@ -21,6 +21,9 @@ const GAP: f64 = 1e-9;
 const SWEEPS: usize = 1;
 /// Bisection steps of each coordinate's line search.
 const BISECTIONS: usize = 20;
+/// Most free items the search takes on: it recurses once per item, and
+/// wasm's stack is 1 MB (beyond this the table or microlp answers).
+pub(super) const MAX_ITEMS: usize = 1_000;
 /// Subgradient steps after the coordinate descent.
 const SUBGRADIENT_STEPS: usize = 100;
 
@@ -65,7 +68,7 @@ impl Flat {
 
 /// The best pick of the items `only` allows (all when `None`) within `left`,
 /// leaving forced and other items `None`; `None` when the node budget runs
-/// out before optimality is proven.
+/// out before optimality is proven, or with more than [`MAX_ITEMS`] items.
 pub(super) fn solve(
     p: &Mck,
     left: &[u32],
@@ -73,6 +76,9 @@ pub(super) fn solve(
     node_budget: u64,
 ) -> Option<Vec<Option<usize>>> {
     let flat = flatten(p, left, only);
+    if flat.item_of.len() > MAX_ITEMS {
+        return None;
+    }
     let mut pick = vec![None; p.items.len()];
     if flat.item_of.is_empty() {
         return Some(pick);
