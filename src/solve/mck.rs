@@ -248,7 +248,7 @@ impl Mck {
         let table = super::mck_dp::table_states(self, left);
         let budget = node_limit.saturating_mul(STRUCTURED_NODES_PER_NODE);
         let budget = table.map_or(budget, |states| budget.min(states as u64));
-        super::mck_exact::solve(self, left, None, budget)
+        super::mck_exact::solve(self, left, budget)
             .or_else(|| table.and_then(|_| super::mck_dp::solve(self, left)))
     }
 
@@ -733,7 +733,7 @@ mod tests {
             let mut general = p.base_pick();
             assert!(p.general_optimum(&left, 100_000, &mut general).unwrap());
             let mut by_search = p.base_pick();
-            let found = super::super::mck_exact::solve(&p, &left, None, u64::MAX).unwrap();
+            let found = super::super::mck_exact::solve(&p, &left, u64::MAX).unwrap();
             for (a, b) in by_search.iter_mut().zip(found) {
                 *a = a.or(b);
             }
@@ -781,7 +781,7 @@ mod tests {
                 p.check(&found).unwrap();
                 p.objective_of(&found)
             };
-            let search = value(super::super::mck_exact::solve(&p, &left, None, u64::MAX).unwrap());
+            let search = value(super::super::mck_exact::solve(&p, &left, u64::MAX).unwrap());
             let table = value(super::super::mck_dp::solve(&p, &left).unwrap());
             let mut general = p.base_pick();
             p.general_optimum(&left, 1_000_000, &mut general).unwrap();
@@ -795,7 +795,7 @@ mod tests {
                 general <= table + 1e-9 * table && general >= table * (1.0 - 1e-6),
                 "seed {seed}"
             );
-            assert!(super::super::mck_exact::solve(&p, &left, None, 3).is_none());
+            assert!(super::super::mck_exact::solve(&p, &left, 3).is_none());
         }
     }
 
@@ -815,7 +815,7 @@ mod tests {
             capacity: vec![2 * n as u32],
         };
         let left = p.residual().unwrap();
-        assert!(super::super::mck_exact::solve(&p, &left, None, u64::MAX).is_none());
+        assert!(super::super::mck_exact::solve(&p, &left, u64::MAX).is_none());
         let r = p.solve(Method::Exact, 10);
         assert!(r.optimal && r.fallback.is_none());
         assert!(r.pick.iter().all(|c| *c == Some(1)));

@@ -55,6 +55,19 @@ impl Flat {
         self.use_of(o).iter().zip(cap).all(|(a, c)| a <= c)
     }
 
+    /// Item `k`'s fitting option of best positive reduced profit, with that
+    /// profit (0 and `None` when no option pays).
+    fn best_option(&self, k: usize, lambda: &[f64], cap: &[u32]) -> (f64, Option<usize>) {
+        let mut best = (0.0, None);
+        for o in self.options(k) {
+            let v = self.reduced(o, lambda);
+            if v > best.0 && self.fits(o, cap) {
+                best = (v, Some(o));
+            }
+        }
+        best
+    }
+
     fn reduced(&self, o: usize, lambda: &[f64]) -> f64 {
         let cost: f64 = self
             .use_of(o)
@@ -66,16 +79,11 @@ impl Flat {
     }
 }
 
-/// The best pick of the items `only` allows (all when `None`) within `left`,
-/// leaving forced and other items `None`; `None` when the node budget runs
+/// The best pick of the free items within `left`, leaving forced items
+/// `None`; `None` when the node budget runs
 /// out before optimality is proven, or with more than [`MAX_ITEMS`] items.
-pub(super) fn solve(
-    p: &Mck,
-    left: &[u32],
-    only: Option<&[bool]>,
-    node_budget: u64,
-) -> Option<Vec<Option<usize>>> {
-    let flat = flatten(p, left, only);
+pub(super) fn solve(p: &Mck, left: &[u32], node_budget: u64) -> Option<Vec<Option<usize>>> {
+    let flat = flatten(p, left);
     if flat.item_of.len() > MAX_ITEMS {
         return None;
     }
@@ -103,11 +111,11 @@ pub(super) fn solve(
 
 /// Free items with their usable options (weight > 0, fitting `left`), the
 /// items with the heaviest option first (big decisions near the root).
-fn flatten(p: &Mck, left: &[u32], only: Option<&[bool]>) -> Flat {
+fn flatten(p: &Mck, left: &[u32]) -> Flat {
     let resources = p.capacity.len();
     let mut items: Vec<(f64, usize)> = Vec::new();
     for (i, it) in p.items.iter().enumerate() {
-        if it.forced.is_some() || only.is_some_and(|o| !o[i]) {
+        if it.forced.is_some() {
             continue;
         }
         let heaviest = it
@@ -150,17 +158,10 @@ fn flatten(p: &Mck, left: &[u32], only: Option<&[bool]>) -> Flat {
 
 /// The Lagrangian bound of the items from `from` on within `cap` under `lambda`.
 fn bound(flat: &Flat, lambda: &[f64], from: usize, cap: &[u32]) -> f64 {
-    let mut total: f64 = cap.iter().zip(lambda).map(|(c, l)| *c as f64 * l).sum();
-    for k in from..flat.item_of.len() {
-        let mut best = 0.0f64;
-        for o in flat.options(k) {
-            if flat.fits(o, cap) {
-                best = best.max(flat.reduced(o, lambda));
-            }
-        }
-        total += best;
-    }
-    total
+    let priced: f64 = cap.iter().zip(lambda).map(|(c, l)| *c as f64 * l).sum();
+    (from..flat.item_of.len()).fold(priced, |total, k| {
+        total + flat.best_option(k, lambda, cap).0
+    })
 }
 
 /// A start for the multipliers, by coordinate descent: along one coordinate
@@ -179,22 +180,10 @@ fn multipliers(flat: &Flat, cap: &[u32], lambda: &mut [f64]) {
                 .fold(0.0, f64::max);
             let slope = |l: &mut [f64], t: f64| -> f64 {
                 l[r] = t;
-                let mut used = 0u64;
-                for k in 0..n {
-                    let mut best = (0.0f64, None);
-                    for o in flat.options(k) {
-                        if !flat.fits(o, cap) {
-                            continue;
-                        }
-                        let v = flat.reduced(o, l);
-                        if v > best.0 {
-                            best = (v, Some(o));
-                        }
-                    }
-                    if let (_, Some(o)) = best {
-                        used += flat.use_of(o)[r] as u64;
-                    }
-                }
+                let used: u64 = (0..n)
+                    .filter_map(|k| flat.best_option(k, l, cap).1)
+                    .map(|o| flat.use_of(o)[r] as u64)
+                    .sum();
                 cap[r] as f64 - used as f64
             };
             let mut l = lambda.to_vec();
@@ -222,14 +211,7 @@ fn greedy_value(flat: &Flat, lambda: &[f64], cap: &[u32]) -> f64 {
     let mut cap = cap.to_vec();
     let mut total = 0.0;
     for k in 0..flat.item_of.len() {
-        let mut best = (0.0f64, None);
-        for o in flat.options(k) {
-            let v = flat.reduced(o, lambda);
-            if v > best.0 && flat.fits(o, &cap) {
-                best = (v, Some(o));
-            }
-        }
-        if let (_, Some(o)) = best {
+        if let (_, Some(o)) = flat.best_option(k, lambda, &cap) {
             for (c, a) in cap.iter_mut().zip(flat.use_of(o)) {
                 *c -= a;
             }
@@ -246,14 +228,7 @@ fn bound_and_subgradient(flat: &Flat, lambda: &[f64], cap: &[u32], grad: &mut [f
         *g = *c as f64;
     }
     for k in 0..flat.item_of.len() {
-        let mut best = (0.0f64, None);
-        for o in flat.options(k) {
-            let v = flat.reduced(o, lambda);
-            if v > best.0 && flat.fits(o, cap) {
-                best = (v, Some(o));
-            }
-        }
-        if let (v, Some(o)) = best {
+        if let (v, Some(o)) = flat.best_option(k, lambda, cap) {
             total += v;
             for (g, a) in grad.iter_mut().zip(flat.use_of(o)) {
                 *g -= *a as f64;
