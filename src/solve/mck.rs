@@ -5,7 +5,10 @@
 //! problems.
 //!
 //! Three methods, each answer checked by [`Mck::check`]:
-//! - `Exact`: the binary program by branch-and-bound (microlp, node budget);
+//! - `Exact`: the optimum, by our structured branch and bound
+//!   (`mck_exact.rs`), then a table over the capacity vectors (`mck_dp.rs`)
+//!   when the search runs out of nodes, and microlp's branch-and-bound
+//!   (node budget) only where the table would be too large;
 //! - `LpShim`: the LP relaxation, then the integerisation shim of spec
 //!   seed004 §2.10 (each item takes the option with the largest LP value that
 //!   still fits; items the LP left fractional go last);

@@ -3,7 +3,8 @@
 //! capacity vectors) the table answers in a few milliseconds whatever the
 //! weights, where a branch and bound can need hundreds of thousands of
 //! nodes on a crowded round. Used when the structured branch and bound
-//! ([`super::mck_exact`]) runs out of nodes.
+//! ([`super::mck_exact`]) runs out of nodes or has too many items. Ties
+//! keep the earlier choice (none before any option, options in order).
 
 use super::mck::Mck;
 
