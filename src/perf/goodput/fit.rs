@@ -127,10 +127,12 @@ struct Shape {
     multi_node: bool,
 }
 
-/// A fit's rows and their distinct shapes.
+/// A fit's rows and their distinct shapes, with room for the shapes'
+/// terms (refilled at every loss evaluation, allocated once per fit).
 struct Rows {
     rows: Vec<Row>,
     shapes: Vec<Shape>,
+    terms: Vec<ShapeTerms>,
 }
 
 impl Rows {
@@ -156,7 +158,11 @@ impl Rows {
                 }
             })
             .collect();
-        Rows { rows, shapes }
+        Rows {
+            rows,
+            terms: Vec::with_capacity(shapes.len()),
+            shapes,
+        }
     }
 }
 
@@ -213,10 +219,13 @@ impl ShapeTerms {
 }
 
 /// The loss of spec §2.2.2 and its gradient with respect to θ.
-fn loss_grad(p: &[f64; 7], rows: &Rows, grad: &mut [f64; 7]) -> f64 {
+fn loss_grad(p: &[f64; 7], rows: &mut Rows, grad: &mut [f64; 7]) -> f64 {
     let [_, _, an, bn, ar, br, gamma] = *p;
     *grad = [0.0; 7];
-    let terms: Vec<ShapeTerms> = rows.shapes.iter().map(|s| ShapeTerms::new(p, s)).collect();
+    rows.terms.clear();
+    rows.terms
+        .extend(rows.shapes.iter().map(|s| ShapeTerms::new(p, s)));
+    let terms = &rows.terms;
     let n = rows.rows.len() as f64;
     let (mut u1, mut u2) = (0.0, 0.0);
     // Per-row residuals and partial derivatives, accumulated in two passes.
@@ -326,7 +335,7 @@ fn memo_key(obs: &[Observation], start: Option<[f64; 7]>) -> Vec<u64> {
 
 fn fit_unclocked(obs: &[Observation], start: Option<[f64; 7]>) -> Result<Fit, String> {
     let obs: Vec<Observation> = obs.iter().copied().filter(|o| o.usable()).collect();
-    let rows = Rows::new(&obs);
+    let mut rows = Rows::new(&obs);
     if obs.is_empty() {
         return Err("no usable rows (need step_time > sync_time >= 0 and local_bsz > 0)".into());
     }
@@ -384,7 +393,7 @@ fn fit_unclocked(obs: &[Observation], start: Option<[f64; 7]>) -> Result<Fit, St
     let objective = |x: &[f64], gx: &mut [f64]| {
         let t = from_x(x, &base);
         let mut g = [0.0; 7];
-        let f = loss_grad(&t, &rows, &mut g);
+        let f = loss_grad(&t, &mut rows, &mut g);
         for (k, &i) in free.iter().enumerate() {
             gx[k] = if i == 6 { g[6] } else { g[i] * t[i] };
         }
@@ -402,7 +411,7 @@ fn fit_unclocked(obs: &[Observation], start: Option<[f64; 7]>) -> Result<Fit, St
         theta[3] = theta[3].max(1.1 * theta[5]);
     }
     let mut g = [0.0; 7];
-    let loss = loss_grad(&theta, &rows, &mut g);
+    let loss = loss_grad(&theta, &mut rows, &mut g);
     Ok(Fit {
         params: PerfParams::from_array(theta),
         loss,
@@ -454,18 +463,18 @@ mod tests {
             &[(1, 1), (1, 4), (2, 8), (3, 6)],
             &[16.0, 64.0, 128.0],
         );
-        let obs = Rows::new(&obs);
+        let mut obs = Rows::new(&obs);
         let p = [0.07, 0.003, 0.2, 0.02, 0.1, 0.003, 1.7];
         let mut g = [0.0; 7];
-        let f0 = loss_grad(&p, &obs, &mut g);
+        let f0 = loss_grad(&p, &mut obs, &mut g);
         for i in 0..7 {
             let h = p[i] * 1e-6;
             let mut q = p;
             q[i] += h;
             let mut tmp = [0.0; 7];
-            let f1 = loss_grad(&q, &obs, &mut tmp);
+            let f1 = loss_grad(&q, &mut obs, &mut tmp);
             q[i] -= 2.0 * h;
-            let f2 = loss_grad(&q, &obs, &mut tmp);
+            let f2 = loss_grad(&q, &mut obs, &mut tmp);
             let fd = (f1 - f2) / (2.0 * h);
             assert!(
                 (fd - g[i]).abs() <= 1e-5 * fd.abs().max(1.0),
