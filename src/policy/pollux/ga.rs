@@ -10,7 +10,9 @@ use super::nsga;
 use super::vnodes::VNode;
 use crate::num;
 use crate::workload::sample::Sampler;
+use std::cell::Cell;
 use std::collections::HashSet;
+use std::hash::{BuildHasher, Hash, Hasher};
 
 /// Mating batches per generation before giving up on finding new distinct
 /// offspring (pymoo retries up to 100 times; a converged population rarely
@@ -63,6 +65,7 @@ struct Scratch {
     nodes: Vec<usize>,
     spread: Vec<u32>,
     spread_now: Vec<usize>,
+    crowd: Vec<u32>,
 }
 
 impl Round<'_> {
@@ -88,7 +91,15 @@ impl Round<'_> {
     }
 
     /// The power mean of speedups (higher is better).
+    #[cfg(test)]
     pub fn fitness(&self, x: &Individual) -> f64 {
+        self.fitness_with(x, &Terms::new(self))
+    }
+
+    /// [`Round::fitness`] with each job's term looked up in `terms`: a
+    /// search scores millions of children whose rows repeat a few
+    /// (nodes, replicas) shapes, and the power is the costly part.
+    fn fitness_with(&self, x: &Individual, terms: &Terms) -> f64 {
         let (jn, v) = (self.jobs(), self.v());
         if jn == 0 {
             return 0.0;
@@ -96,23 +107,32 @@ impl Round<'_> {
         let mut sum = 0.0;
         for j in 0..jn {
             let row = &x[j * v..(j + 1) * v];
-            let k: u32 = row.iter().map(|r| *r as u32).sum();
-            let n = row.iter().filter(|r| **r > 0).count() as u32;
-            let mut s = if k == 0 { 0.0 } else { (self.speedup)(j, n, k) };
-            if row != self.current[j].as_slice() {
-                s *= self.restart_mult[j];
+            let (mut k, mut n) = (0u32, 0u32);
+            for &r in row {
+                k += r as u32;
+                n += (r > 0) as u32;
             }
-            sum += if self.p == 0.0 {
-                num::ln(s + 1e-3)
-            } else {
-                num::pow(s + 1e-3, self.p)
-            };
+            let changed = row != self.current[j].as_slice();
+            sum += terms.get(j, n, k, changed, || self.term(j, n, k, changed));
         }
         let mean = sum / jn as f64;
         if self.p == 0.0 {
             num::exp(mean)
         } else {
             num::pow(mean, 1.0 / self.p)
+        }
+    }
+
+    /// Job `j`'s term of the power mean with `k` replicas on `n` nodes.
+    fn term(&self, j: usize, n: u32, k: u32, changed: bool) -> f64 {
+        let mut s = if k == 0 { 0.0 } else { (self.speedup)(j, n, k) };
+        if changed {
+            s *= self.restart_mult[j];
+        }
+        if self.p == 0.0 {
+            num::ln(s + 1e-3)
+        } else {
+            num::pow(s + 1e-3, self.p)
         }
     }
 
@@ -135,10 +155,6 @@ impl Round<'_> {
         }
     }
 
-    fn objectives(&self, x: &Individual) -> nsga::Objectives {
-        [self.fitness(x), self.utility(x)]
-    }
-
     /// Enforces node capacity, per-job replica and node limits, at most one
     /// distributed job per node and minimum replicas.
     fn repair(&self, x: &mut Individual, rng: &mut Sampler, scratch: &mut Scratch) {
@@ -148,6 +164,7 @@ impl Round<'_> {
             nodes,
             spread,
             spread_now,
+            crowd,
         } = scratch;
         let (jn, v) = (self.jobs(), self.v());
         for j in 0..jn {
@@ -223,8 +240,19 @@ impl Round<'_> {
         // the scan is over them alone, and needs two of them.
         spread_now.clear();
         spread_now.extend((0..jn).filter(|&j| spread[j] > 1));
-        let contested = if spread_now.len() > 1 { 0..v } else { 0..0 };
-        for c in contested {
+        // Distributed jobs per column, counted once: the rule only removes
+        // cells and spreads, so a column with fewer than two now never
+        // becomes contested and is skipped.
+        crowd.clear();
+        crowd.resize(v, 0);
+        if spread_now.len() > 1 {
+            for &j in spread_now.iter() {
+                for (n, r) in crowd.iter_mut().zip(&x[j * v..(j + 1) * v]) {
+                    *n += (*r > 0) as u32;
+                }
+            }
+        }
+        for c in (0..v).filter(|&c| crowd[c] > 1) {
             // The keeper: most replicas here, then frozen, then lowest index.
             let distributed_here = |j: usize| x[j * v + c] > 0 && spread[j] > 1;
             let rank = |j: usize| (x[j * v + c], self.frozen[j], std::cmp::Reverse(j));
@@ -353,7 +381,7 @@ impl Round<'_> {
 
     /// Whether `x` may join the population (and, with `distinct`, marks it
     /// present).
-    fn admit(&self, seen: &mut HashSet<Individual>, x: &Individual) -> bool {
+    fn admit(&self, seen: &mut HashSet<Keyed, PassThrough>, x: &Keyed) -> bool {
         !self.distinct || (!seen.contains(x) && seen.insert(x.clone()))
     }
 
@@ -373,33 +401,33 @@ impl Round<'_> {
     ) -> (Individual, Vec<Individual>) {
         let size = self.jobs() * self.v();
         let nsga2 = self.survival == Survival::Nsga2;
+        let terms = Terms::new(self);
         let score = |x: &Individual| -> nsga::Objectives {
-            if nsga2 {
-                self.objectives(x)
-            } else {
-                [self.fitness(x), 0.0]
-            }
+            let fitness = self.fitness_with(x, &terms);
+            [fitness, if nsga2 { self.utility(x) } else { 0.0 }]
         };
-        let mut pop: Vec<(nsga::Objectives, Individual)> = Vec::with_capacity(population * 2);
-        let mut seen: HashSet<Individual> = HashSet::with_capacity(population * 4);
+        let mut pop: Vec<(nsga::Objectives, Keyed)> = Vec::with_capacity(population * 2);
+        let mut seen = HashSet::with_capacity_and_hasher(population * 4, PassThrough);
         let mut scratch = Scratch::default();
-        let current: Individual = self.current.concat();
+        let current = Keyed::new(self.current.concat());
         seen.insert(current.clone());
-        pop.push((score(&current), current.clone()));
+        pop.push((score(&current.x), current.clone()));
         for mut s in seeds.into_iter().filter(|s| s.len() == size) {
             self.repair(&mut s, rng, &mut scratch);
+            let s = Keyed::new(s);
             if self.admit(&mut seen, &s) {
-                pop.push((score(&s), s));
+                pop.push((score(&s.x), s));
             }
         }
         let mut attempts = 0;
         while pop.len() < population && attempts < population * MATING_ROUNDS {
             attempts += 1;
-            let mut x = current.clone();
+            let mut x = current.x.clone();
             self.mutate(&mut x, rng, &mut scratch);
             self.repair(&mut x, rng, &mut scratch);
+            let x = Keyed::new(x);
             if self.admit(&mut seen, &x) {
-                pop.push((score(&x), x));
+                pop.push((score(&x.x), x));
             }
         }
         // Crowding distances of the current population (NSGA-II only).
@@ -412,11 +440,11 @@ impl Round<'_> {
             pop = reorder(pop, &order);
         }
         let mut objs: Vec<nsga::Objectives> = Vec::new();
+        let mut child = Keyed::new(Individual::with_capacity(size));
         for _ in 0..generations {
             objs.clear();
             objs.extend(pop.iter().map(|p| p.0));
             let mut kids = Vec::with_capacity(population);
-            let mut child = Individual::with_capacity(size);
             let mut attempts = 0;
             while kids.len() < population && attempts < population * MATING_ROUNDS {
                 attempts += 1;
@@ -428,11 +456,12 @@ impl Round<'_> {
                 } else {
                     (fitter_of_two(&objs, rng), fitter_of_two(&objs, rng))
                 };
-                self.crossover(&pop[a].1, &pop[b].1, rng, &mut child);
-                self.mutate(&mut child, rng, &mut scratch);
-                self.repair(&mut child, rng, &mut scratch);
+                self.crossover(&pop[a].1.x, &pop[b].1.x, rng, &mut child.x);
+                self.mutate(&mut child.x, rng, &mut scratch);
+                self.repair(&mut child.x, rng, &mut scratch);
+                child.rehash();
                 if self.admit(&mut seen, &child) {
-                    kids.push((score(&child), child.clone()));
+                    kids.push((score(&child.x), child.clone()));
                 }
             }
             pop.extend(kids);
@@ -474,8 +503,127 @@ impl Round<'_> {
                 best = i;
             }
         }
-        let best = pop[best].1.clone();
-        (best, pop.into_iter().map(|(_, x)| x).collect())
+        let best = pop[best].1.x.clone();
+        (best, pop.into_iter().map(|(_, k)| k.x).collect())
+    }
+}
+
+/// A memo of fitness terms per (job, nodes, replicas, changed), for one
+/// round (NaN: not computed yet). Shapes past its bounds (rows that are
+/// never repaired, such as the current allocation) are computed each time.
+struct Terms {
+    nodes: usize,
+    replicas: usize,
+    values: Vec<Cell<f64>>,
+}
+
+impl Terms {
+    fn new(round: &Round) -> Terms {
+        let nodes = round.v() + 1;
+        let replicas = round.max_rep.iter().copied().max().unwrap_or(0) as usize + 1;
+        Terms {
+            nodes,
+            replicas,
+            values: vec![Cell::new(f64::NAN); round.jobs() * nodes * replicas * 2],
+        }
+    }
+
+    fn get(&self, j: usize, n: u32, k: u32, changed: bool, term: impl Fn() -> f64) -> f64 {
+        let (n, k) = (n as usize, k as usize);
+        if n >= self.nodes || k >= self.replicas {
+            return term();
+        }
+        let cell = &self.values[((j * self.nodes + n) * self.replicas + k) * 2 + changed as usize];
+        let known = cell.get();
+        if !known.is_nan() {
+            return known;
+        }
+        let t = term();
+        cell.set(t);
+        t
+    }
+}
+
+/// An individual with its hash, taken once: the `distinct` rule looks every
+/// child up, admits it and later removes it, and hashing the matrix each
+/// time (SipHash) cost more than the lookups.
+#[derive(Clone)]
+struct Keyed {
+    hash: u64,
+    x: Individual,
+}
+
+impl Keyed {
+    fn new(x: Individual) -> Keyed {
+        let mut k = Keyed { hash: 0, x };
+        k.rehash();
+        k
+    }
+
+    /// Hashes the matrix eight cells at a time (FxHash's step) with a final
+    /// avalanche (murmur3's), so that every bit of the key is mixed: the
+    /// table takes its buckets from the low bits and its tags from the high.
+    fn rehash(&mut self) {
+        const K: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+        let mut h = self.x.len() as u64;
+        let mut words = self.x.chunks_exact(8);
+        for w in &mut words {
+            let w = u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]);
+            h = (h.rotate_left(5) ^ w).wrapping_mul(K);
+        }
+        for &b in words.remainder() {
+            h = (h.rotate_left(5) ^ b as u64).wrapping_mul(K);
+        }
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+        self.hash = h ^ (h >> 33);
+    }
+}
+
+impl PartialEq for Keyed {
+    fn eq(&self, other: &Keyed) -> bool {
+        self.hash == other.hash && self.x == other.x
+    }
+}
+
+impl Eq for Keyed {}
+
+impl Hash for Keyed {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        state.write_u64(self.hash);
+    }
+}
+
+/// The hasher of [`Keyed`] sets: the key's own hash, passed through.
+#[derive(Clone, Copy, Default)]
+struct PassThrough;
+
+impl BuildHasher for PassThrough {
+    type Hasher = TakenHash;
+
+    fn build_hasher(&self) -> TakenHash {
+        TakenHash(0)
+    }
+}
+
+struct TakenHash(u64);
+
+impl Hasher for TakenHash {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        // Only `write_u64` is used by `Keyed`; fold anything else in.
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ b as u64).wrapping_mul(0x100_0000_01b3);
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
     }
 }
 
@@ -665,6 +813,60 @@ mod tests {
         }
         // The random matrices exercise the trims, not only rows that fit.
         assert!(trimmed > 300, "{trimmed}");
+    }
+
+    #[test]
+    fn memoised_terms_give_the_fitness_to_the_bit() {
+        let cluster = parse_cluster("t4:4x4,rtx:2x8").unwrap();
+        let vnodes = virtual_nodes(&cluster);
+        let v = vnodes.len();
+        let speedup =
+            |j: usize, n: u32, k: u32| (k as f64).sqrt() / (1.0 + 0.1 * (n + j as u32) as f64);
+        let mut gen = Sampler::new(5);
+        for p in [-1.0, 0.0, 0.5] {
+            let mut r = round(&vnodes, &speedup, true);
+            r.p = p;
+            r.max_rep = vec![3, 8, 1, 16, 2, 5];
+            r.current[1][0] = 2;
+            r.restart_mult = (0..6).map(|j| 0.5 + 0.1 * j as f64).collect();
+            let terms = Terms::new(&r);
+            // Rows past the memo's bounds (k above every maximum) too.
+            for _ in 0..300 {
+                let x: Individual = (0..6 * v)
+                    .map(|_| {
+                        if gen.chance(0.3) {
+                            gen.below(9) as u8
+                        } else {
+                            0
+                        }
+                    })
+                    .collect();
+                let direct = {
+                    let mut sum = 0.0;
+                    for j in 0..6 {
+                        let row = &x[j * v..(j + 1) * v];
+                        let k: u32 = row.iter().map(|c| *c as u32).sum();
+                        let n = row.iter().filter(|c| **c > 0).count() as u32;
+                        let mut s = if k == 0 { 0.0 } else { speedup(j, n, k) };
+                        if row != r.current[j].as_slice() {
+                            s *= r.restart_mult[j];
+                        }
+                        sum += if p == 0.0 {
+                            num::ln(s + 1e-3)
+                        } else {
+                            num::pow(s + 1e-3, p)
+                        };
+                    }
+                    let mean = sum / 6.0;
+                    if p == 0.0 {
+                        num::exp(mean)
+                    } else {
+                        num::pow(mean, 1.0 / p)
+                    }
+                };
+                assert_eq!(r.fitness_with(&x, &terms).to_bits(), direct.to_bits());
+            }
+        }
     }
 
     #[test]
