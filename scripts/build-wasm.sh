@@ -25,27 +25,36 @@ REMAP=""
 for dir in "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/; do
   REMAP="$REMAP --remap-path-prefix=$dir="
 done
-# Two packages from the same code: the core one (`--features page-core`, www/pkg) that
+# Packages from the same code: the core one (`--features page-core`, www/pkg) that
 # the page loads at start, holding every policy but the LP-based and large ones
-# (src/policy/mod.rs, `full_package`), and the full one (www/pkg-full) that the page
-# fetches the first time one of those runs. Only the core one counts against the 600 KB
-# (tests/browser/page.test.mjs; the full one has a bound of 1 MB).
-build_package() { # OUT_DIR CARGO_FEATURE_ARGS...
-  local out=$1; shift
-  RUSTFLAGS="${RUSTFLAGS:-}$REMAP" \
+# (src/policy/mod.rs, `full_package`), and the full one that the page fetches the first
+# time one of those runs, in two builds: www/pkg-full with SIMD128 (its own ChaCha8,
+# src/workload/chacha_wide.rs, and the compiler's vectorised loops: Pollux 26 -> 16 s in
+# Node, docs/PERFORMANCE.md) and www/pkg-full-plain for browsers without WebAssembly SIMD
+# (www/js/pool.js picks one). Only the core one counts against the 600 KB
+# (tests/browser/page.test.mjs; the full ones have a bound of 1 MB).
+build_package() { # OUT_DIR simd|plain CARGO_FEATURE_ARGS...
+  local out=$1 simd=$2; shift 2
+  local flags="" opt_simd=""
+  if [ "$simd" = simd ]; then
+    flags="-C target-feature=+simd128 "
+    opt_simd="--enable-simd"
+  fi
+  RUSTFLAGS="$flags${RUSTFLAGS:-}$REMAP" CARGO_TARGET_DIR="target/wasm-$simd" \
     cargo build --lib --target wasm32-unknown-unknown --profile wasm "$@"
   rm -rf "$out"
-  wasm-bindgen --target web --no-typescript --out-dir "$out" target/wasm32-unknown-unknown/wasm/schedlab.wasm
+  wasm-bindgen --target web --no-typescript --out-dir "$out" "target/wasm-$simd/wasm32-unknown-unknown/wasm/schedlab.wasm"
   if [ "${SKIP_WASM_OPT:-0}" != 1 ]; then
     if [ ! -x tools/node_modules/.bin/wasm-opt ]; then
       (cd tools && npm ci --no-audit --no-fund --silent)
     fi
-    tools/node_modules/.bin/wasm-opt -O3 --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals --enable-reference-types "$out/schedlab_bg.wasm" -o "$out/schedlab_bg.wasm"
+    tools/node_modules/.bin/wasm-opt -O3 $opt_simd --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals --enable-reference-types "$out/schedlab_bg.wasm" -o "$out/schedlab_bg.wasm"
   fi
   # Lets Node import the ES module glue directly.
   echo '{"type":"module"}' > "$out/package.json"
   ls -l "$out/schedlab_bg.wasm" | awk -v out="$out" '{printf "%s: %d bytes", out, $5}' >&2
   gzip -9 -c "$out/schedlab_bg.wasm" | wc -c | awk '{printf " (%d gzipped)\n", $1}' >&2
 }
-build_package www/pkg-full
-build_package www/pkg --features page-core
+build_package www/pkg-full simd
+build_package www/pkg-full-plain plain
+build_package www/pkg plain --features page-core

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The README's first command: builds the WebAssembly packages (core and full)
+# The README's first command: builds the WebAssembly packages (core and full, with and without SIMD)
 # when they are missing or older than the sources (installing the wasm target,
 # wasm-bindgen-cli and wasm-opt if needed, via build-wasm.sh) and serves
 # www/ on 127.0.0.1, printing the URL. PORT=N picks the port (default 8000,
@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 stale() { [ ! -f "$1" ] || [ -n "$(find src Cargo.toml Cargo.lock traces -newer "$1" -print -quit)" ]; }
-if stale www/pkg/schedlab_bg.wasm || stale www/pkg-full/schedlab_bg.wasm; then
+if stale www/pkg/schedlab_bg.wasm || stale www/pkg-full/schedlab_bg.wasm || stale www/pkg-full-plain/schedlab_bg.wasm; then
   bash scripts/build-wasm.sh
 fi
 PORT=$(python3 - "${PORT:-8000}" <<'PY'

@@ -16,7 +16,7 @@ if [ ! -d tools/node_modules/playwright-core ] || [ ! -d tools/node_modules/bina
 fi
 stale() { [ ! -f "$1" ] || [ -n "$(find src Cargo.toml Cargo.lock traces -newer "$1" -print -quit)" ]; }
 if stale target/release/schedlab; then cargo build --release; fi
-if stale www/pkg/schedlab_bg.wasm || stale www/pkg-full/schedlab_bg.wasm; then bash scripts/build-wasm.sh; fi
+if stale www/pkg/schedlab_bg.wasm || stale www/pkg-full/schedlab_bg.wasm || stale www/pkg-full-plain/schedlab_bg.wasm; then bash scripts/build-wasm.sh; fi
 rm -rf tests/browser/artifacts
 mkdir -p tests/browser/artifacts
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')

@@ -12,7 +12,7 @@ cargo fmt --all -- --check
 step "cargo test (native)"
 cargo test --release --all-targets
 
-step "build the CLI and the wasm packages (core and full)"
+step "build the CLI and the wasm packages (core, and full with and without SIMD)"
 cargo build --release
 bash scripts/build-wasm.sh
 
@@ -27,6 +27,9 @@ node tests/wasm-node/compare.mjs target/release/schedlab ../shared/data/pollux/w
 # heterogeneous cluster; Pollux's genetic search (seeded RNG); Shockwave and Themis+TJ.
 node tests/wasm-node/compare.mjs target/release/schedlab afs-mini afs-64 afs-l,afs-p,afs-s,optimus,themis,srtf-e,srsf-e
 node tests/wasm-node/compare.mjs target/release/schedlab sia-philly sia-hetero-64 sia,gavel,pollux
+# The full package is built with SIMD128 (its own ChaCha8 among other things) and without it
+# (browsers without WebAssembly SIMD); the second gives the same bits too.
+SCHEDLAB_WASM_PKG=pkg-full-plain node tests/wasm-node/compare.mjs target/release/schedlab sia-philly sia-hetero-64 sia,gavel,pollux 1 pollux.generations=10
 node tests/wasm-node/compare.mjs target/release/schedlab sia-philly-homog homog-64 shockwave,gavel-ftf
 # Engine variants: the Sia simulator's calibration, CoDDL's reconfiguration model.
 node tests/wasm-node/compare.mjs target/release/schedlab sia-helios sia-hetero-64 sia 7 engine.calibration=sia sia.profiling=artifact

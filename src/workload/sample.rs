@@ -6,13 +6,23 @@
 //! and generated traces must be identical on both.
 
 use crate::num;
-use rand::{Rng, SeedableRng};
+#[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+use rand::Rng;
+use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
+
+/// The generator behind [`Sampler`]: ChaCha8 from `rand_chacha`, which
+/// vectorises natively; wasm builds with SIMD128 compute the same stream with
+/// their own vectors (`chacha_wide`), `rand_chacha` running scalar there.
+#[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+type Generator = ChaCha8Rng;
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+type Generator = super::chacha_wide::ChaCha8;
 
 /// The project's one random-number generator.
 #[derive(Debug, Clone)]
 pub struct Sampler {
-    rng: ChaCha8Rng,
+    rng: Generator,
 }
 
 /// A uniform draw in [0, 1) addressed by a key rather than by call order
@@ -34,9 +44,10 @@ pub fn keyed_uniform(seed: u64, key: &[u64]) -> f64 {
 
 impl Sampler {
     pub fn new(seed: u64) -> Sampler {
-        Sampler {
-            rng: ChaCha8Rng::seed_from_u64(seed),
-        }
+        let rng = ChaCha8Rng::seed_from_u64(seed);
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        let rng = Generator::from_seed(rng.get_seed());
+        Sampler { rng }
     }
 
     /// A sub-stream derived from this seed and a label, so that adding draws

@@ -3,7 +3,7 @@
 // Run by scripts/test-browser.sh.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, openPage, waitDone, artifact, BASE, clippedParamControls } from './helpers.mjs';
+import { launch, openPage, waitDone, artifact, cli, BASE, clippedParamControls } from './helpers.mjs';
 
 let browser;
 before(async () => { browser = await launch(); });
@@ -222,6 +222,26 @@ test('variants compare Sia solver methods side by side, with the solver view', {
   await page.click('#run');
   await page.waitForFunction(() => window.schedlab.view && window.schedlab.view.runs.has('sia@solver=pop'), null, { timeout: 150_000 });
   assert.match(await page.evaluate(() => location.search), /policies=fifo,sia@solver=lp-star,sia@solver=copter,sia@solver=pop(&|$)/);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('without WebAssembly SIMD the page runs the full package built without it, to the CLI results', { timeout: 120_000 }, async () => {
+  // `simd=0` makes the page take the path of a browser without SIMD (Safari before 16.4).
+  const pollux = 'pollux@generations=5';
+  const page = await openPage(browser, `${BASE}?trace=sia-philly&cluster=sia-hetero-64&policies=sia,${pollux}&simd=0`);
+  await waitDone(page, 90_000);
+  const fetched = (dir) => page.requested.filter((u) => u.endsWith(`${dir}/schedlab_bg.wasm`)).length;
+  assert.equal(fetched('pkg-full-plain'), 1, page.requested.join('\n'));
+  assert.equal(fetched('pkg-full'), 0, page.requested.join('\n'));
+  const metrics = await page.evaluate((p) => {
+    const r = window.schedlab.view.runs;
+    return { sia: r.get('sia').result.metrics, pollux: r.get(p).result.metrics };
+  }, pollux);
+  const native = (policy, sets) => JSON.parse(cli(['run', '--trace', 'sia-philly', '--cluster', 'sia-hetero-64',
+    '--policy', policy, ...sets.flatMap((s) => ['--set', s]), '--format', 'json'])).results[0].metrics;
+  assert.deepEqual(metrics.sia, native('sia', []));
+  assert.deepEqual(metrics.pollux, native('pollux', ['pollux.generations=5']));
   assert.deepEqual(page.errors, []);
   await page.close();
 });

@@ -24,6 +24,17 @@ export async function compileWasm(url) {
   }
 }
 
+/** A module using one SIMD128 instruction (i8x16.popcnt): valid only where WebAssembly SIMD is. */
+const SIMD_PROBE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0, 65, 0, 253, 15, 253, 98, 11]);
+
+/** `?simd=0`, read when the page loads (the page rewrites its URL to its own state later). */
+const SIMD_OFF = new URLSearchParams(globalThis.location?.search || '').get('simd') === '0';
+
+/** Which build of the full package this browser runs (see Pool.loadFull). */
+export function fullPackageDir() {
+  return !SIMD_OFF && WebAssembly.validate(SIMD_PROBE) ? 'pkg-full' : 'pkg-full-plain';
+}
+
 export class Pool {
   /** `fullOnly`: names of the policies that need the full package. */
   constructor(module, fullOnly = []) {
@@ -53,10 +64,17 @@ export class Pool {
     return w;
   }
 
-  /** The full package's compiled module (fetched on the first call). */
+  /**
+   * The full package ({module, dir}: compiled module and its directory),
+   * fetched on the first call: the SIMD128 build (pkg-full) where the
+   * browser has WebAssembly SIMD, else the same code without it
+   * (pkg-full-plain; also with `?simd=0`, which the browser tests use).
+   */
   loadFull() {
     if (!this.fullModule) {
-      this.fullModule = compileWasm(new URL('../pkg-full/schedlab_bg.wasm', import.meta.url));
+      const dir = fullPackageDir();
+      this.fullModule = compileWasm(new URL(`../${dir}/schedlab_bg.wasm`, import.meta.url))
+        .then((module) => ({ module, dir }));
       this.fullModule.catch(() => { this.fullModule = null; }); // retry on the next run
     }
     return this.fullModule;
@@ -111,7 +129,7 @@ export class Pool {
       ? this.loadFull().then((m) => { batch.fullModule = m; })
       : Promise.resolve();
     const failFull = (e) => {
-      const why = `could not load the full wasm package (pkg-full/schedlab_bg.wasm): ${e && e.message || e}`;
+      const why = `could not load the full wasm package (${fullPackageDir()}/schedlab_bg.wasm): ${e && e.message || e}`;
       this.failQueued(batch, (p) => this.fullOnly.has(baseOf(p)), {
         kind: 'internal', file: '', line: 0, field: '', message: why, text: why,
       });

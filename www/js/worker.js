@@ -52,9 +52,10 @@ function evaluatePcs(msg) {
 
 let fullApi = null; // promise of the full package's glue, once instantiated
 
-function fullPackage(module) {
+/** `full`: {module, dir} from Pool.loadFull (the glue of the build that was compiled). */
+function fullPackage(full) {
   if (!fullApi) {
-    fullApi = import('../pkg-full/schedlab.js').then((api) => { api.initSync({ module }); return api; });
+    fullApi = import(`../${full.dir}/schedlab.js`).then((api) => { api.initSync({ module: full.module }); return api; });
     fullApi.catch(() => { fullApi = null; }); // a later run may try again
   }
   return fullApi;
