@@ -223,6 +223,9 @@ fn next_taker(l: &[f64], g: &[f64], h: &[f64], from: usize, c: Champ) -> Option<
         // SAFETY: the CPU supports AVX2, checked just above.
         return unsafe { next_taker_avx2(l, g, h, from, c) };
     }
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    return first_taker(l, from, |at| chunk_takers_simd128(l, g, h, at, c));
+    #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
     first_taker(l, from, |at| chunk_takers(l, g, h, at, c))
 }
 
@@ -253,6 +256,7 @@ fn first_taker(l: &[f64], from: usize, takers: impl Fn(usize) -> u32) -> Option<
 /// Which of the `LANES` positions from `at` take the crown from champion
 /// `c` under rule (3) (bit j for position at + j): a longer challenger
 /// needs h > the champion's g, a shorter or equal one g ≥ the champion's h.
+#[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
 #[inline(always)]
 fn chunk_takers(l: &[f64], g: &[f64], h: &[f64], at: usize, c: Champ) -> u32 {
     let (lc, gc, hc) = c;
@@ -283,6 +287,23 @@ fn chunk_takers_avx2(l: &[f64], g: &[f64], h: &[f64], at: usize, c: Champ) -> u3
         let take = _mm256_or_pd(_mm256_and_pd(longer, by_h), _mm256_andnot_pd(longer, by_g));
         _mm256_movemask_pd(take) as u32
     }
+}
+
+/// `chunk_takers` with wasm's SIMD128, two positions per vector: the same
+/// ordered comparisons (false on NaN, as the scalar ones).
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+#[inline(always)]
+fn chunk_takers_simd128(l: &[f64], g: &[f64], h: &[f64], at: usize, c: Champ) -> u32 {
+    use std::arch::wasm32::*;
+    const { assert!(LANES == 4) };
+    let pair = |x: &[f64], k: usize| f64x2(x[at + k], x[at + k + 1]);
+    let half = |k: usize| {
+        let longer = f64x2_lt(f64x2_splat(c.0), pair(l, k));
+        let by_h = f64x2_gt(pair(h, k), f64x2_splat(c.1));
+        let by_g = f64x2_ge(pair(g, k), f64x2_splat(c.2));
+        i64x2_bitmask(v128_bitselect(by_h, by_g, longer)) as u32
+    };
+    half(0) | half(2) << 2
 }
 
 /// The scan state of stage two: flat arrays of (length, g, h) in scan
