@@ -519,7 +519,9 @@ struct Terms {
 
 impl Terms {
     fn new(round: &Round) -> Terms {
-        let nodes = round.v() + 1;
+        // Repaired rows span at most `max_nodes` (the caller's speedup memo
+        // is bounded the same way), which keeps large clusters' tables small.
+        let nodes = round.v().min(round.max_nodes as usize) + 1;
         let replicas = round.max_rep.iter().copied().max().unwrap_or(0) as usize + 1;
         Terms {
             nodes,
@@ -829,8 +831,10 @@ mod tests {
             r.max_rep = vec![3, 8, 1, 16, 2, 5];
             r.current[1][0] = 2;
             r.restart_mult = (0..6).map(|j| 0.5 + 0.1 * j as f64).collect();
+            r.max_nodes = 3;
             let terms = Terms::new(&r);
-            // Rows past the memo's bounds (k above every maximum) too.
+            // Rows past the memo's bounds (k above every maximum, n above
+            // max_nodes: these rows are not repaired) too.
             for _ in 0..300 {
                 let x: Individual = (0..6 * v)
                     .map(|_| {
