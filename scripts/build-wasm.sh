@@ -12,7 +12,8 @@ if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$WB_VERSION"
   echo "installing wasm-bindgen-cli $WB_VERSION (a few minutes, once)" >&2
   cargo install wasm-bindgen-cli --version "$WB_VERSION"
 fi
-# Both packages are optimised for speed (cargo opt-level 3, wasm-opt -O3): measured
+# The packages are optimised for speed (cargo opt-level 3; wasm-opt -O3 for the core one, see
+# build_package for the full ones): measured
 # 2026-11-26 in one sitting against opt-level "s" with inline threshold 15 and -Oz (the
 # settings that kept the single package under 600 KB before the split), the AFS runs
 # take half the time and Pollux 77 s instead of 130 s in wasm (scripts/bench-wasm.mjs);
@@ -33,8 +34,12 @@ done
 # Node, docs/PERFORMANCE.md) and www/pkg-full-plain for browsers without WebAssembly SIMD
 # (www/js/pool.js picks one). Only the core one counts against the 600 KB
 # (tests/browser/page.test.mjs; the full ones have a bound of 1 MB).
-build_package() { # OUT_DIR simd|plain CARGO_FEATURE_ARGS...
-  local out=$1 simd=$2; shift 2
+# The full builds skip wasm-opt: measured 2026-11-28 (docs/PERFORMANCE.md, wasm section), its
+# -O2 / -O3 / -Os made microlp's simplex slower in V8 (sia-2048: 24.6 s without, 30.3 s with
+# -O3, 33.6 s with -O2) while sts-100 and copter-10k gained 10-15%; without it every bench
+# case is within 1.44x of native. The core package keeps -O3 for its size budget.
+build_package() { # OUT_DIR simd|plain O3|none CARGO_FEATURE_ARGS...
+  local out=$1 simd=$2 opt=$3; shift 3
   local flags="" opt_simd=""
   if [ "$simd" = simd ]; then
     flags="-C target-feature=+simd128 "
@@ -44,17 +49,17 @@ build_package() { # OUT_DIR simd|plain CARGO_FEATURE_ARGS...
     cargo build --lib --target wasm32-unknown-unknown --profile wasm "$@"
   rm -rf "$out"
   wasm-bindgen --target web --no-typescript --out-dir "$out" "target/wasm-$simd/wasm32-unknown-unknown/wasm/schedlab.wasm"
-  if [ "${SKIP_WASM_OPT:-0}" != 1 ]; then
+  if [ "$opt" != none ] && [ "${SKIP_WASM_OPT:-0}" != 1 ]; then
     if [ ! -x tools/node_modules/.bin/wasm-opt ]; then
       (cd tools && npm ci --no-audit --no-fund --silent)
     fi
-    tools/node_modules/.bin/wasm-opt -O3 $opt_simd --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals --enable-reference-types "$out/schedlab_bg.wasm" -o "$out/schedlab_bg.wasm"
+    tools/node_modules/.bin/wasm-opt "-$opt" $opt_simd --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals --enable-reference-types "$out/schedlab_bg.wasm" -o "$out/schedlab_bg.wasm"
   fi
   # Lets Node import the ES module glue directly.
   echo '{"type":"module"}' > "$out/package.json"
   ls -l "$out/schedlab_bg.wasm" | awk -v out="$out" '{printf "%s: %d bytes", out, $5}' >&2
   gzip -9 -c "$out/schedlab_bg.wasm" | wc -c | awk '{printf " (%d gzipped)\n", $1}' >&2
 }
-build_package www/pkg-full simd
-build_package www/pkg-full-plain plain
-build_package www/pkg plain --features page-core
+build_package www/pkg-full simd none
+build_package www/pkg-full-plain plain none
+build_package www/pkg plain O3 --features page-core
