@@ -12,7 +12,7 @@ use crate::num;
 use crate::workload::sample::Sampler;
 use std::cell::Cell;
 use std::collections::HashSet;
-use std::hash::{BuildHasher, Hash, Hasher};
+use std::hash::{BuildHasherDefault, Hash, Hasher};
 
 /// Mating batches per generation before giving up on finding new distinct
 /// offspring (pymoo retries up to 100 times; a converged population rarely
@@ -31,7 +31,7 @@ pub struct Round<'a> {
     /// Speedup multiplier when a job's row changes (Pollux's restart penalty).
     pub restart_mult: Vec<f64>,
     /// Speedup of job j on n virtual nodes with k replicas, relative to its
-    /// fair share (memoised by the caller).
+    /// fair share (the search memoises the terms built on it: `Terms`).
     pub speedup: &'a dyn Fn(usize, u32, u32) -> f64,
     /// Fitness power (p = -1: harmonic mean).
     pub p: f64,
@@ -407,7 +407,7 @@ impl Round<'_> {
             [fitness, if nsga2 { self.utility(x) } else { 0.0 }]
         };
         let mut pop: Vec<(nsga::Objectives, Keyed)> = Vec::with_capacity(population * 2);
-        let mut seen = HashSet::with_capacity_and_hasher(population * 4, PassThrough);
+        let mut seen = HashSet::with_capacity_and_hasher(population * 4, PassThrough::default());
         let mut scratch = Scratch::default();
         let current = Keyed::new(self.current.concat());
         seen.insert(current.clone());
@@ -519,8 +519,8 @@ struct Terms {
 
 impl Terms {
     fn new(round: &Round) -> Terms {
-        // Repaired rows span at most `max_nodes` (the caller's speedup memo
-        // is bounded the same way), which keeps large clusters' tables small.
+        // Repaired rows span at most `max_nodes`, which keeps large
+        // clusters' tables small.
         let nodes = round.v().min(round.max_nodes as usize) + 1;
         let replicas = round.max_rep.iter().copied().max().unwrap_or(0) as usize + 1;
         Terms {
@@ -599,17 +599,9 @@ impl Hash for Keyed {
 }
 
 /// The hasher of [`Keyed`] sets: the key's own hash, passed through.
-#[derive(Clone, Copy, Default)]
-struct PassThrough;
+type PassThrough = BuildHasherDefault<TakenHash>;
 
-impl BuildHasher for PassThrough {
-    type Hasher = TakenHash;
-
-    fn build_hasher(&self) -> TakenHash {
-        TakenHash(0)
-    }
-}
-
+#[derive(Default)]
 struct TakenHash(u64);
 
 impl Hasher for TakenHash {

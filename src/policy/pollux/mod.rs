@@ -24,7 +24,6 @@ use crate::perf::{BatchChoice, RateQuery};
 use crate::sim::{Decision, View};
 use crate::workload::sample::Sampler;
 use crate::workload::Adaptivity;
-use std::cell::Cell;
 use std::collections::BTreeMap;
 
 const PARAMS: &[ParamSpec] = &[
@@ -235,23 +234,10 @@ impl Policy for Pollux {
             fair.push(if f > 0.0 { f } else { 1.0 });
         }
         let scale = view.cluster.nodes.len() as f64 / total as f64;
-        // Memo of speedups per (job, nodes, replicas); NaN = not computed yet.
-        let kmax = max_rep.iter().copied().max().unwrap_or(1) as usize + 1;
-        let nmax = self.max_nodes.min(self.vnodes.len() as u32) as usize + 1;
-        let memo: Vec<Cell<f64>> = vec![Cell::new(f64::NAN); jobs.len() * nmax * kmax];
-        let speedup = |i: usize, n: u32, k: u32| -> f64 {
-            if n as usize >= nmax || k as usize >= kmax {
-                return goodput(jobs[i], n, k) / fair[i] * scale;
-            }
-            let idx = (i * nmax + n as usize) * kmax + k as usize;
-            let cached = memo[idx].get();
-            if !cached.is_nan() {
-                return cached;
-            }
-            let s = goodput(jobs[i], n, k) / fair[i] * scale;
-            memo[idx].set(s);
-            s
-        };
+        // The search memoises its fitness terms per (job, nodes, replicas),
+        // so each speedup is asked for at most twice (row changed or not).
+        let speedup =
+            |i: usize, n: u32, k: u32| -> f64 { goodput(jobs[i], n, k) / fair[i] * scale };
         let restart_mult: Vec<f64> = jobs
             .iter()
             .map(|&j| {
