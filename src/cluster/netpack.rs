@@ -22,7 +22,7 @@ use super::{node_mask, Cluster, NodeShare, Placement};
 
 /// Is `r` a compliant share for machines of `node` GPUs (a power of two)?
 pub fn is_compliant(r: u32, node: u32) -> bool {
-    r == 0 || (r < node && r.is_power_of_two()) || r % node == 0
+    r == 0 || (r < node && r.is_power_of_two()) || r.is_multiple_of(node)
 }
 
 /// x_i of Proposition 2: the largest compliant share not above `s`.

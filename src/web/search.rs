@@ -63,7 +63,7 @@ impl PageProblem {
     /// flat in the same order (+inf for an invalid configuration).
     pub fn evaluate(&self, xs: &[f64]) -> Result<Vec<f64>> {
         let n = self.problem.bounds().len();
-        if xs.len() % n != 0 {
+        if !xs.len().is_multiple_of(n) {
             return Err(Error::config(format!(
                 "search points: {} values is not a multiple of {n}",
                 xs.len()

@@ -1,6 +1,8 @@
 //! Workloads: `JobSpec`, traces, importers, generators and bundled traces.
 
 mod bundled;
+#[cfg(target_arch = "x86_64")]
+mod chacha_avx512;
 #[cfg(any(test, all(target_arch = "wasm32", target_feature = "simd128")))]
 mod chacha_wide;
 pub mod fill;

@@ -10,9 +10,8 @@ use super::nsga;
 use super::vnodes::VNode;
 use crate::num;
 use crate::workload::sample::Sampler;
+use hashbrown::HashTable;
 use std::cell::Cell;
-use std::collections::HashSet;
-use std::hash::{BuildHasherDefault, Hash, Hasher};
 
 /// Mating batches per generation before giving up on finding new distinct
 /// offspring (pymoo retries up to 100 times; a converged population rarely
@@ -66,6 +65,9 @@ struct Scratch {
     spread: Vec<u32>,
     spread_now: Vec<usize>,
     crowd: Vec<u32>,
+    /// Whether `used` holds the column sums of the individual being
+    /// repaired (the mutation leaves them), which the repair then reuses.
+    used_fresh: bool,
 }
 
 impl Round<'_> {
@@ -79,7 +81,7 @@ impl Round<'_> {
 
     /// GPUs taken on each virtual node (summed row by row: the matrix is
     /// stored by job).
-    fn column_sums(&self, x: &Individual, used: &mut Vec<u32>) {
+    fn column_sums(&self, x: &[u8], used: &mut Vec<u32>) {
         let v = self.v();
         used.clear();
         used.resize(v, 0);
@@ -99,7 +101,7 @@ impl Round<'_> {
     /// [`Round::fitness`] with each job's term looked up in `terms`: a
     /// search scores millions of children whose rows repeat a few
     /// (nodes, replicas) shapes, and the power is the costly part.
-    fn fitness_with(&self, x: &Individual, terms: &Terms) -> f64 {
+    fn fitness_with(&self, x: &[u8], terms: &Terms) -> f64 {
         let (jn, v) = (self.jobs(), self.v());
         if jn == 0 {
             return 0.0;
@@ -138,7 +140,7 @@ impl Round<'_> {
 
     /// Cluster utility: allocated GPUs over the GPUs of the (virtual) nodes
     /// in use (1 when nothing is allocated), Pollux's second objective.
-    pub fn utility(&self, x: &Individual) -> f64 {
+    pub fn utility(&self, x: &[u8]) -> f64 {
         let (jn, v) = (self.jobs(), self.v());
         let (mut used, mut offered) = (0u32, 0u32);
         for c in 0..v {
@@ -165,17 +167,28 @@ impl Round<'_> {
             spread,
             spread_now,
             crowd,
+            used_fresh,
         } = scratch;
         let (jn, v) = (self.jobs(), self.v());
+        let fresh = std::mem::take(used_fresh);
         for j in 0..jn {
             if self.frozen[j] {
-                x[j * v..(j + 1) * v].copy_from_slice(&self.current[j]);
+                let row = &mut x[j * v..(j + 1) * v];
+                if fresh {
+                    for ((u, r), cur) in used_by_column.iter_mut().zip(&*row).zip(&self.current[j])
+                    {
+                        *u = *u - *r as u32 + *cur as u32;
+                    }
+                }
+                row.copy_from_slice(&self.current[j]);
             }
         }
         // Capacity of each virtual node (frozen rows are never trimmed).
         // Trimming column c changes only its own sum, so every sum can be
         // taken up front, row by row.
-        self.column_sums(x, used_by_column);
+        if !fresh {
+            self.column_sums(x, used_by_column);
+        }
         // A random holder loses one GPU until the column fits. The holder
         // list (jobs in order) is kept as trimming empties cells, the same
         // list a rescan per trim would give, so the draws are unchanged.
@@ -354,20 +367,25 @@ impl Round<'_> {
         if jn == 0 {
             return;
         }
-        // Adding to column c changes only its own sum.
+        // Adding to column c changes only its own sum, which is kept for
+        // the repair.
         self.column_sums(x, &mut scratch.used);
         for c in 0..v {
             let used = scratch.used[c];
             if used < self.vnodes[c].gpus && rng.chance(0.5) {
                 let j = rng.below(jn as u64) as usize;
                 let free = self.vnodes[c].gpus - used;
-                x[j * v + c] += 1 + rng.below(free as u64) as u8;
+                let cell = &mut x[j * v + c];
+                let before = *cell as u32;
+                *cell += 1 + rng.below(free as u64) as u8;
+                scratch.used[c] = used - before + *cell as u32;
             }
         }
+        scratch.used_fresh = true;
     }
 
     /// Single-point crossover over jobs, into `child`.
-    fn crossover(&self, a: &Individual, b: &Individual, rng: &mut Sampler, child: &mut Individual) {
+    fn crossover(&self, a: &[u8], b: &[u8], rng: &mut Sampler, child: &mut Individual) {
         let (jn, v) = (self.jobs(), self.v());
         let cut = if jn == 0 {
             0
@@ -377,12 +395,6 @@ impl Round<'_> {
         child.clear();
         child.extend_from_slice(&a[..cut * v]);
         child.extend_from_slice(&b[cut * v..jn * v]);
-    }
-
-    /// Whether `x` may join the population (and, with `distinct`, marks it
-    /// present).
-    fn admit(&self, seen: &mut HashSet<Keyed, PassThrough>, x: &Keyed) -> bool {
-        !self.distinct || (!seen.contains(x) && seen.insert(x.clone()))
     }
 
     /// Runs the search from `seeds` (warm start) and returns the best
@@ -402,32 +414,31 @@ impl Round<'_> {
         let size = self.jobs() * self.v();
         let nsga2 = self.survival == Survival::Nsga2;
         let terms = Terms::new(self);
-        let score = |x: &Individual| -> nsga::Objectives {
+        let score = |x: &[u8]| -> nsga::Objectives {
             let fitness = self.fitness_with(x, &terms);
             [fitness, if nsga2 { self.utility(x) } else { 0.0 }]
         };
-        let mut pop: Vec<(nsga::Objectives, Keyed)> = Vec::with_capacity(population * 2);
-        let mut seen = HashSet::with_capacity_and_hasher(population * 4, PassThrough::default());
+        let mut store = Store::new(size, population * 2 + 1, self.distinct);
+        let mut pop: Vec<(nsga::Objectives, Slot)> = Vec::with_capacity(population * 2);
         let mut scratch = Scratch::default();
-        let current = Keyed::new(self.current.concat());
-        seen.insert(current.clone());
-        pop.push((score(&current.x), current.clone()));
+        let current = self.current.concat();
+        let current_slot = store.add(&current);
+        pop.push((score(&current), current_slot));
         for mut s in seeds.into_iter().filter(|s| s.len() == size) {
             self.repair(&mut s, rng, &mut scratch);
-            let s = Keyed::new(s);
-            if self.admit(&mut seen, &s) {
-                pop.push((score(&s.x), s));
+            if let Some(slot) = store.admit(&s) {
+                pop.push((score(&s), slot));
             }
         }
+        let mut x = Individual::with_capacity(size);
         let mut attempts = 0;
         while pop.len() < population && attempts < population * MATING_ROUNDS {
             attempts += 1;
-            let mut x = current.x.clone();
+            x.clone_from(&current);
             self.mutate(&mut x, rng, &mut scratch);
             self.repair(&mut x, rng, &mut scratch);
-            let x = Keyed::new(x);
-            if self.admit(&mut seen, &x) {
-                pop.push((score(&x.x), x));
+            if let Some(slot) = store.admit(&x) {
+                pop.push((score(&x), slot));
             }
         }
         // Crowding distances of the current population (NSGA-II only).
@@ -440,11 +451,12 @@ impl Round<'_> {
             pop = reorder(pop, &order);
         }
         let mut objs: Vec<nsga::Objectives> = Vec::new();
-        let mut child = Keyed::new(Individual::with_capacity(size));
+        let mut kids = Vec::with_capacity(population);
+        let child = &mut x;
         for _ in 0..generations {
             objs.clear();
             objs.extend(pop.iter().map(|p| p.0));
-            let mut kids = Vec::with_capacity(population);
+            kids.clear();
             let mut attempts = 0;
             while kids.len() < population && attempts < population * MATING_ROUNDS {
                 attempts += 1;
@@ -456,15 +468,14 @@ impl Round<'_> {
                 } else {
                     (fitter_of_two(&objs, rng), fitter_of_two(&objs, rng))
                 };
-                self.crossover(&pop[a].1.x, &pop[b].1.x, rng, &mut child.x);
-                self.mutate(&mut child.x, rng, &mut scratch);
-                self.repair(&mut child.x, rng, &mut scratch);
-                child.rehash();
-                if self.admit(&mut seen, &child) {
-                    kids.push((score(&child.x), child.clone()));
+                self.crossover(store.get(pop[a].1), store.get(pop[b].1), rng, child);
+                self.mutate(child, rng, &mut scratch);
+                self.repair(child, rng, &mut scratch);
+                if let Some(slot) = store.admit(child) {
+                    kids.push((score(child), slot));
                 }
             }
-            pop.extend(kids);
+            pop.append(&mut kids);
             let survivors = population.min(pop.len());
             if nsga2 {
                 objs.clear();
@@ -473,23 +484,17 @@ impl Round<'_> {
                 crowd = order.iter().map(|&i| distance[i]).collect();
                 let mut kept = vec![false; pop.len()];
                 order.iter().for_each(|&i| kept[i] = true);
-                if self.distinct {
-                    for (i, (_, x)) in pop.iter().enumerate() {
-                        if !kept[i] {
-                            seen.remove(x);
-                        }
+                for (i, &(_, slot)) in pop.iter().enumerate() {
+                    if !kept[i] {
+                        store.remove(slot);
                     }
                 }
                 pop = reorder(pop, &order);
             } else {
                 // Elitist survival, stable on ties.
                 crate::sorting::sort_by(&mut pop, |a, b| b.0[0].total_cmp(&a.0[0]));
-                if self.distinct {
-                    for (_, gone) in pop.drain(survivors..) {
-                        seen.remove(&gone);
-                    }
-                } else {
-                    pop.truncate(survivors);
+                for (_, gone) in pop.drain(survivors..) {
+                    store.remove(gone);
                 }
             }
         }
@@ -503,8 +508,13 @@ impl Round<'_> {
                 best = i;
             }
         }
-        let best = pop[best].1.x.clone();
-        (best, pop.into_iter().map(|(_, k)| k.x).collect())
+        let best = store.get(pop[best].1).to_vec();
+        (
+            best,
+            pop.iter()
+                .map(|&(_, slot)| store.get(slot).to_vec())
+                .collect(),
+        )
     }
 }
 
@@ -546,79 +556,105 @@ impl Terms {
     }
 }
 
-/// An individual with its hash, taken once: the `distinct` rule looks every
-/// child up, admits it and later removes it, and hashing the matrix each
-/// time (SipHash) cost more than the lookups.
-#[derive(Clone)]
-struct Keyed {
-    hash: u64,
-    x: Individual,
+/// Where a member of the population lives in the [`Store`].
+type Slot = u32;
+
+/// The search's individuals, `size` cells each, in the slots of one buffer,
+/// and (with `distinct`) the set of them: a child is built in a scratch row
+/// and copied in only when admitted, so the search allocates nothing per
+/// child, and each individual is hashed once.
+struct Store {
+    size: usize,
+    cells: Vec<u8>,
+    hashes: Vec<u64>,
+    free: Vec<Slot>,
+    /// With `distinct`: the slots of the members, found by content.
+    members: Option<HashTable<Slot>>,
 }
 
-impl Keyed {
-    fn new(x: Individual) -> Keyed {
-        let mut k = Keyed { hash: 0, x };
-        k.rehash();
-        k
-    }
-
-    /// Hashes the matrix eight cells at a time (FxHash's step) with a final
-    /// avalanche (murmur3's), so that every bit of the key is mixed: the
-    /// table takes its buckets from the low bits and its tags from the high.
-    fn rehash(&mut self) {
-        const K: u64 = 0x51_7c_c1_b7_27_22_0a_95;
-        let mut h = self.x.len() as u64;
-        let mut words = self.x.chunks_exact(8);
-        for w in &mut words {
-            let w = u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]);
-            h = (h.rotate_left(5) ^ w).wrapping_mul(K);
-        }
-        for &b in words.remainder() {
-            h = (h.rotate_left(5) ^ b as u64).wrapping_mul(K);
-        }
-        h ^= h >> 33;
-        h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
-        h ^= h >> 33;
-        h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
-        self.hash = h ^ (h >> 33);
-    }
-}
-
-impl PartialEq for Keyed {
-    fn eq(&self, other: &Keyed) -> bool {
-        self.hash == other.hash && self.x == other.x
-    }
-}
-
-impl Eq for Keyed {}
-
-impl Hash for Keyed {
-    fn hash<H: Hasher>(&self, state: &mut H) {
-        state.write_u64(self.hash);
-    }
-}
-
-/// The hasher of [`Keyed`] sets: the key's own hash, passed through.
-type PassThrough = BuildHasherDefault<TakenHash>;
-
-#[derive(Default)]
-struct TakenHash(u64);
-
-impl Hasher for TakenHash {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        // Only `write_u64` is used by `Keyed`; fold anything else in.
-        for &b in bytes {
-            self.0 = (self.0.rotate_left(8) ^ b as u64).wrapping_mul(0x100_0000_01b3);
+impl Store {
+    fn new(size: usize, capacity: usize, distinct: bool) -> Store {
+        Store {
+            size,
+            cells: Vec::with_capacity(size * capacity),
+            hashes: Vec::with_capacity(capacity),
+            free: Vec::new(),
+            members: distinct.then(|| HashTable::with_capacity(capacity)),
         }
     }
 
-    fn write_u64(&mut self, n: u64) {
-        self.0 = n;
+    fn get(&self, slot: Slot) -> &[u8] {
+        let at = slot as usize * self.size;
+        &self.cells[at..at + self.size]
     }
+
+    /// Stores `x` unless `distinct` holds and an equal member is stored.
+    fn admit(&mut self, x: &[u8]) -> Option<Slot> {
+        let hash = hash_cells(x);
+        if let Some(members) = &self.members {
+            if members.find(hash, |&s| self.get(s) == x).is_some() {
+                return None;
+            }
+        }
+        Some(self.add_hashed(x, hash))
+    }
+
+    /// Stores `x` (a member even if an equal one is stored).
+    fn add(&mut self, x: &[u8]) -> Slot {
+        self.add_hashed(x, hash_cells(x))
+    }
+
+    fn add_hashed(&mut self, x: &[u8], hash: u64) -> Slot {
+        let slot = match self.free.pop() {
+            Some(slot) => {
+                let at = slot as usize * self.size;
+                self.cells[at..at + self.size].copy_from_slice(x);
+                self.hashes[slot as usize] = hash;
+                slot
+            }
+            None => {
+                self.cells.extend_from_slice(x);
+                self.hashes.push(hash);
+                (self.hashes.len() - 1) as Slot
+            }
+        };
+        if let Some(members) = &mut self.members {
+            let hashes = &self.hashes;
+            members.insert_unique(hash, slot, |&s| hashes[s as usize]);
+        }
+        slot
+    }
+
+    /// Frees `slot` (its individual leaves the population).
+    fn remove(&mut self, slot: Slot) {
+        if let Some(members) = &mut self.members {
+            if let Ok(entry) = members.find_entry(self.hashes[slot as usize], |&s| s == slot) {
+                entry.remove();
+            }
+        }
+        self.free.push(slot);
+    }
+}
+
+/// Hashes the matrix eight cells at a time (FxHash's step) with a final
+/// avalanche (murmur3's), so that every bit of the key is mixed: the table
+/// takes its buckets from the low bits and its tags from the high.
+fn hash_cells(x: &[u8]) -> u64 {
+    const K: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+    let mut h = x.len() as u64;
+    let mut words = x.chunks_exact(8);
+    for w in &mut words {
+        let w = u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]);
+        h = (h.rotate_left(5) ^ w).wrapping_mul(K);
+    }
+    for &b in words.remainder() {
+        h = (h.rotate_left(5) ^ b as u64).wrapping_mul(K);
+    }
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    h ^ (h >> 33)
 }
 
 /// The fitter (first objective) of two random members.
@@ -643,6 +679,7 @@ mod tests {
     use super::*;
     use crate::cluster::parse_cluster;
     use crate::policy::pollux::virtual_nodes;
+    use std::collections::HashSet;
 
     fn round<'a>(
         vnodes: &'a [VNode],

@@ -287,7 +287,7 @@ fn set_engine(ov: &mut Overrides, key: &str, value: &str) {
 
 /// The heterogeneous cluster scaled to `gpus` (a multiple of 64).
 pub fn scaled_cluster(gpus: u32) -> Result<Cluster> {
-    if gpus == 0 || gpus % 64 != 0 {
+    if gpus == 0 || !gpus.is_multiple_of(64) {
         return Err(Error::config(format!(
             "scale: {gpus} GPUs is not a positive multiple of 64"
         )));

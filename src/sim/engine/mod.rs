@@ -278,7 +278,7 @@ impl Simulation {
         let mut n = 0u32;
         while self.step()? {
             n += 1;
-            if n % 512 == 0 && !progress(&self.progress()) {
+            if n.is_multiple_of(512) && !progress(&self.progress()) {
                 return Err(Error::Cancelled);
             }
         }

@@ -269,7 +269,7 @@ fn draw_model(m: &Mix, rng: &mut Sampler) -> &'static str {
 
 fn run(p: &Params, n: usize, seed: u64) -> Result<Vec<JobSpec>> {
     let k = p.i64("replicate").max(1) as usize;
-    if n % k != 0 {
+    if !n.is_multiple_of(k) {
         return Err(Error::config(format!(
             "--jobs {n} is not a multiple of replicate={k}"
         )));
