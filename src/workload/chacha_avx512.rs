@@ -10,6 +10,7 @@
 //! same on every machine (`the_stream_is_rand_chachas_word_for_word` checks
 //! both paths).
 
+use super::chacha_rounds::{eight_rounds, key_words, SIGMA};
 use rand::rand_core::block::Generator as _;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Core;
@@ -36,14 +37,7 @@ pub struct ChaCha8 {
 impl ChaCha8 {
     /// The generator `ChaCha8Rng::from_seed(seed)` would be.
     pub fn from_seed(seed: [u8; 32]) -> ChaCha8 {
-        let key = std::array::from_fn(|i| {
-            u32::from_le_bytes([
-                seed[4 * i],
-                seed[4 * i + 1],
-                seed[4 * i + 2],
-                seed[4 * i + 3],
-            ])
-        });
+        let key = key_words(&seed);
         ChaCha8 {
             key,
             block: 0,
@@ -74,9 +68,9 @@ impl ChaCha8 {
             self.block = self.block.wrapping_add(BLOCKS as u64);
         } else {
             let mut out = [0u32; 64];
-            for quarter in self.words.chunks_exact_mut(WORDS / 4) {
+            for four_blocks in self.words.chunks_exact_mut(WORDS / 4) {
                 self.core.generate(&mut out);
-                for (w, pair) in quarter.iter_mut().zip(out.chunks_exact(2)) {
+                for (w, pair) in four_blocks.iter_mut().zip(out.chunks_exact(2)) {
                     *w = pair[0] as u64 | (pair[1] as u64) << 32;
                 }
             }
@@ -91,7 +85,6 @@ impl ChaCha8 {
 #[target_feature(enable = "avx512f")]
 fn sixteen_blocks(key: &[u32; 8], block: u64, out: &mut [u64; WORDS]) {
     use std::arch::x86_64::*;
-    const SIGMA: [u32; 4] = [0x6170_7865, 0x3320_646e, 0x7962_2d32, 0x6b20_6574];
     let splat = |x: u32| _mm512_set1_epi32(x as i32);
     let counter = |b: usize, shift: u32| (block.wrapping_add(b as u64) >> shift) as u32 as i32;
     let counters = |s: u32| {
@@ -136,16 +129,7 @@ fn sixteen_blocks(key: &[u32; 8], block: u64, out: &mut [u64; WORDS]) {
         x[c] = _mm512_add_epi32(x[c], x[d]);
         x[b] = _mm512_rol_epi32::<7>(_mm512_xor_si512(x[b], x[c]));
     };
-    for _ in 0..4 {
-        quarter(&mut x, 0, 4, 8, 12);
-        quarter(&mut x, 1, 5, 9, 13);
-        quarter(&mut x, 2, 6, 10, 14);
-        quarter(&mut x, 3, 7, 11, 15);
-        quarter(&mut x, 0, 5, 10, 15);
-        quarter(&mut x, 1, 6, 11, 12);
-        quarter(&mut x, 2, 7, 8, 13);
-        quarter(&mut x, 3, 4, 9, 14);
-    }
+    eight_rounds(&mut x, quarter);
     for (w, s) in x.iter_mut().zip(start) {
         *w = _mm512_add_epi32(*w, s);
     }

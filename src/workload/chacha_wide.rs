@@ -85,6 +85,7 @@ mod lanes {
     }
 }
 
+use super::chacha_rounds::{eight_rounds, key_words, SIGMA};
 use lanes::V;
 
 /// Words per refill: four 64-byte blocks.
@@ -103,14 +104,7 @@ pub struct ChaCha8 {
 impl ChaCha8 {
     /// The generator `ChaCha8Rng::from_seed(seed)` would be.
     pub fn from_seed(seed: [u8; 32]) -> ChaCha8 {
-        let key = std::array::from_fn(|i| {
-            u32::from_le_bytes([
-                seed[4 * i],
-                seed[4 * i + 1],
-                seed[4 * i + 2],
-                seed[4 * i + 3],
-            ])
-        });
+        let key = key_words(&seed);
         ChaCha8 {
             key,
             block: 0,
@@ -131,7 +125,6 @@ impl ChaCha8 {
 
     #[inline(never)]
     fn refill(&mut self) {
-        const SIGMA: [u32; 4] = [0x6170_7865, 0x3320_646e, 0x7962_2d32, 0x6b20_6574];
         let counter = |b: u64| self.block.wrapping_add(b);
         let mut start = [lanes::splat(0); 16];
         for i in 0..4 {
@@ -144,16 +137,7 @@ impl ChaCha8 {
         start[13] = lanes::from(std::array::from_fn(|b| (counter(b as u64) >> 32) as u32));
         // Words 14 and 15 (the stream) stay 0.
         let mut x = start;
-        for _ in 0..4 {
-            quarter(&mut x, 0, 4, 8, 12);
-            quarter(&mut x, 1, 5, 9, 13);
-            quarter(&mut x, 2, 6, 10, 14);
-            quarter(&mut x, 3, 7, 11, 15);
-            quarter(&mut x, 0, 5, 10, 15);
-            quarter(&mut x, 1, 6, 11, 12);
-            quarter(&mut x, 2, 7, 8, 13);
-            quarter(&mut x, 3, 4, 9, 14);
-        }
+        eight_rounds(&mut x, quarter);
         for (w, s) in x.iter_mut().zip(start) {
             *w = lanes::add(*w, s);
         }

@@ -3,6 +3,12 @@
 mod bundled;
 #[cfg(target_arch = "x86_64")]
 mod chacha_avx512;
+#[cfg(any(
+    test,
+    target_arch = "x86_64",
+    all(target_arch = "wasm32", target_feature = "simd128")
+))]
+mod chacha_rounds;
 #[cfg(any(test, all(target_arch = "wasm32", target_feature = "simd128")))]
 mod chacha_wide;
 pub mod fill;

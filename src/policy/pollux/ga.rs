@@ -660,16 +660,30 @@ fn hash_cells(x: &[u8]) -> u64 {
     h ^ (h >> 33)
 }
 
-/// Whether two rows (or matrices) are equal, compared eight cells at a
-/// time: slice equality calls `memcmp`, which in wasm is a byte loop (5% of
-/// Pollux's time in V8).
+/// Whether two rows (or matrices) are equal. Slice equality calls `memcmp`,
+/// which in wasm is a byte loop (5% of Pollux's time in V8), so wasm builds
+/// compare eight cells at a time; natively `memcmp` is faster than that.
+#[cfg(not(target_arch = "wasm32"))]
 #[inline]
 fn same_cells(a: &[u8], b: &[u8]) -> bool {
+    a == b
+}
+
+/// Whether two rows (or matrices) are equal, eight cells at a time.
+#[cfg(any(test, target_arch = "wasm32"))]
+#[inline]
+fn same_cells_by_words(a: &[u8], b: &[u8]) -> bool {
     let word = |w: &[u8]| u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]);
     let (mut wa, mut wb) = (a.chunks_exact(8), b.chunks_exact(8));
     a.len() == b.len()
         && (&mut wa).zip(&mut wb).all(|(x, y)| word(x) == word(y))
         && wa.remainder() == wb.remainder()
+}
+
+#[cfg(target_arch = "wasm32")]
+#[inline]
+fn same_cells(a: &[u8], b: &[u8]) -> bool {
+    same_cells_by_words(a, b)
 }
 
 /// The fitter (first objective) of two random members.
@@ -861,10 +875,11 @@ mod tests {
         assert!(trimmed > 300, "{trimmed}");
     }
 
-    /// `same_cells` is slice equality, whatever the length and wherever
-    /// the difference (in the eight-cell words or in the remainder).
+    /// wasm's `same_cells` is slice equality, whatever the length and
+    /// wherever the difference (in the eight-cell words or in the remainder).
     #[test]
-    fn same_cells_is_slice_equality() {
+    fn same_cells_by_words_is_slice_equality() {
+        let same_cells = same_cells_by_words;
         for len in 0..20 {
             let a: Vec<u8> = (0..len as u8).map(|i| i.wrapping_mul(37)).collect();
             assert!(same_cells(&a, &a.clone()));
