@@ -50,20 +50,20 @@ impl ChaCha8 {
     #[inline]
     pub fn next_u64(&mut self) -> u64 {
         if self.next == WORDS {
-            self.refill(std::is_x86_feature_detected!("avx512f"));
+            self.refill(true);
         }
         let x = self.words[self.next];
         self.next += 1;
         x
     }
 
-    /// The next sixteen blocks, with AVX-512 if `wide` (which the CPU must
-    /// support) or with `rand_chacha`'s core. A generator keeps to one path:
-    /// each keeps its own position.
+    /// The next sixteen blocks: with AVX-512 if `wide` and the CPU has it,
+    /// else with `rand_chacha`'s core (tests ask for it). A generator keeps
+    /// to one path: each keeps its own position.
     #[inline(never)]
     fn refill(&mut self, wide: bool) {
-        if wide {
-            // SAFETY: `wide` is only set where the CPU supports AVX-512F.
+        if wide && std::is_x86_feature_detected!("avx512f") {
+            // SAFETY: the CPU supports AVX-512F, checked just above.
             unsafe { sixteen_blocks(&self.key, self.block, &mut self.words) };
             self.block = self.block.wrapping_add(BLOCKS as u64);
         } else {
