@@ -590,7 +590,7 @@ impl Store {
 
     /// Stores `x` unless `distinct` holds and an equal member is stored.
     fn admit(&mut self, x: &[u8]) -> Option<Slot> {
-        let hash = hash_cells(x);
+        let hash = self.hash(x);
         if let Some(members) = &self.members {
             if members
                 .find(hash, |&s| same_cells(self.get(s), x))
@@ -604,7 +604,16 @@ impl Store {
 
     /// Stores `x` (a member even if an equal one is stored).
     fn add(&mut self, x: &[u8]) -> Slot {
-        self.add_hashed(x, hash_cells(x))
+        self.add_hashed(x, self.hash(x))
+    }
+
+    /// `x`'s hash where the set of members needs it (0 without `distinct`).
+    fn hash(&self, x: &[u8]) -> u64 {
+        if self.members.is_some() {
+            hash_cells(x)
+        } else {
+            0
+        }
     }
 
     fn add_hashed(&mut self, x: &[u8], hash: u64) -> Slot {
@@ -647,8 +656,7 @@ fn hash_cells(x: &[u8]) -> u64 {
     let mut h = x.len() as u64;
     let mut words = x.chunks_exact(8);
     for w in &mut words {
-        let w = u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]);
-        h = (h.rotate_left(5) ^ w).wrapping_mul(K);
+        h = (h.rotate_left(5) ^ cell_word(w)).wrapping_mul(K);
     }
     for &b in words.remainder() {
         h = (h.rotate_left(5) ^ b as u64).wrapping_mul(K);
@@ -673,11 +681,18 @@ fn same_cells(a: &[u8], b: &[u8]) -> bool {
 #[cfg(any(test, target_arch = "wasm32"))]
 #[inline]
 fn same_cells_by_words(a: &[u8], b: &[u8]) -> bool {
-    let word = |w: &[u8]| u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]);
     let (mut wa, mut wb) = (a.chunks_exact(8), b.chunks_exact(8));
     a.len() == b.len()
-        && (&mut wa).zip(&mut wb).all(|(x, y)| word(x) == word(y))
+        && (&mut wa)
+            .zip(&mut wb)
+            .all(|(x, y)| cell_word(x) == cell_word(y))
         && wa.remainder() == wb.remainder()
+}
+
+/// Eight cells as one little-endian word.
+#[inline]
+fn cell_word(w: &[u8]) -> u64 {
+    u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]])
 }
 
 #[cfg(target_arch = "wasm32")]
