@@ -160,41 +160,44 @@ impl Round<'_> {
     /// Enforces node capacity, per-job replica and node limits, at most one
     /// distributed job per node and minimum replicas.
     fn repair(&self, x: &mut Individual, rng: &mut Sampler, scratch: &mut Scratch) {
-        let Scratch {
-            used: used_by_column,
-            holders,
-            nodes,
-            spread,
-            spread_now,
-            crowd,
-            used_fresh,
-        } = scratch;
-        let (jn, v) = (self.jobs(), self.v());
-        let fresh = std::mem::take(used_fresh);
-        for j in 0..jn {
-            if self.frozen[j] {
-                let row = &mut x[j * v..(j + 1) * v];
-                if fresh {
-                    for ((u, r), cur) in used_by_column.iter_mut().zip(&*row).zip(&self.current[j])
-                    {
-                        *u = *u - *r as u32 + *cur as u32;
-                    }
+        self.restore_frozen(x, scratch);
+        self.trim_columns(x, rng, scratch);
+        self.limit_rows(x, rng, scratch);
+        self.one_distributed_per_node(x, scratch);
+        self.raise_short_rows(x);
+    }
+
+    /// Frozen rows go back to the current allocation, and the column sums
+    /// are made ready for [`Round::trim_columns`]: the mutation's, corrected
+    /// for those rows, or taken afresh.
+    fn restore_frozen(&self, x: &mut [u8], scratch: &mut Scratch) {
+        let v = self.v();
+        let fresh = std::mem::take(&mut scratch.used_fresh);
+        for j in (0..self.jobs()).filter(|&j| self.frozen[j]) {
+            let row = &mut x[j * v..(j + 1) * v];
+            if fresh {
+                for ((u, r), cur) in scratch.used.iter_mut().zip(&*row).zip(&self.current[j]) {
+                    *u = *u - *r as u32 + *cur as u32;
                 }
-                row.copy_from_slice(&self.current[j]);
             }
+            row.copy_from_slice(&self.current[j]);
         }
-        // Capacity of each virtual node (frozen rows are never trimmed).
-        // Trimming column c changes only its own sum, so every sum can be
-        // taken up front, row by row.
         if !fresh {
-            self.column_sums(x, used_by_column);
+            self.column_sums(x, &mut scratch.used);
         }
-        // A random holder loses one GPU until the column fits. The holder
-        // list (jobs in order) is kept as trimming empties cells, the same
-        // list a rescan per trim would give, so the draws are unchanged.
+    }
+
+    /// Capacity of each virtual node: a random holder loses one GPU until
+    /// the column fits (frozen rows are never trimmed). Trimming column c
+    /// changes only its own sum, so every sum is taken up front. The holder
+    /// list (jobs in order) is kept as trimming empties cells, the same list
+    /// a rescan per trim would give, so the draws are unchanged.
+    fn trim_columns(&self, x: &mut [u8], rng: &mut Sampler, scratch: &mut Scratch) {
+        let (jn, v) = (self.jobs(), self.v());
+        let holders = &mut scratch.holders;
         for c in 0..v {
             let cap = self.vnodes[c].gpus;
-            let mut used = used_by_column[c];
+            let mut used = scratch.used[c];
             if used <= cap {
                 continue;
             }
@@ -210,9 +213,15 @@ impl Round<'_> {
                 }
             }
         }
-        // Per job: random replicas go until the job's maximum holds, then
-        // random nodes until its node limit holds (node list kept likewise).
-        // Each job's spread (nodes in use) is what this pass leaves.
+    }
+
+    /// Per job: random replicas go until the job's maximum holds, then
+    /// random nodes until its node limit holds (node list kept as in
+    /// [`Round::trim_columns`]). Each job's spread (nodes in use) is what
+    /// this pass leaves, in `scratch.spread`.
+    fn limit_rows(&self, x: &mut [u8], rng: &mut Sampler, scratch: &mut Scratch) {
+        let (jn, v) = (self.jobs(), self.v());
+        let Scratch { nodes, spread, .. } = scratch;
         spread.clear();
         for j in 0..jn {
             let row = &mut x[j * v..(j + 1) * v];
@@ -247,22 +256,33 @@ impl Round<'_> {
             }
             spread.push(nodes.len() as u32);
         }
-        // At most one distributed (multi-node) job per virtual node: the
-        // one with the most replicas there stays. Only jobs on several nodes
-        // now can be distributed on any node (spreads only fall below), so
-        // the scan is over them alone, and needs two of them.
+    }
+
+    /// At most one distributed (multi-node) job per virtual node: the one
+    /// with the most replicas there stays. Only jobs on several nodes now
+    /// can be distributed on any node (spreads only fall below), so the scan
+    /// is over them alone, and needs two of them.
+    fn one_distributed_per_node(&self, x: &mut [u8], scratch: &mut Scratch) {
+        let (jn, v) = (self.jobs(), self.v());
+        let Scratch {
+            spread,
+            spread_now,
+            crowd,
+            ..
+        } = scratch;
         spread_now.clear();
         spread_now.extend((0..jn).filter(|&j| spread[j] > 1));
+        if spread_now.len() < 2 {
+            return;
+        }
         // Distributed jobs per column, counted once: the rule only removes
         // cells and spreads, so a column with fewer than two now never
         // becomes contested and is skipped.
         crowd.clear();
         crowd.resize(v, 0);
-        if spread_now.len() > 1 {
-            for &j in spread_now.iter() {
-                for (n, r) in crowd.iter_mut().zip(&x[j * v..(j + 1) * v]) {
-                    *n += (*r > 0) as u32;
-                }
+        for &j in spread_now.iter() {
+            for (n, r) in crowd.iter_mut().zip(&x[j * v..(j + 1) * v]) {
+                *n += (*r > 0) as u32;
             }
         }
         for c in (0..v).filter(|&c| crowd[c] > 1) {
@@ -290,8 +310,13 @@ impl Round<'_> {
                 }
             }
         }
-        // Rows short of their minimum (a minimum of one always holds).
-        for j in (0..jn).filter(|&j| !self.frozen[j] && self.min_rep[j] > 1) {
+    }
+
+    /// Rows short of their minimum replicas are raised to it, or emptied
+    /// when that cannot be done (a minimum of one always holds).
+    fn raise_short_rows(&self, x: &mut Individual) {
+        let v = self.v();
+        for j in (0..self.jobs()).filter(|&j| !self.frozen[j] && self.min_rep[j] > 1) {
             let k: u32 = x[j * v..(j + 1) * v].iter().map(|r| *r as u32).sum();
             if k > 0 && k < self.min_rep[j] && !self.raise_to_min(x, j) {
                 x[j * v..(j + 1) * v].iter_mut().for_each(|r| *r = 0);
@@ -419,7 +444,7 @@ impl Round<'_> {
             [fitness, if nsga2 { self.utility(x) } else { 0.0 }]
         };
         let mut store = Store::new(size, population * 2 + 1, self.distinct);
-        let mut pop: Vec<(nsga::Objectives, Slot)> = Vec::with_capacity(population * 2);
+        let mut pop: Vec<Member> = Vec::with_capacity(population * 2);
         let mut scratch = Scratch::default();
         let current = self.current.concat();
         let current_slot = store.add(&current);
@@ -452,6 +477,7 @@ impl Round<'_> {
         }
         let mut objs: Vec<nsga::Objectives> = Vec::new();
         let mut kids = Vec::with_capacity(population);
+        let mut spare = Vec::with_capacity(population);
         let child = &mut x;
         for _ in 0..generations {
             objs.clear();
@@ -475,9 +501,9 @@ impl Round<'_> {
                     kids.push((score(child), slot));
                 }
             }
-            pop.append(&mut kids);
-            let survivors = population.min(pop.len());
+            let survivors = population.min(pop.len() + kids.len());
             if nsga2 {
+                pop.append(&mut kids);
                 objs.clear();
                 objs.extend(pop.iter().map(|p| p.0));
                 let (order, distance) = nsga::survive(&objs, survivors, rng);
@@ -491,15 +517,12 @@ impl Round<'_> {
                 }
                 pop = reorder(pop, &order);
             } else {
-                // Elitist survival, stable on ties.
-                crate::sorting::sort_by(&mut pop, |a, b| b.0[0].total_cmp(&a.0[0]));
-                for (_, gone) in pop.drain(survivors..) {
-                    store.remove(gone);
-                }
+                keep_fittest(&mut pop, &mut kids, survivors, &mut store, &mut spare);
             }
         }
         if !nsga2 {
-            crate::sorting::sort_by(&mut pop, |a, b| b.0[0].total_cmp(&a.0[0]));
+            // Sorted already after a generation (the sort then only checks).
+            pop.sort_by(fitter);
         }
         // The fittest individual (the first on ties).
         let mut best = 0;
@@ -686,7 +709,8 @@ fn same_cells_by_words(a: &[u8], b: &[u8]) -> bool {
         && (&mut wa)
             .zip(&mut wb)
             .all(|(x, y)| cell_word(x) == cell_word(y))
-        && wa.remainder() == wb.remainder()
+        // Not `==`: for slices that is a call to `memcmp`, even when empty.
+        && wa.remainder().iter().zip(wb.remainder()).all(|(x, y)| x == y)
 }
 
 /// Eight cells as one little-endian word.
@@ -699,6 +723,57 @@ fn cell_word(w: &[u8]) -> u64 {
 #[inline]
 fn same_cells(a: &[u8], b: &[u8]) -> bool {
     same_cells_by_words(a, b)
+}
+
+/// A member of the population: its objectives and where it is stored.
+type Member = (nsga::Objectives, Slot);
+
+/// Orders members fittest first (by the first objective).
+fn fitter(a: &Member, b: &Member) -> std::cmp::Ordering {
+    b.0[0].total_cmp(&a.0[0])
+}
+
+/// Elitist survival: `pop` becomes the `keep` fittest of `pop` then `kids`,
+/// in the order a stable sort of them all by [`fitter`] gives, and the rest
+/// leave the store. From the second generation on `pop` is in that order
+/// already, so the kids alone are sorted and merged into it (survivors
+/// first on ties, as in the stable sort).
+fn keep_fittest(
+    pop: &mut Vec<Member>,
+    kids: &mut Vec<Member>,
+    keep: usize,
+    store: &mut Store,
+    spare: &mut Vec<Member>,
+) {
+    // The standard sort, not the page's shared one: this is the hot one.
+    kids.sort_by(fitter);
+    if !pop.windows(2).all(|w| fitter(&w[0], &w[1]).is_le()) {
+        // The first generation: the initial population in its own order.
+        pop.append(kids);
+        pop.sort_by(fitter);
+        for &(_, gone) in &pop[keep.min(pop.len())..] {
+            store.remove(gone);
+        }
+        pop.truncate(keep);
+        return;
+    }
+    spare.clear();
+    let (mut i, mut j) = (0, 0);
+    while spare.len() < keep && (i < pop.len() || j < kids.len()) {
+        let kid_first = j < kids.len() && (i == pop.len() || fitter(&kids[j], &pop[i]).is_lt());
+        if kid_first {
+            spare.push(kids[j]);
+            j += 1;
+        } else {
+            spare.push(pop[i]);
+            i += 1;
+        }
+    }
+    for &(_, gone) in pop[i..].iter().chain(&kids[j..]) {
+        store.remove(gone);
+    }
+    kids.clear();
+    std::mem::swap(pop, spare);
 }
 
 /// The fitter (first objective) of two random members.
@@ -843,6 +918,43 @@ mod tests {
             let k: u32 = x[j * v..(j + 1) * v].iter().map(|r| *r as u32).sum();
             if k > 0 && k < r.min_rep[j] && !r.raise_to_min(x, j) {
                 x[j * v..(j + 1) * v].iter_mut().for_each(|r| *r = 0);
+            }
+        }
+    }
+
+    #[test]
+    fn keeping_the_fittest_is_a_stable_sort_of_survivors_then_kids() {
+        let mut rng = Sampler::derive(3, "keep");
+        // Few distinct values, so that ties decide much of the order.
+        let member = |slot: Slot, rng: &mut Sampler| ([rng.below(4) as f64, 0.0], slot);
+        for sorted in [false, true] {
+            for (n_pop, n_kids, keep) in [(0, 5, 3), (6, 0, 4), (8, 8, 8), (10, 7, 12), (5, 9, 2)] {
+                let mut store = Store::new(1, 32, false);
+                let slots: Vec<Slot> = (0..n_pop + n_kids).map(|i| store.add(&[i as u8])).collect();
+                let mut pop: Vec<Member> = (0..n_pop).map(|i| member(slots[i], &mut rng)).collect();
+                if sorted {
+                    pop.sort_by(fitter);
+                }
+                let mut kids: Vec<Member> = (n_pop..n_pop + n_kids)
+                    .map(|i| member(slots[i], &mut rng))
+                    .collect();
+                let mut expected: Vec<Member> = pop.iter().chain(&kids).copied().collect();
+                expected.sort_by(fitter);
+                let keep = keep.min(expected.len());
+                let mut spare = Vec::new();
+                keep_fittest(&mut pop, &mut kids, keep, &mut store, &mut spare);
+                let slots_of = |m: &[Member]| m.iter().map(|p| p.1).collect::<Vec<_>>();
+                assert_eq!(
+                    slots_of(&pop),
+                    slots_of(&expected[..keep]),
+                    "sorted {sorted}"
+                );
+                assert!(kids.is_empty());
+                let mut freed = store.free.clone();
+                freed.sort_unstable();
+                let mut gone = slots_of(&expected[keep..]);
+                gone.sort_unstable();
+                assert_eq!(freed, gone);
             }
         }
     }
