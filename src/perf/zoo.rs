@@ -79,10 +79,7 @@ type RateKey = (u16, u8, u32, u32, u8, u32, u64);
 
 impl RateMemo {
     fn key(id: ModelId, q: &RateQuery) -> RateKey {
-        let (tag, batch) = match q.batch {
-            BatchChoice::Fixed(b) => (0, b),
-            BatchChoice::Optimize { max } => (1, max),
-        };
+        let (tag, batch) = batch_key(q.batch);
         (
             id.0,
             q.kind.0,
@@ -94,6 +91,33 @@ impl RateMemo {
         )
     }
 }
+
+/// A batch rule as part of a memo's key: 0 fixed, 1 optimised, and its value.
+fn batch_key(batch: BatchChoice) -> (u8, u32) {
+    match batch {
+        BatchChoice::Fixed(b) => (0, b),
+        BatchChoice::Optimize { max } => (1, max),
+    }
+}
+
+/// The engine's rates on allocations, for goodput models, by model, GPU
+/// type, GPUs, nodes, batch rule and epoch: a goodput model's rate and
+/// batch are a pure function of those (only the next epoch boundary depends
+/// on the progress itself), and a simulation asks the same ones over and
+/// over as jobs of one model restart and cross epochs. Shared by a
+/// simulation's forks, whose answers are the same.
+#[derive(Debug, Default)]
+pub struct EpochRates {
+    rates: std::sync::Mutex<std::collections::HashMap<EpochRateKey, (f64, u32)>>,
+}
+
+/// Model, GPU type, GPUs, nodes, batch rule (0 fixed, 1 optimised) and its
+/// value, epoch.
+type EpochRateKey = (u16, u8, u32, u32, u8, u32, u32);
+
+/// Entries kept before [`EpochRates`] starts over (a bound on memory for
+/// very long runs; the answers do not depend on it).
+const EPOCH_RATES_ENTRIES: usize = 1 << 16;
 
 /// A fixed, possibly fractional share of one GPU type (fair-share references).
 #[derive(Debug, Clone, Copy)]
@@ -311,6 +335,37 @@ impl ModelZoo {
             per_s: down.per_s + extra * (up.per_s - down.per_s),
             until_progress: down.until_progress.min(up.until_progress),
             ..down
+        }
+    }
+
+    /// [`ModelZoo::rate`], remembering goodput models' answers in `memo`
+    /// (the same to the bit).
+    pub fn rate_remembered(&self, id: ModelId, q: &RateQuery, memo: &EpochRates) -> Rate {
+        let Behaviour::Goodput(g) = &self.get(id).behaviour else {
+            return self.rate(id, q);
+        };
+        if q.gpus == 0 {
+            return g.rate(q);
+        }
+        let epoch = g.efficiency.epoch_at(q.progress);
+        let (tag, batch) = batch_key(q.batch);
+        let key = (id.0, q.kind.0, q.gpus, q.nodes, tag, batch, epoch);
+        let known = memo.rates.lock().ok().and_then(|m| m.get(&key).copied());
+        let (per_s, batch) = known.unwrap_or_else(|| {
+            let (plan, per_s) = g.plan(q.kind, q.nodes, q.gpus, q.batch, epoch);
+            let answer = (per_s, plan.global().min(u32::MAX as u64) as u32);
+            if let Ok(mut m) = memo.rates.lock() {
+                if m.len() >= EPOCH_RATES_ENTRIES {
+                    m.clear();
+                }
+                m.insert(key, answer);
+            }
+            answer
+        });
+        Rate {
+            per_s,
+            batch,
+            until_progress: g.efficiency.next_boundary(q.progress),
         }
     }
 
@@ -559,6 +614,42 @@ mod tests {
         assert_eq!(z.get(z.lookup("afs/chatbot").unwrap()).max_gpus, 4);
         assert_eq!(z.get(z.lookup("").unwrap()).name, "linear");
         assert!(z.lookup("nope").is_none());
+    }
+
+    /// The engine's memo of goodput rates answers as the model does, to
+    /// the bit, at any progress within an epoch (one entry per epoch), and
+    /// keeps each query's own next epoch boundary.
+    #[test]
+    fn remembered_rates_are_the_models_to_the_bit() {
+        let z = ModelZoo::builtin();
+        let id = z.lookup("cifar10").unwrap();
+        let memo = EpochRates::default();
+        let boundary = z.next_boundary(id, 0.0);
+        for kind in ["t4", "a100"].map(|k| GpuKind::by_name(k).unwrap()) {
+            for (gpus, nodes) in [(0, 1), (1, 1), (3, 1), (8, 2)] {
+                for batch in [BatchChoice::Optimize { max: 4096 }, BatchChoice::Fixed(128)] {
+                    for progress in [0.0, 0.3, 0.99, 1.0, 2.5, 7.2].map(|f| f * boundary) {
+                        let q = RateQuery {
+                            kind,
+                            gpus,
+                            nodes,
+                            batch,
+                            progress,
+                        };
+                        let (plain, kept) = (z.rate(id, &q), z.rate_remembered(id, &q, &memo));
+                        assert_eq!(plain.per_s.to_bits(), kept.per_s.to_bits(), "{q:?}");
+                        assert_eq!(plain.batch, kept.batch, "{q:?}");
+                        assert_eq!(
+                            plain.until_progress.to_bits(),
+                            kept.until_progress.to_bits()
+                        );
+                    }
+                }
+            }
+        }
+        // Entries are per epoch, not per progress: fewer than the queries.
+        let entries = memo.rates.lock().unwrap().len();
+        assert!(entries > 0 && entries < 2 * 3 * 2 * 6, "{entries}");
     }
 
     /// The memo changes no answer (to the bit) and is reused across jobs

@@ -358,7 +358,7 @@ impl Simulation {
         };
         let fraction = p.fraction();
         let r = if p.parts.is_empty() {
-            self.zoo.rate(st.model, &q)
+            self.zoo.rate_remembered(st.model, &q, &self.rates)
         } else {
             let mut nodes: Vec<u32> = p.shares.iter().map(|s| s.node).collect();
             nodes.extend(p.parts.iter().map(|x| x.node));

@@ -39,6 +39,8 @@ pub struct Simulation {
     cfg: EngineConfig,
     cluster: Arc<Cluster>,
     zoo: Arc<ModelZoo>,
+    /// Goodput models' rates already computed (shared with forks).
+    rates: Arc<crate::perf::EpochRates>,
     specs: Arc<Vec<JobSpec>>,
     /// None only while the policy is deciding (it is lent to the call so
     /// that the call's `View` can borrow the whole simulation for forks).
@@ -212,6 +214,7 @@ impl Simulation {
             policy_seconds: 0.0,
             stop_reason: None,
             specs: Arc::new(specs),
+            rates: Arc::default(),
             notes,
             oracle,
             cluster,
