@@ -6,7 +6,7 @@
 # or a free one if 8000 is taken). Works offline once built.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-stale() { [ ! -f "$1" ] || [ -n "$(find src Cargo.toml Cargo.lock traces -newer "$1" -print -quit)" ]; }
+stale() { [ ! -f "$1" ] || [ -n "$(find src crates Cargo.toml Cargo.lock traces -newer "$1" -print -quit)" ]; }
 if stale www/pkg/schedlab_bg.wasm || stale www/pkg-full/schedlab_bg.wasm || stale www/pkg-full-plain/schedlab_bg.wasm; then
   bash scripts/build-wasm.sh
 fi
