@@ -15,58 +15,152 @@ use std::process::Command;
 const CASES: &[(&str, &[&str])] = &[
     (
         "afs-mini-elastic",
-        &["--trace", "afs-mini", "--cluster", "afs-64", "--policy",
-          "fifo,srtf,srsf,tiresias,maxmin,afs-l,afs-p,afs-s,optimus,themis,srtf-e,srsf-e"],
+        &[
+            "--trace",
+            "afs-mini",
+            "--cluster",
+            "afs-64",
+            "--policy",
+            "fifo,srtf,srsf,tiresias,maxmin,afs-l,afs-p,afs-s,optimus,themis,srtf-e,srsf-e",
+        ],
     ),
     (
         "afs-mini-predict",
-        &["--trace", "afs-mini", "--cluster", "afs-64", "--policy",
-          "fifo,tiresias,afs-l,pool-fcfs,pcs,themis-pcs", "--seed", "3",
-          "--set", "engine.predict=true", "--set", "engine.predict_max=120"],
+        &[
+            "--trace",
+            "afs-mini",
+            "--cluster",
+            "afs-64",
+            "--policy",
+            "fifo,tiresias,afs-l,pool-fcfs,pcs,themis-pcs",
+            "--seed",
+            "3",
+            "--set",
+            "engine.predict=true",
+            "--set",
+            "engine.predict_max=120",
+        ],
     ),
     (
         "sia-philly-hetero",
-        &["--trace", "sia-philly", "--cluster", "sia-hetero-64", "--policy", "sia,gavel,pollux",
-          "--set", "pollux.generations=10"],
+        &[
+            "--trace",
+            "sia-philly",
+            "--cluster",
+            "sia-hetero-64",
+            "--policy",
+            "sia,gavel,pollux",
+            "--set",
+            "pollux.generations=10",
+        ],
     ),
     (
         "sia-philly-lp-star",
-        &["--trace", "sia-philly", "--cluster", "sia-hetero-64", "--policy", "sia", "--seed", "3",
-          "--set", "sia.solver=lp-star"],
+        &[
+            "--trace",
+            "sia-philly",
+            "--cluster",
+            "sia-hetero-64",
+            "--policy",
+            "sia",
+            "--seed",
+            "3",
+            "--set",
+            "sia.solver=lp-star",
+        ],
     ),
     (
         "sia-philly-copter",
-        &["--trace", "sia-philly", "--cluster", "sia-hetero-64", "--policy", "sia", "--seed", "3",
-          "--set", "sia.solver=copter"],
+        &[
+            "--trace",
+            "sia-philly",
+            "--cluster",
+            "sia-hetero-64",
+            "--policy",
+            "sia",
+            "--seed",
+            "3",
+            "--set",
+            "sia.solver=copter",
+        ],
     ),
     (
         "sia-philly-pop",
-        &["--trace", "sia-philly", "--cluster", "sia-hetero-64", "--policy", "sia", "--seed", "3",
-          "--set", "sia.solver=pop"],
+        &[
+            "--trace",
+            "sia-philly",
+            "--cluster",
+            "sia-hetero-64",
+            "--policy",
+            "sia",
+            "--seed",
+            "3",
+            "--set",
+            "sia.solver=pop",
+        ],
     ),
     (
         "sia-philly-rigid",
-        &["--trace", "sia-philly-homog", "--cluster", "homog-64", "--policy", "shockwave,gavel-ftf"],
+        &[
+            "--trace",
+            "sia-philly-homog",
+            "--cluster",
+            "homog-64",
+            "--policy",
+            "shockwave,gavel-ftf",
+        ],
     ),
     (
         "sts-mixed",
-        &["--trace", "sts-mixed-10", "--cluster", "sts-10", "--policy",
-          "sts,edf,avg-edf,rg,avg-rg,dp,avg-dp", "--seed", "5"],
+        &[
+            "--trace",
+            "sts-mixed-10",
+            "--cluster",
+            "sts-10",
+            "--policy",
+            "sts,edf,avg-edf,rg,avg-rg,dp,avg-dp",
+            "--seed",
+            "5",
+        ],
     ),
     (
         "pcs-themis1",
-        &["--trace", "pcs-themis1", "--cluster", "pcs-64", "--policy", "pcs,maxmin", "--seed", "3",
-          "--set", "maxmin.fluid=true"],
+        &[
+            "--trace",
+            "pcs-themis1",
+            "--cluster",
+            "pcs-64",
+            "--policy",
+            "pcs,maxmin",
+            "--seed",
+            "3",
+            "--set",
+            "maxmin.fluid=true",
+        ],
     ),
     (
         "anticipatory",
-        &["--trace", "anticipatory-synthetic", "--cluster", "pools-32", "--policy",
-          "pool-fcfs,pool-maxmin,pool-ssf,gssf,anticipatory,anticipatory-vc,hived-rtc,themis-rtc"],
+        &[
+            "--trace",
+            "anticipatory-synthetic",
+            "--cluster",
+            "pools-32",
+            "--policy",
+            "pool-fcfs,pool-maxmin,pool-ssf,gssf,anticipatory,anticipatory-vc,hived-rtc,themis-rtc",
+        ],
     ),
     (
         "anticipatory-oracle",
-        &["--trace", "anticipatory-fig1", "--cluster", "pools-8", "--policy", "anticipatory-oracle",
-          "--set", "anticipatory-oracle.slot_s=600"],
+        &[
+            "--trace",
+            "anticipatory-fig1",
+            "--cluster",
+            "pools-8",
+            "--policy",
+            "anticipatory-oracle",
+            "--set",
+            "anticipatory-oracle.slot_s=600",
+        ],
     ),
 ];
 
@@ -154,11 +248,11 @@ fn results_match_the_golden_files() {
             std::fs::write(&path, text).unwrap();
             continue;
         }
-        let want: Value = serde_json::from_str(
-            &std::fs::read_to_string(&path)
-                .unwrap_or_else(|e| panic!("{}: {e} (bless with SCHEDLAB_BLESS=1)", path.display())),
-        )
-        .unwrap();
+        let want: Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap_or_else(|e| {
+                panic!("{}: {e} (bless with SCHEDLAB_BLESS=1)", path.display())
+            }))
+            .unwrap();
         for line in differences(&want, &got) {
             failures.push(format!("{name}: {line}"));
         }

@@ -9,7 +9,7 @@ use common::{close, run_with};
 use schedlab::cluster::{parse_cluster, GpuKind};
 use schedlab::perf::{Behaviour, ModelInfo, ModelZoo, SpeedupCurve};
 use schedlab::policy::gavel::{finish_time_fairness, max_sum_throughput, rho_of, FtfJob};
-use schedlab::policy::oracle::Matrix;
+use schedlab::policy::helpers::throughput_matrix::Matrix;
 use schedlab::policy::shockwave::{logapx, PlanInput, PlanJob, PlanMethod, VirtualView};
 use schedlab::rng::Sampler;
 use schedlab::solve::SolveFailure;

@@ -4,18 +4,14 @@
 //! with its parameters declared once so that the CLI, the page and the docs
 //! all come from the same declaration.
 
-pub mod admission;
+pub mod helpers;
+
 pub mod afs;
-pub mod alloc;
 pub mod anticipatory;
-mod common;
-pub mod estimates;
 mod fifo;
-pub mod fluid;
 pub mod gavel;
 mod maxmin;
 mod optimus;
-pub mod oracle;
 pub mod pcs;
 pub mod pollux;
 mod pool_fcfs;
@@ -28,7 +24,7 @@ mod themis;
 mod themis_pcs;
 mod tiresias;
 
-pub use common::{
+pub use helpers::common::{
     claim_count, claim_elastic, claim_in_quota, claim_rigid, claim_rigid_within, claim_shared,
     gang_plan, gang_request, gang_walk, kinds_for, REQUEST_PARAM,
 };

@@ -12,9 +12,9 @@
 //! min(cap, level), the level using every GPU), fractions included: whole
 //! GPUs plus time-shared parts (`policy::fluid`).
 
-use super::alloc::{pinned, place_then, plan_shares, without, Plan, Share};
-use super::fluid::{self, FRAC_EPS};
 use super::{claim_elastic, claim_rigid, Policy, PolicyInfo, Trigger, ROUND_PARAM_EVENTS};
+use crate::helpers::alloc::{pinned, place_then, plan_shares, without, Plan, Share};
+use crate::helpers::fluid::{self, FRAC_EPS};
 use schedlab_core::error::Result;
 use schedlab_core::params::{ParamSpec, Params};
 use schedlab_model::cluster::PlacementRule;

@@ -8,8 +8,8 @@
 //! is absolute time saved, so long scalable jobs are favoured; Optimus has
 //! no mechanism that prefers short jobs.
 
-use super::alloc::{first_grant, is_rigid, pinned, place_with_retry, share_cap, Share};
 use super::{Policy, PolicyInfo, Trigger, ROUND_PARAM_EVENTS};
+use crate::helpers::alloc::{first_grant, is_rigid, pinned, place_with_retry, share_cap, Share};
 use schedlab_core::error::Result;
 use schedlab_core::params::{ParamSpec, Params};
 use schedlab_sim::{Decision, View};

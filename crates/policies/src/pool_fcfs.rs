@@ -2,8 +2,8 @@
 //! order within its quota and never lends idle GPUs (the anticipatory
 //! scheduler's reference run; its paper's "FCFS, no sharing").
 
-use super::admission::admit_within_quota;
 use super::{Policy, PolicyInfo, Trigger};
+use crate::helpers::admission::admit_within_quota;
 use schedlab_core::error::Result;
 use schedlab_core::params::Params;
 use schedlab_sim::{Decision, View};

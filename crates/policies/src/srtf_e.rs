@@ -8,8 +8,8 @@
 //! priority order, `leftover=marginal` gives each spare GPU to the job whose
 //! speedup s(r+1) − s(r) is largest.
 
-use super::alloc::{pinned, plan_shares, share_cap, Share};
 use super::{gang_plan, Policy, PolicyInfo, Trigger, ROUND_PARAM_EVENTS};
+use crate::helpers::alloc::{pinned, plan_shares, share_cap, Share};
 use schedlab_core::error::Result;
 use schedlab_core::params::{ParamSpec, Params};
 use schedlab_model::workload::Adaptivity;

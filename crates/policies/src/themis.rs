@@ -19,8 +19,8 @@
 //!
 //! Lease and f are from the Themis paper [ext]; the AFS paper gives neither.
 
-use super::alloc::{first_grant, is_rigid, pinned, plan_shares, share_cap, Share};
 use super::{Policy, PolicyInfo, Trigger, ROUND_PARAM_EVENTS};
+use crate::helpers::alloc::{first_grant, is_rigid, pinned, plan_shares, share_cap, Share};
 use schedlab_core::error::Result;
 use schedlab_core::num;
 use schedlab_core::params::{ParamSpec, Params};

@@ -19,8 +19,8 @@
 //! from `themis` (the AFS paper's reading, with leases held per GPU and
 //! the fairness knob).
 
-use super::alloc::{first_grant, is_rigid, place_with_retry, share_cap, Share};
 use super::{Policy, PolicyInfo, Trigger};
+use crate::helpers::alloc::{first_grant, is_rigid, place_with_retry, share_cap, Share};
 use schedlab_core::error::Result;
 use schedlab_core::params::{ParamSpec, Params};
 use schedlab_sim::{Decision, View};
@@ -285,7 +285,7 @@ impl Policy for ThemisPcs {
             self.count_quiet_leases(since, view.now);
         }
         self.count_events(view);
-        let (pinned, free) = super::alloc::pinned(view);
+        let (pinned, free) = crate::helpers::alloc::pinned(view);
         let this = &*self;
         // Whether the final plan gives every job its whole demand.
         let mut whole = false;

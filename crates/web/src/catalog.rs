@@ -263,7 +263,7 @@ mod tests {
     /// `SCHEDLAB_REGEN=1 cargo test --lib page_prose`).
     #[test]
     fn page_prose_is_current() {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/www/catalog-text.json");
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../www/catalog-text.json");
         let want = serde_json::to_string_pretty(&prose()).unwrap() + "\n";
         if std::env::var_os("SCHEDLAB_REGEN").is_some() {
             std::fs::write(path, &want).unwrap();

@@ -388,7 +388,7 @@ mod tests {
             ("result.insight.", "insight"),
             ("result.jobs.", "jobs"),
         ];
-        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/www/js");
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../www/js");
         let mut checked = 0;
         for entry in std::fs::read_dir(dir).unwrap() {
             let path = entry.unwrap().path();

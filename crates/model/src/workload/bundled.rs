@@ -157,7 +157,7 @@ mod tests {
         for t in bundled_traces() {
             let text = t.regenerate().unwrap();
             if regen {
-                let path = format!("{}/traces/{}", env!("CARGO_MANIFEST_DIR"), t.file);
+                let path = format!("{}/../../traces/{}", env!("CARGO_MANIFEST_DIR"), t.file);
                 std::fs::write(&path, &text).expect("write trace");
                 continue;
             }

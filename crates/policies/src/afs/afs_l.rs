@@ -6,10 +6,10 @@
 //! "shorter" meaning shorter at the current tentative share (stage two),
 //! never beyond a job's peak-throughput GPU count.
 
-use super::super::alloc::{pinned, place_with_retry};
 use super::super::{Policy, PolicyInfo, Trigger, ROUND_PARAM_EVENTS};
 use super::share::{allocate, mix, Knowledge};
 use super::{entries, to_shares};
+use crate::helpers::alloc::{pinned, place_with_retry};
 use schedlab_core::error::Result;
 use schedlab_core::params::{ParamSpec, Params};
 use schedlab_core::rng::Sampler;

@@ -18,10 +18,10 @@
 //! The quantum is 2 h for full-scale traces (footnote 11) and scales with
 //! the trace: `quantum_s x time_scale` (72 s at 1 %, 14.4 s at 0.2 %).
 
-use super::super::alloc::{claim_between, first_grant, pinned, place_with_retry, Plan, Share};
 use super::super::{Policy, PolicyInfo, Trigger, ROUND_PARAM_EVENTS};
 use super::share::{allocate, mix, Knowledge};
 use super::{entries, to_shares};
+use crate::helpers::alloc::{claim_between, first_grant, pinned, place_with_retry, Plan, Share};
 use schedlab_core::error::Result;
 use schedlab_core::params::{ParamSpec, Params};
 use schedlab_core::rng::Sampler;
@@ -245,11 +245,11 @@ impl Policy for AfsP {
                 Shares::MaxMin => {
                     let caps: Vec<u32> = live
                         .iter()
-                        .map(|&j| super::super::alloc::share_cap(view, j))
+                        .map(|&j| crate::helpers::alloc::share_cap(view, j))
                         .collect();
                     let rigid: Vec<bool> = live
                         .iter()
-                        .map(|&j| super::super::alloc::is_rigid(view, j))
+                        .map(|&j| crate::helpers::alloc::is_rigid(view, j))
                         .collect();
                     let shares = super::super::maxmin::water_fill(&caps, &rigid, free);
                     live.iter()

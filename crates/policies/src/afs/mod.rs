@@ -19,7 +19,7 @@ pub(crate) mod afs_s;
 pub mod rule;
 pub mod share;
 
-use super::alloc::{first_grant, share_cap, Share};
+use crate::helpers::alloc::{first_grant, share_cap, Share};
 use schedlab_sim::View;
 use share::Entry;
 

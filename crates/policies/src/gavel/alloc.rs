@@ -12,7 +12,7 @@
 //! Every LP answer is checked by `solve::Model`; when the solver fails, a
 //! greedy allocation answers and the reason is returned for the round stats.
 
-use crate::oracle::Matrix;
+use crate::helpers::throughput_matrix::Matrix;
 use schedlab_solve::{Cmp, Model, Sense, SolveFailure, SolveOptions, Var};
 
 /// An allocation: x[j][k] = fraction of time job j should spend on type k.

@@ -12,7 +12,7 @@
 
 use super::alloc::{finish_time_fairness, isolated_throughput, FtfJob};
 use super::rounds::{run_round, Ledger};
-use crate::oracle::Matrix;
+use crate::helpers::throughput_matrix::Matrix;
 use crate::{Policy, PolicyInfo, Trigger};
 use schedlab_core::error::Result;
 use schedlab_core::params::{ParamSpec, Params};

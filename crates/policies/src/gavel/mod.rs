@@ -20,8 +20,8 @@ pub use alloc::{
 };
 pub use rounds::Ledger;
 
-use super::oracle::Matrix;
 use super::{Policy, PolicyInfo, Trigger};
+use crate::helpers::throughput_matrix::Matrix;
 use schedlab_core::error::Result;
 use schedlab_core::params::{ParamSpec, Params};
 use schedlab_sim::{Decision, View};

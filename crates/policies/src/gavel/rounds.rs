@@ -11,7 +11,7 @@
 //! the type. Placement keeps a job's GPUs when it stays on its type, then
 //! packs the others largest first; each job runs at its TunedJobs batch.
 
-use crate::oracle::Matrix;
+use crate::helpers::throughput_matrix::Matrix;
 use schedlab_model::cluster::Placement;
 use schedlab_model::perf::BatchChoice;
 use schedlab_sim::{Decision, View};

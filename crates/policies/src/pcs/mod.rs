@@ -7,7 +7,7 @@
 //! in one of two ways (`realise`, spec §7.7):
 //! - `fluid` (the default, as the artifact's simulator): every job gets the
 //!   integer part of its share as whole GPUs and its fraction as
-//!   time-shared parts of the GPUs left ([`crate::fluid`]); the
+//!   time-shared parts of the GPUs left ([`crate::helpers::fluid`]); the
 //!   engine runs it at its throughput interpolated between whole counts.
 //! - `rotate` (PCS's testbed, `AppPracticalMCScheduler`, spec §2.2): every
 //!   job gets the integer part of its share, and the F = ⌊Σ fractional
@@ -23,11 +23,11 @@ pub mod config;
 pub mod heuristic;
 pub mod wfq;
 
-use super::alloc::{
+use super::{Policy, PolicyInfo, Trigger};
+use crate::helpers::alloc::{
     first_grant, is_rigid, pinned, place_then, place_with_retry, share_cap, without, Share,
 };
-use super::fluid::{self, FRAC_EPS};
-use super::{Policy, PolicyInfo, Trigger};
+use crate::helpers::fluid::{self, FRAC_EPS};
 use schedlab_core::error::Result;
 use schedlab_core::params::{ParamSpec, Params};
 use schedlab_sim::{Decision, RateFn, View};

@@ -14,8 +14,8 @@ mod vnodes;
 
 pub use vnodes::{decode, virtual_nodes, VNode};
 
-use super::estimates::EstimatorBank;
 use super::{Policy, PolicyInfo, Trigger};
+use crate::helpers::estimates::EstimatorBank;
 use schedlab_core::error::Result;
 use schedlab_core::params::{ParamSpec, Params};
 use schedlab_core::rng::Sampler;

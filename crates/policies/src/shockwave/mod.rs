@@ -26,8 +26,8 @@ mod vnodes;
 pub use plan::{logapx, Plan, PlanInput, PlanJob, PlanMethod};
 pub use vnodes::VirtualView;
 
-use super::oracle::Matrix;
 use super::{Policy, PolicyInfo, Trigger};
+use crate::helpers::throughput_matrix::Matrix;
 use schedlab_core::error::Result;
 use schedlab_core::params::{ParamSpec, Params};
 use schedlab_model::cluster::Placement;

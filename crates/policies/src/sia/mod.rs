@@ -26,8 +26,8 @@ mod weights;
 pub use configs::{configurations, Config, NodeCap};
 pub use weights::{normalize, restart_factor, weight};
 
-use super::estimates::EstimatorBank;
 use super::{Policy, PolicyInfo, Trigger};
+use crate::helpers::estimates::EstimatorBank;
 use schedlab_core::error::{Error, Result};
 use schedlab_core::params::{ParamSpec, Params};
 use schedlab_model::perf::goodput::ProfilingMode;

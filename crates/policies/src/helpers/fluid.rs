@@ -14,7 +14,7 @@
 use schedlab_model::cluster::{GpuKind, Packer, Part, Placement, Slice};
 use schedlab_sim::View;
 
-use super::alloc::{Plan, Share};
+use crate::helpers::alloc::{Plan, Share};
 
 /// Fractions of a GPU below this are rounding noise, not a share.
 pub const FRAC_EPS: f64 = 1e-6;

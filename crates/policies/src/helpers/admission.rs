@@ -8,7 +8,7 @@
 //! `engine.placement=cells` a pool's jobs stay in its home cells. Jobs of
 //! runs without pools are admitted FCFS against the whole cluster.
 
-use super::claim_in_quota;
+use super::common::claim_in_quota;
 use schedlab_model::cluster::{Packer, PoolId, NO_POOL};
 use schedlab_model::perf::BatchChoice;
 use schedlab_sim::{Decision, View};

@@ -122,7 +122,7 @@ pub fn gang_plan(
     order: &[u32],
     rigid_batch: bool,
     want: &dyn Fn(u32) -> u32,
-) -> (crate::alloc::Plan, Vec<u32>) {
+) -> (crate::helpers::alloc::Plan, Vec<u32>) {
     let mut packer = view.packer_replan();
     let mut plan = Vec::new();
     let batch = |j: u32| rigid_batch.then(|| BatchChoice::Fixed(view.rigid_batch(j)));

@@ -11,7 +11,7 @@
 //! size} and placed by [`schedlab_model::cluster::netpack`], which keeps jobs on the
 //! GPUs they had where it can (migration only as a last resort).
 
-use super::kinds_for;
+use super::common::kinds_for;
 use schedlab_model::cluster::{netpack, GpuKind, Packer, Placement, PlacementRule};
 use schedlab_model::perf::BatchChoice;
 use schedlab_model::workload::Adaptivity;
