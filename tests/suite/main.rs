@@ -19,6 +19,7 @@ mod ftf_isolated;
 mod golden;
 mod goodput_engine;
 mod goodput_props;
+mod honest_metrics;
 mod importers;
 mod knowledge;
 mod non_preemptible;

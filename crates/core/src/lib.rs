@@ -4,6 +4,7 @@
 //! distributions ([`rng`]), bounded text input ([`textio`]), prose kept out of the
 //! wasm package ([`prose`]) and the shared stable sort ([`sorting`]).
 
+pub mod csvout;
 pub mod error;
 pub mod num;
 pub mod params;

@@ -31,7 +31,7 @@ const PARAMS: &[ParamSpec] = &[
     ParamSpec::float(
         "lease_s",
         "600",
-        1e-3,
+        crate::SHORTEST_ROUND_S,
         1e9,
         "GPU lease length in seconds (Themis: 10 min; scale it with the trace)",
     ),

@@ -29,7 +29,7 @@ use std::collections::{BTreeMap, BinaryHeap};
 const PARAMS: &[ParamSpec] = &[ParamSpec::float(
     "lease_s",
     "600",
-    1e-3,
+    crate::SHORTEST_ROUND_S,
     1e9,
     "Lease: allocations are recomputed this long after the last event at the latest (PCS: 600 s; 10 for the minute-based gavel workload; 1 in the Fig. 1 toy)",
 )];

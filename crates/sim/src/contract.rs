@@ -6,6 +6,12 @@
 use super::view::{Decision, View};
 use serde::Serialize;
 
+/// The shortest round, lease or time-slice the engine runs, in seconds: the
+/// resolution of every trace's times; below it a run only multiplies policy
+/// calls (and at 1e-300 s simulated time stops advancing). Policies declare
+/// their round and lease parameters with it as the lower bound.
+pub const SHORTEST_ROUND_S: f64 = 1.0;
+
 /// When the engine calls a policy.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Trigger {

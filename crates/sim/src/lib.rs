@@ -19,7 +19,7 @@ mod timeline;
 mod view;
 
 pub use config::{EngineConfig, Reconfig, ENGINE_PARAMS};
-pub use contract::{Knowledge, Policy, Trigger};
+pub use contract::{Knowledge, Policy, Trigger, SHORTEST_ROUND_S};
 pub use engine::{Forecast, JobResult, Outcome, Progress, Simulation, TypeTime};
 pub use insight::{ConfigCol, RoundInsight};
 pub use pools::PoolResult;

@@ -145,9 +145,9 @@ fn run_one(
     let run = run_policy(trace, &cluster, zoo, method, o, seed, &mut |_| true)?;
     let m = &run.metrics;
     Ok((
-        m.gpu_cost_usd,
-        m.tardiness_cost_usd,
-        m.due_missed_frac * m.jobs as f64,
+        m.gpu_cost_usd.unwrap_or(f64::NAN),
+        m.tardiness_cost_usd.unwrap_or(f64::NAN),
+        m.due_missed_frac.unwrap_or(f64::NAN) * m.jobs as f64,
         run.wall_s,
     ))
 }

@@ -495,13 +495,14 @@ fn absolute(base: &Path, p: &str) -> String {
 }
 
 fn read_bytes(src: &Source, tokens: &[&str], field: &str, path: &str) -> Result<Vec<u8>> {
-    std::fs::read(path).map_err(|e| {
-        src.error(
+    if !Path::new(path).exists() {
+        return Err(src.error(
             tokens,
             field,
-            format!("'{path}' is neither a bundled trace nor a readable file ({e})"),
-        )
-    })
+            format!("'{path}' is neither a bundled trace nor a file"),
+        ));
+    }
+    schedlab_core::textio::read_bytes(path).map_err(|e| src.error(tokens, field, e.to_string()))
 }
 
 #[cfg(test)]

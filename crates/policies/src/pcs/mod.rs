@@ -72,7 +72,7 @@ const PARAMS: &[ParamSpec] = &[
     ParamSpec::float(
         "quantum_s",
         "600",
-        0.001,
+        crate::SHORTEST_ROUND_S,
         1e9,
         "Time-slice of the rotate realisation: the GPUs that fractional shares add up to rotate among those jobs, each holding one for quantum x its fraction",
     ),

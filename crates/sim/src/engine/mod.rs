@@ -88,6 +88,10 @@ pub struct Simulation {
     notes: Vec<String>,
     /// The policy declared oracle knowledge of job lengths (`View::oracle`).
     oracle: bool,
+    /// The watchdog: where simulated time last moved by [`MIN_ADVANCE_S`]
+    /// and how many events have passed since.
+    stall_mark: f64,
+    stall_events: u64,
 }
 
 /// Draws each job's true work around its declared work (`engine.length_noise`):
@@ -122,6 +126,16 @@ fn draw_early_stops(jobs: &mut [JobState], zoo: &ModelZoo, seed: u64) {
 /// Calls with nothing running and nothing arriving before a round-based
 /// run is declared stuck.
 const STUCK_CALLS: u32 = 10_000;
+
+/// The watchdog's step: simulated time must move by this much (1 ms, far
+/// below any trace's resolution or round) within [`stall_budget`] events.
+const MIN_ADVANCE_S: f64 = 1e-3;
+
+/// Events allowed without time moving by [`MIN_ADVANCE_S`]: every job can
+/// arrive, start, change rate and finish at one instant, plus a margin.
+fn stall_budget(jobs: usize) -> u64 {
+    10_000 + 8 * jobs as u64
+}
 
 impl Simulation {
     /// Checks the trace against the cluster and zoo, resolves each job's
@@ -178,6 +192,13 @@ impl Simulation {
             draw_early_stops(&mut jobs, &zoo, cfg.seed);
         }
         let trigger = policy.trigger();
+        if let Some(r) = trigger.round_s.filter(|r| !(*r >= crate::SHORTEST_ROUND_S)) {
+            return Err(Error::config(format!(
+                "policy {}: a round of {r} s is shorter than the engine's shortest of {} s",
+                policy.name(),
+                crate::SHORTEST_ROUND_S
+            )));
+        }
         let oracle = policy.knowledge() == crate::Knowledge::Oracle;
         let first = trace.jobs.first().map_or(0.0, |j| j.arrival);
         let next_tick = trigger.round_s.map(|r| (first / r).ceil() * r);
@@ -218,6 +239,8 @@ impl Simulation {
             rates: Arc::default(),
             notes,
             oracle,
+            stall_mark: first,
+            stall_events: 0,
             cluster,
             zoo,
         })
@@ -346,11 +369,15 @@ impl Simulation {
             return Ok(false);
         };
         if t > self.cfg.max_time {
+            // The run goes on to its horizon: jobs holding GPUs keep
+            // accruing GPU time and progress until it (metrics count it).
+            self.set_time(self.cfg.max_time);
             self.stop("max_days reached");
             return Ok(false);
         }
         self.set_time(t);
         self.events += 1;
+        self.watchdog()?;
 
         // Completions and rate changes first (a freed GPU is free for arrivals at the same time).
         let mut woke = false;
@@ -431,6 +458,31 @@ impl Simulation {
             return Ok(false);
         }
         Ok(true)
+    }
+
+    /// Refuses to go on when simulated time has not moved by
+    /// [`MIN_ADVANCE_S`] over [`stall_budget`] events: a run that cannot
+    /// make progress (a policy waking itself 1e-300 s ahead) would
+    /// otherwise spin until memory runs out.
+    fn watchdog(&mut self) -> Result<()> {
+        if self.now >= self.stall_mark + MIN_ADVANCE_S {
+            self.stall_mark = self.now;
+            self.stall_events = 0;
+            return Ok(());
+        }
+        self.stall_events += 1;
+        if self.stall_events <= stall_budget(self.jobs.len()) {
+            return Ok(());
+        }
+        let name = self.policy_name().to_string();
+        let cause = match self.trigger.round_s {
+            Some(r) if r < 1.0 => format!("its round of {r} s ({name}.round_s)"),
+            _ => format!("its wake-ups (a lease, quantum or tick setting of {name})"),
+        };
+        Err(Error::config(format!(
+            "policy {name}: simulated time stayed at t = {:.3} s for {} events, so the run cannot make progress; check {cause}",
+            self.now, self.stall_events
+        )))
     }
 
     fn stop(&mut self, why: &str) {
