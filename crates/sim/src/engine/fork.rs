@@ -121,7 +121,7 @@ impl Simulation {
                 return Ok(());
             }
         }
-        let Some(policy) = self.policy.as_ref().map(|p| p.clone_box()) else {
+        let Some(policy) = self.policy.clone() else {
             return Ok(());
         };
         // Only jobs without a prediction yet take one from this forecast, so
