@@ -37,11 +37,15 @@ enum Cheat {
     NameFuture,
     /// Preempts job 0 once it has finished.
     NameFinished,
+    /// Puts the next job to arrive in a group (recorded only).
+    GroupFuture,
     /// Preempts job 0 (non-preemptible) when job 1 arrives, though
     /// `View::pinned` says it may not move.
     MovePinned,
     /// Forecasts under a copy of itself that reads a future job.
     CheatInForecast,
+    /// Forecasts under a copy of itself that claims the oracle door.
+    OracleInForecast,
 }
 
 #[derive(Clone)]
@@ -52,6 +56,8 @@ struct Cheater {
     in_fork: bool,
     /// What `View::pinned(0)` said at each call where job 0 held GPUs.
     pinned_seen: Arc<Mutex<Vec<bool>>>,
+    /// Whether the oracle door opened, at each call in a forecast.
+    door_in_fork: Arc<Mutex<Vec<bool>>>,
 }
 
 impl Cheater {
@@ -61,6 +67,7 @@ impl Cheater {
             knowledge: Knowledge::Declared,
             in_fork: false,
             pinned_seen: Arc::default(),
+            door_in_fork: Arc::default(),
         }
     }
 }
@@ -97,6 +104,18 @@ impl Policy for Cheater {
                 // The policy ignores the failed forecast: the run still fails.
                 let _ = view.forecast(Box::new(copy));
             }
+            Cheat::OracleInForecast if self.in_fork => {
+                self.door_in_fork
+                    .lock()
+                    .unwrap()
+                    .push(view.oracle().is_some());
+            }
+            Cheat::OracleInForecast => {
+                let mut copy = self.clone();
+                copy.in_fork = true;
+                copy.knowledge = Knowledge::Oracle;
+                view.forecast(Box::new(copy)).unwrap();
+            }
             _ => {}
         }
         let mut packer: Packer = view.packer_idle();
@@ -112,6 +131,7 @@ impl Policy for Cheater {
                 }
             }
             Cheat::NameFinished if view.active().contains(&2) => out.preempt(0),
+            Cheat::GroupFuture if next < 3 => out.set_group(next, 1),
             Cheat::MovePinned if view.arrived().contains(&1) => out.preempt(0),
             _ => {}
         }
@@ -191,11 +211,28 @@ fn a_breach_inside_a_forecast_fails_the_run() {
 }
 
 #[test]
+fn a_forecast_never_opens_a_door_its_caller_lacks() {
+    let cheat = Cheater::new(Cheat::OracleInForecast);
+    let doors = cheat.door_in_fork.clone();
+    assert_eq!(run_with(cheat, &[]).unwrap().incomplete, 0);
+    let doors = doors.lock().unwrap().clone();
+    assert!(!doors.is_empty() && doors.iter().all(|d| !d), "{doors:?}");
+    // An oracle's forecast under an oracle copy keeps its door.
+    let mut oracle = Cheater::new(Cheat::OracleInForecast);
+    oracle.knowledge = Knowledge::Oracle;
+    let doors = oracle.door_in_fork.clone();
+    run_with(oracle, &[]).unwrap();
+    assert!(doors.lock().unwrap().iter().all(|d| *d));
+}
+
+#[test]
 fn a_decision_naming_a_job_that_is_not_active_is_an_engine_error() {
     let e = refused(Cheat::NameFuture, 1);
     assert!(e.contains("has not arrived"), "{e}");
     let e = refused(Cheat::NameFinished, 0);
     assert!(e.contains("has finished"), "{e}");
+    let e = refused(Cheat::GroupFuture, 1);
+    assert!(e.contains("group") && e.contains("has not arrived"), "{e}");
 }
 
 #[test]

@@ -14,13 +14,13 @@
 //!
 //! The compiler keeps the rest out of reach (these examples are tests):
 //!
-//! ```compile_fail
+//! ```compile_fail,E0616
 //! fn trace_length(view: &schedlab_sim::View) -> usize {
 //!     view.specs.len() // private: nothing can be sized by the trace
 //! }
 //! ```
 //!
-//! ```compile_fail
+//! ```compile_fail,E0599
 //! fn true_work(view: &schedlab_sim::View, job: u32) -> f64 {
 //!     view.state(job).done_fraction() // no job state: the truth is behind the door
 //! }

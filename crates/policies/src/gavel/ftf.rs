@@ -53,7 +53,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
 };
 
 fn build(p: &Params, _seed: u64) -> Result<Box<dyn Policy>> {
-    Ok(Box::new(Themis {
+    Ok(Box::new(GavelFtf {
         round_s: p.f64("round_s"),
         tol: p.f64("tol"),
         max_checks: p.i64("max_checks") as u32,
@@ -61,8 +61,11 @@ fn build(p: &Params, _seed: u64) -> Result<Box<dyn Policy>> {
     }))
 }
 
+/// Themis+TJ, Sia's homogeneous baseline (`gavel-ftf`): Gavel's finish-time-fairness
+/// policy in Gavel's rounds (this crate's other Themis readings: `themis`,
+/// `themis-pcs`, `themis-rtc`).
 #[derive(Clone)]
-pub struct Themis {
+pub struct GavelFtf {
     round_s: f64,
     tol: f64,
     max_checks: u32,
@@ -91,7 +94,7 @@ pub fn ftf_jobs(view: &View, m: &Matrix, round_s: f64) -> Vec<FtfJob> {
         .collect()
 }
 
-impl Policy for Themis {
+impl Policy for GavelFtf {
     fn name(&self) -> &str {
         "gavel-ftf"
     }

@@ -65,9 +65,9 @@ impl Simulation {
         Ok(())
     }
 
-    /// Refuses a decision that names a job other than an active one, or
-    /// one job twice: an error naming the policy and the job, never a
-    /// silent effect.
+    /// Refuses a decision that changes a job other than an active one, or
+    /// one job twice, or records a plan or group for a job that has not
+    /// arrived: an error naming the policy and the job, never a silent effect.
     pub(super) fn check_names(&self, d: &Decision) -> Result<()> {
         let mut seen = BTreeSet::new();
         for (job, _) in &d.changes {
@@ -83,6 +83,27 @@ impl Simulation {
                 Some(_) => "which has finished",
             };
             return Err(self.bad_decision(format!("its decision names job {job}, {why}")));
+        }
+        // Plans and groups are only recorded, but may not name the future either.
+        let recorded = d
+            .plans
+            .iter()
+            .map(|p| p.0)
+            .chain(d.groups.iter().map(|g| g.0));
+        for job in recorded {
+            match self.jobs.get(job as usize).map(|st| st.phase) {
+                None => {
+                    return Err(self.bad_decision(format!(
+                        "it announces a plan or group for job {job}, which does not exist"
+                    )))
+                }
+                Some(Phase::Future) => {
+                    return Err(self.bad_decision(format!(
+                        "it announces a plan or group for job {job}, which has not arrived"
+                    )))
+                }
+                Some(_) => {}
+            }
         }
         Ok(())
     }

@@ -60,6 +60,10 @@ impl Simulation {
         f.install_policy(policy);
         f.pending_call = pending_tick;
         if knows == Knowledge::Declared {
+            // A fork never knows more than the policy that asked for it: a
+            // policy without the oracle door cannot open it by forecasting
+            // under a policy that claims it.
+            f.oracle &= self.oracle;
             let now = f.now;
             for &id in &self.active {
                 let st = &mut f.jobs[id as usize];
