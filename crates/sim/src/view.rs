@@ -106,8 +106,12 @@ impl<'a> Oracle<'_, 'a> {
     }
 
     /// True rate at `gpus` GPUs of the job's default type with its natural
-    /// batch (what [`View::rate`] says unless the run measures rates).
+    /// batch (what [`View::rate`] says unless the run measures rates; 0 on
+    /// no GPUs).
     pub fn rate(&self, job: u32, gpus: u32) -> f64 {
+        if gpus == 0 {
+            return 0.0;
+        }
         let v = self.view;
         v.true_rate_on(job, v.default_kind(job), None, gpus, v.natural_batch(job))
             .per_s

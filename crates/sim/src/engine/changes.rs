@@ -18,8 +18,6 @@ impl Simulation {
     /// Applies a decision: frees what changes, checks and claims the new
     /// placements, charges restarts and reschedules completions.
     pub(super) fn apply(&mut self, d: &Decision) -> Result<()> {
-        let name = self.policy_name().to_string();
-        let bad = |msg: String| Err(Error::Internal(format!("policy '{name}': {msg}")));
         // Pass 1: validate targets and release the GPUs of every changed job.
         self.check_names(d)?;
         // Pinned jobs (running, not preemptible) keep their GPUs: the
@@ -30,11 +28,11 @@ impl Simulation {
             if rules::pinned(spec, st.placement.is_some()) {
                 if let Some(cur) = &st.placement {
                     if a.as_ref().is_none_or(|a| &a.placement != cur) {
-                        return bad(format!(
+                        return Err(self.bad_decision(format!(
                             "job {job} ('{}') is not preemptible: it keeps its GPUs until it finishes, but the decision {}",
                             spec.name,
                             if a.is_none() { "preempts it" } else { "moves or resizes it" }
-                        ));
+                        )));
                     }
                 }
             }
@@ -48,7 +46,7 @@ impl Simulation {
                 let p = &a.placement;
                 let need = self.memory_need_mb(*job);
                 if let Err(why) = self.occupancy.claim(&self.cluster, p, need, self.now) {
-                    return bad(format!("job {job} {why}"));
+                    return Err(self.bad_decision(format!("job {job} {why}")));
                 }
                 self.record_cost_rate();
                 let pool = self.jobs[*job as usize].pool;
