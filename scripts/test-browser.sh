@@ -11,7 +11,7 @@ CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
 if [ ! -x "$CHROMIUM" ]; then
   (apt-get install -y chromium || (apt-get update && apt-get install -y chromium)) >/dev/null
 fi
-if [ ! -d tools/node_modules/playwright-core ] || [ ! -d tools/node_modules/binaryen ]; then
+if [ ! -d tools/node_modules/playwright-core ] || [ ! -d tools/node_modules/binaryen ] || [ ! -d tools/node_modules/axe-core ]; then
   (cd tools && npm ci --no-audit --no-fund --silent)
 fi
 stale() { [ ! -f "$1" ] || [ -n "$(find src Cargo.toml Cargo.lock traces -newer "$1" -print -quit)" ]; }
