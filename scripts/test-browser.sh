@@ -3,7 +3,10 @@
 # package, npm tools), serves the repository on 127.0.0.1 on a free port
 # (the page at /www/, so a test can load a same-origin trace from /traces/),
 # and runs tests/browser/*.test.mjs with Node's test runner, Playwright
-# (playwright-core) and Debian's Chromium, headless. Screenshots and the
+# (playwright-core) and Debian's Chromium, headless: page.test.mjs and sia.test.mjs (the page,
+# Sia's views), truth.test.mjs (issue 48, one test per item, with axe-core), defects.test.mjs
+# (issue 48's defect links as a person sees them) and serve.test.mjs (scripts/serve.sh).
+# SCHEDLAB_BROWSER_TESTS=FILE... runs only those. Screenshots and the
 # measured numbers go to tests/browser/artifacts/ (git-ignored).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -33,4 +36,4 @@ for _ in range(100):
         time.sleep(0.1)
 PY
 export SCHEDLAB_URL="http://127.0.0.1:$PORT/www/" SCHEDLAB_BIN="$PWD/target/release/schedlab" CHROMIUM
-node --test --test-concurrency=1 tests/browser/
+node --test --test-concurrency=1 ${SCHEDLAB_BROWSER_TESTS:-tests/browser/}

@@ -28,7 +28,7 @@ import { Notices, traceFileProblem, readableError, droppedHtml } from './js/noti
 
 const $ = (sel) => document.querySelector(sel);
 const stats = { firstFrameMs: null, fps: 0, renderMs: 0, frames: 0, runs: 0, errors: 0, phase: 'loading' };
-const app = { stats, catalog: null, state: null, view: null, batch: null, metricApplies };
+const app = { stats, catalog: null, state: null, view: null, batch: null, metricApplies, colors: { jobColors } };
 window.schedlab = app;
 
 let catalog, pool, controls, state;
@@ -341,9 +341,18 @@ function layoutAll() {
     const maxH = Math.max(state.embed ? 90 : 140, Math.min(window.innerHeight * share, 420));
     rec.map.resize(Math.floor(w), maxH);
   }
-  const gp = view.runs.get($('#gantt-policy').value) || orderedRuns()[0] || null;
+  // The Gantt view shows the chosen policy's run; until one is chosen it follows the first
+  // finished run (the picker says which). A chosen policy still running shows no lanes, not
+  // another policy's under its name.
+  const sel = $('#gantt-policy');
+  if (!view.ganttChosen) {
+    const first = orderedRuns()[0];
+    if (first) sel.value = first.policy;
+  }
+  const gp = view.runs.get(sel.value) || null;
   gantt.setRun(gp ? gp.result : null, anim.t0, anim.t1, $('#gantt-scroll').clientWidth);
-  $('#gantt-legend').textContent = gp ? ganttLegend(gp.result) : '';
+  $('#gantt-legend').textContent = gp ? ganttLegend(gp.result)
+    : sel.value ? `${sel.value} is still running (or failed): its lanes appear when its run finishes.` : '';
   $('#gantt').setAttribute('role', 'img');
   $('#gantt').setAttribute('aria-label', gp ? `Jobs over time under ${gp.policy}: ${gp.result.jobs.arrival.length} jobs, one lane each in arrival order, ${gp.result.metrics.completed} finished; average JCT ${(gp.result.metrics.avg_jct_s / 3600).toFixed(2)} h` : 'Jobs over time: no run yet');
   $('#plan-section').hidden = !stair.setRun(gp ? gp.result : null);
@@ -462,7 +471,7 @@ function hoverPools(ev) {
 function buildGanttPicker() {
   const sel = $('#gantt-policy');
   sel.innerHTML = view.policies.map((p) => `<option value="${p}">${p}</option>`).join('');
-  if (state.gantt && view.policies.includes(state.gantt)) sel.value = state.gantt;
+  if (state.gantt && view.policies.includes(state.gantt)) { sel.value = state.gantt; view.ganttChosen = true; }
 }
 
 // ---------- drawing ----------
@@ -535,6 +544,7 @@ function render(now) {
 function movedWindow() {
   return Math.max(1, Math.min(2 * anim.speed, (anim.t1 - anim.t0) / 100));
 }
+app.movedWindow = movedWindow;
 
 /** "Moved: job rtx→a100 (2 min ago)" for the moves outlined on a panel's map, newest first. */
 function renderMoves(rec, run, t) {
@@ -685,7 +695,7 @@ function setHover(job, html, ev) {
 // ---------- URL ----------
 function updateUrl(t) {
   if (!state) return;
-  const s = { ...state, t: t ?? null, speed: anim.userSpeed ? anim.speed : null, gantt: $('#gantt-policy').value || null };
+  const s = { ...state, t: t ?? null, speed: anim.userSpeed ? anim.speed : null, gantt: view && view.ganttChosen ? $('#gantt-policy').value || null : null };
   history.replaceState(null, '', toUrl(s));
   $('#open-full').href = toUrl({ ...s, embed: false });
   embedCaption();
@@ -762,7 +772,7 @@ function bind() {
   const sp = $('#speed');
   for (const s of SPEEDS) sp.append(new Option(`${s.toLocaleString()}×`, s));
   sp.addEventListener('change', () => { anim.speed = Number(sp.value); anim.userSpeed = true; updateUrl(); });
-  $('#gantt-policy').addEventListener('change', () => { layoutAll(); updateUrl(); });
+  $('#gantt-policy').addEventListener('change', () => { if (view) view.ganttChosen = true; layoutAll(); updateUrl(); });
   gantt.onScroll = () => { anim.dirty = true; };
   const gc = $('#gantt');
   gc.addEventListener('pointerdown', (ev) => {
