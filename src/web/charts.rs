@@ -759,8 +759,8 @@ mod tests {
         assert!(f
             .iter()
             .all(|p| (0..640).contains(&p.2) && (0..300).contains(&p.3)));
-        // Other kinds locate nothing.
-        sp.kind = "lines".into();
+        // Other kinds but `lines` (its plot area) locate nothing.
+        sp.kind = "cdf".into();
         let mut o = String::new();
         let root = SVGBackend::with_string(&mut o, (640, 300)).into_drawing_area();
         assert!(draw_located(&root, &sp).unwrap().is_empty());
@@ -947,13 +947,18 @@ mod tests {
         };
         // Room for each: every value is written.
         let wide = bars(3, 640);
+        let texts: Vec<&str> = wide
+            .split("<text")
+            .skip(1)
+            .map(|t| t.split("</text>").next().unwrap_or(""))
+            .collect();
         assert!(
-            wide.contains(">1.01<") && wide.contains(">1.02<"),
-            "labels missing"
+            wide.contains(">\n1.01\n") && wide.contains(">\n1.02\n"),
+            "labels missing: {texts:?}"
         );
         // Twelve bars in 200 px: no room, so no value labels at all.
         let narrow = bars(12, 200);
-        assert!(!narrow.contains(">1.01<"), "overlapping labels drawn");
+        assert!(!narrow.contains(">\n1.01\n"), "overlapping labels drawn");
     }
 
     #[test]

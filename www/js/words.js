@@ -61,7 +61,7 @@ export const GLOSSARY = [
   ['p50 / p90 / p99', 'median / 90th / 99th percentile over jobs'],
   ['makespan', 'last finish − first arrival'],
   ['queue', 'time a job spent without GPUs'],
-  ['GPU-h', 'GPU-hours held by jobs'],
+  ['GPU-hours', 'GPU time held by jobs, in hours'],
   ['FTF', 'finish-time fairness ρ = JCT / time alone on a 1/N share of the cluster; above 1 = treated unfairly'],
   ['due missed, tardiness', 'jobs that finished after their due date, and by how much'],
   ['pred err', 'prediction error, 100 × |predicted JCT − JCT| / predicted JCT'],
