@@ -866,6 +866,10 @@ function onKey(e) {
   if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) { e.preventDefault(); startRun(); return; }
   if (e.key === 'Escape') { $('#help').hidden = true; cancelRun(); return; }
   if (typing || e.altKey || e.ctrlKey || e.metaKey) return;
+  // In a scrolling region (the results table, the Gantt view, the matrix) the arrows and
+  // Home / End scroll it, as a keyboard user expects.
+  const inRegion = e.target.closest && e.target.closest('[role="region"]');
+  if (inRegion && /^(Arrow|Home|End|Page)/.test(e.key)) return;
   const k = e.key;
   if (k === ' ' || k === 'k') { e.preventDefault(); setPlaying(!anim.playing); }
   else if (k === 'ArrowRight' || k === '.') { e.preventDefault(); setPlaying(false); seek(nextEvent(orderedRuns().map((r) => r.result), anim.t)); }
@@ -961,7 +965,11 @@ async function boot() {
   app.bundledTraceText = bundled_trace_text;
   pool = new Pool(module, catalog.full_package);
   app.pool = pool;
-  pool.onFullStatus = (st) => { fullWait = st; if (batch && !batch.done) renderProgress(); };
+  pool.onFullStatus = (st) => {
+    if (!fullWait) watchBuild(st);
+    fullWait = st;
+    if (batch && !batch.done) renderProgress();
+  };
   pool.onFullLoaded = () => { fullWait = null; };
   state = fromUrl(location.search, catalog);
   app.state = state;
@@ -969,7 +977,6 @@ async function boot() {
   app.notices = notices;
   costs = new CostBook(catalog.full_package);
   if (state.dropped.length) notices.show('dropped', droppedHtml(state.dropped));
-  watchBuild();
   if (state.embed) { document.body.classList.add('embed'); $('#open-full').hidden = false; $('#controls').open = false; }
   if (window.matchMedia('(max-width: 760px)').matches) $('#controls').open = false;
   controls = new Controls($('#form'), catalog, () => {
@@ -1005,14 +1012,13 @@ async function boot() {
 }
 
 /**
- * While scripts/serve.sh builds the full package behind the server, a banner
- * says which policies wait for it and, when the build is done, that they
- * are available (runs waiting for it start by themselves).
+ * While scripts/serve.sh builds the full package behind the server (a run
+ * asked for it and found it missing, status `st`), a banner says which
+ * policies wait for it and, when the build is done, that they are available
+ * (runs waiting for it start by themselves).
  */
-async function watchBuild() {
+async function watchBuild(st) {
   const lp = catalog.full_package.join(', ');
-  let st = await buildStatus();
-  if (!st || st.full === 'ready') return;
   const started = Date.now();
   while (st && st.full === 'building') {
     const since = Math.max(0, Math.round((Date.now() - (st.since || started)) / 1000));

@@ -100,28 +100,27 @@ export class Pool {
   }
 
   /**
-   * The full package's module. While scripts/serve.sh is still building it
-   * (www/build-status.json says so), waits for the build, telling
-   * `onFullStatus(status)` what it waits for, and fetches it when it is done.
+   * The full package's module. When it is not there while scripts/serve.sh is
+   * still building it (www/build-status.json says so; the status is read only
+   * then, so a static server without it logs no 404), waits for the build,
+   * telling `onFullStatus(status)` what it waits for, and loads it when done.
    */
   async fetchFull(dir) {
     const url = new URL(`../${dir}/schedlab_bg.wasm`, import.meta.url);
     for (;;) {
-      const status = await buildStatus();
-      if (!status || status.full !== 'building') {
-        try {
-          return await compileWasm(url);
-        } catch (e) {
-          const st = await buildStatus();
-          if (st && st.full === 'building') continue;
-          const why = st && st.full === 'failed'
-            ? `the build of the full package failed (see ${st.log || 'the build log'})`
-            : `${dir}/schedlab_bg.wasm is not there (${e && e.message || e}); build it with bash scripts/build-wasm.sh full, or start the page with bash scripts/serve.sh, which builds it`;
-          throw new Error(why);
+      try {
+        return await compileWasm(url);
+      } catch (e) {
+        const st = await buildStatus();
+        if (st && st.full === 'building') {
+          if (this.onFullStatus) this.onFullStatus(st);
+          await new Promise((resolve) => { setTimeout(resolve, FULL_POLL_MS); });
+          continue;
         }
+        throw new Error(st && st.full === 'failed'
+          ? `the build of the full package failed (see ${st.log || 'the build log'})`
+          : `${dir}/schedlab_bg.wasm is not there (${e && e.message || e}); build it with bash scripts/build-wasm.sh full, or start the page with bash scripts/serve.sh, which builds it`);
       }
-      if (this.onFullStatus) this.onFullStatus(status);
-      await new Promise((resolve) => { setTimeout(resolve, FULL_POLL_MS); });
     }
   }
 
