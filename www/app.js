@@ -337,7 +337,7 @@ function layoutAll() {
     const beside = getComputedStyle(body).flexDirection === 'row';
     const w = Math.max(120, body.clientWidth - (beside ? queue.offsetWidth + 8 : 0));
     // The embed (900 x 560) keeps maps, clock and table in one screen.
-    const share = state.embed ? (n > 2 ? 0.22 : 0.3) : n > 2 ? 0.34 : 0.5;
+    const share = state.embed ? (n > 2 ? 0.22 : 0.4) : n > 2 ? 0.34 : 0.5;
     const maxH = Math.max(state.embed ? 90 : 140, Math.min(window.innerHeight * share, 420));
     rec.map.resize(Math.floor(w), maxH);
   }

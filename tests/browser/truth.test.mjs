@@ -205,7 +205,7 @@ test('6. touch: a tap pins the job card, a tap elsewhere unpins; pool headers fi
   await scrubTo(page, 0.2);
   const spot = await page.evaluate(() => {
     const v = window.schedlab.view, p = v.policies[0], rec = v.panels.get(p);
-    rec.canvas.scrollIntoView();
+    rec.canvas.scrollIntoView({ block: 'center' });
     const cells = rec.map.at.cells;
     const g = cells.findIndex((s) => s >= 0);
     const r = rec.canvas.getBoundingClientRect();
