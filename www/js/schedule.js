@@ -1,42 +1,42 @@
 // What a run will cost, so the page can run the short ones first and say how
 // long the rest will take.
 //
-// Before a run: an estimate from the trace size and the policy's family
-// (wall seconds per job in this browser, measured on the bundled traces on a
-// 2-core machine, see docs/PAGE.md "Scheduling"); once a policy has run on
-// the same trace and cluster in this page, its measured time replaces the
-// estimate. While a run goes: an ETA from its simulated-time progress.
+// Before a run: an estimate from the trace size and the policy (or its
+// family): wall seconds per job measured in this browser, see
+// MEASURED_S_PER_JOB; once a policy has run on the same trace and cluster in
+// this page, its own measured time replaces the estimate. While a run goes:
+// an ETA from its simulated-time progress.
 
 import { baseOf } from './state.js';
 
 /**
- * Wall seconds per job in the browser by family. The families are the
- * policies' kinds of per-round work: a queue order (cheap), a share
- * computation over all jobs (elastic), a linear or integer program per
- * round (solver), and a genetic search per round (Pollux).
+ * Wall seconds per job in this browser, measured: each policy alone on the
+ * bundled sia-philly trace (160 jobs, sia-hetero-64) in headless Chromium on
+ * the 2-core machine, one worker, while other builds loaded it (load average
+ * about 19; docs/PAGE.md "Scheduling"). Only their order matters here: they
+ * rank the queue and give the "estimated" wait before a run has its own.
  */
-export const FAMILY_S_PER_JOB = {
-  queue: 0.0005,
-  elastic: 0.002,
-  lp: 0.004,
-  ilp: 0.008,
-  shockwave: 0.04,
-  search: 0.2,
-  ftf: 0.6,
+export const MEASURED_S_PER_JOB = {
+  tiresias: 0.0017, fifo: 0.0026, srtf: 0.0051, maxmin: 0.0082, gavel: 0.011, optimus: 0.021,
+  shockwave: 0.021, 'afs-l': 0.024, sia: 0.026, 'gavel-ftf': 0.038, themis: 0.069, pcs: 0.18, pollux: 0.72,
 };
 
-/** Policies whose family is not `queue` (the default) or `lp` (the default of the full package). */
+/**
+ * A policy not measured above costs as the measured one of its family: the
+ * same kind of per-round work (a queue order, a share computation over all
+ * jobs, a solver). Others: the core package's as fifo, the full package's as sia.
+ */
 const FAMILY = {
-  'afs-l': 'elastic', 'afs-p': 'elastic', 'afs-s': 'elastic', maxmin: 'elastic', optimus: 'elastic', themis: 'elastic',
-  pcs: 'elastic', 'themis-pcs': 'elastic', sts: 'elastic', dp: 'elastic', 'avg-dp': 'elastic', anticipatory: 'elastic',
-  'anticipatory-vc': 'elastic', 'pool-maxmin': 'elastic',
-  sia: 'ilp', gavel: 'lp', 'anticipatory-oracle': 'ilp', shockwave: 'shockwave', pollux: 'search', 'gavel-ftf': 'ftf',
+  srsf: 'srtf', 'srtf-e': 'srtf', 'srsf-e': 'srtf', 'afs-p': 'afs-l', 'afs-s': 'afs-l', 'themis-pcs': 'themis',
+  anticipatory: 'maxmin', 'anticipatory-vc': 'maxmin', 'pool-maxmin': 'maxmin', sts: 'afs-l', dp: 'afs-l',
+  'avg-dp': 'afs-l', 'anticipatory-oracle': 'sia',
 };
 
-/** The family of a policies entry (a variant is its policy's). */
+/** The measured policy whose cost stands for a policies entry's (a variant is its policy's). */
 export function familyOf(entry, fullOnly) {
   const name = baseOf(entry);
-  return FAMILY[name] || (fullOnly.has(name) ? 'lp' : 'queue');
+  if (MEASURED_S_PER_JOB[name] !== undefined) return name;
+  return FAMILY[name] || (fullOnly.has(name) ? 'sia' : 'fifo');
 }
 
 /** Remembers measured wall seconds per job, by policy entry, trace and cluster. */
@@ -59,7 +59,7 @@ export class CostBook {
   estimate(entry, trace, cluster, jobs) {
     const m = this.measured.get(this.key(entry, trace, cluster));
     if (m !== undefined) return { s: m * jobs, from: 'measured' };
-    return { s: FAMILY_S_PER_JOB[familyOf(entry, this.fullOnly)] * jobs, from: 'estimated' };
+    return { s: MEASURED_S_PER_JOB[familyOf(entry, this.fullOnly)] * jobs, from: 'estimated' };
   }
 }
 
