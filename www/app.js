@@ -22,7 +22,7 @@ import { fromUrl, toUrl, setsFor, baseOf, SPEEDS } from './js/state.js';
 import { segmentOnGpu, queueAt, nextEvent, prevEvent, span, progressAt, restartsAt, moveSources } from './js/timeline.js';
 import { renderTable, drawCharts, placeCursors, timeAtChart, download, summaryCsv, jobsCsv, chartsPng } from './js/results.js';
 import { metricApplies } from './js/applies.js';
-import { CostBook, doneShare, etaSeconds, fmtWait } from './js/schedule.js';
+import { CostBook, costRank, doneShare, etaSeconds, fmtWait } from './js/schedule.js';
 import { plainWords, glossaryFor } from './js/words.js';
 import { Notices, traceFileProblem, readableError, droppedHtml } from './js/notices.js';
 
@@ -119,7 +119,7 @@ function startRun() {
     policies: inp.policies,
     setsFor: (p) => setsFor(inp.sets, p),
     seed: inp.seed,
-    cost: b.estimate,
+    cost: (p) => costRank(b.estimate(p)),
   }, {
     onTrace: (info) => { if (batch === b) { b.trace = info; renderProgress(); } },
     onStart: (p) => { if (batch === b) { b.startedAt.set(p, performance.now()); renderProgress(); } },

@@ -163,8 +163,8 @@ export class Pool {
       if (ids.length) w.postMessage({ type: 'forget', ids });
     }
     this.owner.clear();
-    // Cheapest first (job.cost: estimated seconds per policy), so a short run
-    // never waits behind a long one; equal estimates keep the user's order.
+    // Cheapest first (job.cost: a policy's rank by estimated cost), so a short run
+    // never waits behind a long one; equal ranks keep the user's order.
     const cost = job.cost || (() => 0);
     const queue = job.policies.map((p, i) => [p, cost(p), i]).sort((a, b) => a[1] - b[1] || a[2] - b[2]).map(([p]) => p);
     const batch = {

@@ -64,6 +64,17 @@ export class CostBook {
 }
 
 /**
+ * The queue's rank of an estimate: its order of magnitude in powers of 4.
+ * The queue runs lower ranks first and keeps the user's order within a rank,
+ * so a short run never waits behind one several times longer, while runs of
+ * about the same cost (fifo and tiresias, whose order depends on the trace)
+ * keep the order the user gave them.
+ */
+export function costRank(seconds) {
+  return Math.floor(Math.log(Math.max(seconds, 1e-3)) / Math.log(4));
+}
+
+/**
  * A running policy's completed share from its progress ({now, completed,
  * total}) in simulated time: the share of the trace's arrival span behind the
  * clock and the share of jobs done, averaged (both reach 1 at the end; the
