@@ -68,6 +68,11 @@ python3 -m http.server "$PORT" --bind 127.0.0.1 --directory www >>"$LOG.server" 
 SERVER=$!
 trap 'kill $SERVER 2>/dev/null || true; rm -f "$STATUS"' EXIT
 trap 'exit 130' INT TERM
+# The URL once the server answers (a browser opened at once must not find it closed).
+for _ in $(seq 100); do
+  (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null && break
+  sleep 0.1
+done
 step "schedlab page: http://127.0.0.1:${PORT}/  (Ctrl+C to stop)"
 
 for p in "${full_stale[@]}"; do
