@@ -696,6 +696,8 @@ function setHover(job, html, ev) {
 function updateUrl(t) {
   if (!state) return;
   const s = { ...state, t: t ?? null, speed: anim.userSpeed ? anim.speed : null, gantt: view && view.ganttChosen ? $('#gantt-policy').value || null : null };
+  // While its banner stands, the link keeps naming the uploaded trace it was made with.
+  if (state.missingUpload && notices.has('upload-missing')) s.trace = { kind: 'upload', name: state.missingUpload };
   history.replaceState(null, '', toUrl(s));
   $('#open-full').href = toUrl({ ...s, embed: false });
   embedCaption();
@@ -730,6 +732,7 @@ async function resolveUrlTrace() {
       actions: [{ label: `Upload ${tr.name}…`, run: () => $('#file').click() }],
     });
     state.trace = { kind: 'bundled', name: fallback };
+    state.missingUpload = tr.name;
     controls.apply(state);
     return true;
   }
@@ -1022,7 +1025,7 @@ async function watchBuild(st) {
   const started = Date.now();
   while (st && st.full === 'building') {
     const since = Math.max(0, Math.round((Date.now() - (st.since || started)) / 1000));
-    notices.show('full-build', `The LP-based and large policies (${esc(lp)}) become available when the full package is built: <code>scripts/serve.sh</code> is building it now (about 4 minutes on 2 cores; ${since} s so far). Every other policy runs already; a comparison that includes one of these starts it when the build is done.`, { kind: 'info' });
+    notices.show('full-build', `The LP-based and large policies (${esc(lp)}) become available when the full package is built: <code>scripts/serve.sh</code> is building it now (3.5 minutes on a quiet 2-core machine; ${since} s so far). Every other policy runs already; a comparison that includes one of these starts it when the build is done.`, { kind: 'info' });
     await new Promise((resolve) => { setTimeout(resolve, 3000); });
     st = await buildStatus();
   }

@@ -68,6 +68,7 @@ test('each defect link of issue 48 now shows what a person expects', { timeout: 
   assert.ok(await banner.isVisible(), 'the missing-upload banner went away');
   assert.match(await banner.textContent(), /x\.csv/);
   assert.equal(await banner.locator('button', { hasText: 'Upload x.csv' }).count(), 1);
+  assert.match(new URL(page.url()).search, /trace=upload:x\.csv/, 'the link no longer names the uploaded trace');
   await page.screenshot({ path: artifact('defect-upload-link.png') });
   await page.close();
 
@@ -111,7 +112,7 @@ test('opened from disk (file://) the page explains how to serve it', { timeout: 
   await page.waitForTimeout(500);
   const note = page.locator('#static-note');
   assert.ok(await note.isVisible(), 'no explanation over file://');
-  assert.match(await note.textContent(), /bash scripts\/serve\.sh/);
+  assert.match(await note.textContent(), /must be served over http, not opened as a file.*bash scripts\/serve\.sh/s);
   await page.screenshot({ path: artifact('file-protocol.png') });
   await context.close();
 });
