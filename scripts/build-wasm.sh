@@ -37,9 +37,9 @@ for dir in "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/; do
 done
 # Packages from the same code: the core one (`--features page-core`, www/pkg) that
 # the page loads at start, holding every policy but the LP-based and large ones
-# (src/policy/mod.rs, `full_package`), and the full one that the page fetches the first
+# (crates/policies/src/lib.rs, `full_package`), and the full one that the page fetches the first
 # time one of those runs, in two builds: www/pkg-full with SIMD128 (its own ChaCha8,
-# src/workload/chacha_wide.rs, and the compiler's vectorised loops: Pollux 26 -> 16 s in
+# crates/core/src/rng/chacha_wide.rs, and the compiler's vectorised loops: Pollux 26 -> 16 s in
 # Node, docs/PERFORMANCE.md) and www/pkg-full-plain for browsers without WebAssembly SIMD
 # (www/js/pool.js picks one). Only the core one counts against the 600 KB
 # (tests/browser/page.test.mjs; the full ones have a bound of 1 MB).

@@ -18,7 +18,7 @@ mkdir -p "$(dirname "$LOG")"
 : >"$LOG"
 START=$(date +%s)
 step() { printf '[%3d s] %s\n' "$(($(date +%s) - START))" "$*"; }
-stale() { [ ! -f "$1" ] || [ -n "$(find src Cargo.toml Cargo.lock traces -newer "$1" -print -quit)" ]; }
+stale() { [ ! -f "$1" ] || [ -n "$(find src crates Cargo.toml Cargo.lock traces -newer "$1" -print -quit)" ]; }
 # The size line build-wasm.sh writes last for a package ("www/pkg: N bytes (M gzipped)").
 built() { grep -F "$1:" "$LOG" | tail -1 | sed 's/^[^:]*: //'; }
 # Runs one build-wasm.sh step with its output in the log; on failure points at the log.

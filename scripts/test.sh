@@ -10,7 +10,7 @@ step "cargo fmt --check"
 cargo fmt --all -- --check
 
 step "cargo test (native)"
-cargo test --release --all-targets
+cargo test --workspace --release --all-targets
 
 step "build the CLI and the wasm packages (core, and full with and without SIMD)"
 cargo build --release

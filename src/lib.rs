@@ -1,42 +1,27 @@
 //! schedlab: a GPU-cluster scheduling lab for deep-learning training jobs.
 //!
-//! One crate holds the discrete-event simulator ([`sim`]), the cluster and
-//! workload models ([`cluster`], [`workload`]), the performance models
-//! ([`perf`]), every scheduling policy ([`policy`]), the LP/MILP layer
-//! ([`solve`]) and the metrics ([`metrics`]). It builds natively (the
-//! `schedlab` CLI) and as WebAssembly (the static page in `www/`).
+//! This package is the facade the `schedlab` binary and the WebAssembly package build
+//! from; the code lives in layer crates under `crates/` (docs/ARCHITECTURE.md), each
+//! re-exported here under its layer's name so that `schedlab::sim::Simulation`,
+//! `schedlab::policy::build` and the rest read as one library.
 //!
 //! The data flow is `Trace + Cluster + ModelZoo + Policy -> Simulation ->
-//! Outcome -> Summary`; see `docs/ARCHITECTURE.md`.
+//! Outcome -> Summary`.
 
-pub mod cluster;
-pub mod error;
-pub mod isolated;
-pub mod metrics;
-pub mod num;
-pub mod params;
-pub mod perf;
-pub mod policy;
-pub mod prose;
-pub mod report;
-// Paper reproductions run from the CLI only (threads, files).
-#[cfg(not(target_arch = "wasm32"))]
-pub mod repro;
-pub mod search;
-pub mod sim;
-pub mod solve;
-pub mod sorting;
-#[cfg(not(target_arch = "wasm32"))]
-pub mod sweep;
-pub mod textio;
-pub mod validate;
-pub mod web;
-pub mod workload;
+pub use schedlab_core::{error, num, params, prose, rng, sorting, textio};
+pub use schedlab_core::{Error, Result};
+pub use schedlab_metrics as metrics;
+pub use schedlab_model::{cluster, perf, workload};
+pub use schedlab_policies as policy;
+pub use schedlab_run::{isolated, report, search, validate};
+pub use schedlab_sim as sim;
+pub use schedlab_solve as solve;
+pub use schedlab_web as web;
 
 #[cfg(not(target_arch = "wasm32"))]
-pub mod cli;
+pub use schedlab_cli as cli;
+#[cfg(not(target_arch = "wasm32"))]
+pub use schedlab_lab::{repro, sweep};
 
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;
-
-pub use error::{Error, Result};

@@ -912,7 +912,7 @@ async function doExport(kind) {
 }
 
 // ---------- boot ----------
-/** The wasm catalog carries no prose (size budget; src/prose.rs): parameter help,
+/** The wasm catalog carries no prose (size budget; crates/core/src/prose.rs): parameter help,
  * policy, metric, cluster and bundled-trace descriptions come from catalog-text.json. Without it
  * (e.g. a trimmed copy of the page) the page works, with empty tooltips. */
 async function addProse(c) {

@@ -485,7 +485,7 @@ test('pooled trace: speedup against per-pool FCFS and lent GPUs are drawn, numbe
   }
   assert.equal(n, 537);
   assert.ok(Math.abs(Math.exp(logs / n) - st.asia.speedup_geo) < 0.01, `${Math.exp(logs / n)} vs ${st.asia.speedup_geo}`);
-  // The prose the wasm package leaves out (src/prose.rs) reaches the tooltips.
+  // The prose the wasm package leaves out (crates/core/src/prose.rs) reaches the tooltips.
   const tips = await page.evaluate(() => ({
     policy: document.querySelector('label.pol[for="pol-anticipatory"]').title,
     param: [...document.querySelectorAll('label.param')].map((l) => l.title).filter((t) => t.length > 20).length,

@@ -1,0 +1,15 @@
+//! The foundations every other layer builds on: errors that name file, line and
+//! field ([`error`]), declared parameters ([`params`]), platform-stable math so native
+//! and wasm agree to the bit ([`num`]), the seeded random stream and its
+//! distributions ([`rng`]), bounded text input ([`textio`]), prose kept out of the
+//! wasm package ([`prose`]) and the shared stable sort ([`sorting`]).
+
+pub mod error;
+pub mod num;
+pub mod params;
+pub mod prose;
+pub mod rng;
+pub mod sorting;
+pub mod textio;
+
+pub use error::{Error, Result};

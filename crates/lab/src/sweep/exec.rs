@@ -1,0 +1,222 @@
+//! Running a share of the manifest: each run loads its inputs, simulates
+//! under a wall-clock deadline and leaves one result file, failures
+//! included, so a worker never stops at a bad run and a restarted worker
+//! skips what is done.
+
+use super::manifest::{sha256_hex, Manifest, RunSpec, TraceSource};
+use super::store::{read_result, write_result, RunResult, Status, Stored};
+use schedlab_core::error::{Error, Result};
+use schedlab_metrics::time_series;
+use schedlab_model::cluster::parse_cluster;
+use schedlab_model::perf::ModelZoo;
+use schedlab_model::workload::{gen, load_named, Format, ImportOptions, Trace};
+use schedlab_run::report::run_policy;
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// Reads a file the manifest names and checks it is the one planned.
+fn read_planned(path: &str, sha256: &str) -> Result<String> {
+    let bytes =
+        std::fs::read(path).map_err(|e| Error::input(path, 0, "", format!("cannot read: {e}")))?;
+    if sha256_hex(&bytes) != sha256 {
+        return Err(Error::input(
+            path,
+            0,
+            "",
+            "the file changed since the sweep was planned; plan it again",
+        ));
+    }
+    String::from_utf8(bytes).map_err(|_| Error::input(path, 0, "", "not UTF-8 text"))
+}
+
+/// The run's trace.
+pub fn load_trace(src: &TraceSource) -> Result<Trace> {
+    match src {
+        TraceSource::Bundled { name } => load_named(name)
+            .unwrap_or_else(|| Err(Error::config(format!("no bundled trace '{name}'")))),
+        TraceSource::File {
+            path,
+            format,
+            tenant,
+            max_jobs,
+            sha256,
+        } => {
+            let text = read_planned(path, sha256)?;
+            let format = match format {
+                Some(f) => Some(
+                    Format::by_name(f)
+                        .ok_or_else(|| Error::config(format!("unknown trace format '{f}'")))?,
+                ),
+                None => None,
+            };
+            let opts = ImportOptions {
+                format,
+                ..ImportOptions::default()
+            };
+            let full = Trace::parse_with(path, &text, &opts)?;
+            if tenant.is_none() && max_jobs.is_none() {
+                return Ok(full);
+            }
+            full.subset(
+                &src.label(),
+                tenant.as_deref(),
+                max_jobs.unwrap_or(usize::MAX),
+            )
+        }
+        TraceSource::Generator {
+            name,
+            jobs,
+            seed,
+            params,
+        } => gen::generate(name, *jobs, *seed, params),
+    }
+}
+
+/// The run's model zoo.
+fn load_zoo(run: &RunSpec) -> Result<ModelZoo> {
+    let mut zoo = ModelZoo::named(&run.zoo.name)
+        .ok_or_else(|| Error::config(format!("unknown zoo '{}'", run.zoo.name)))?;
+    if let Some((path, sha)) = &run.zoo.afs_tables {
+        zoo.add_afs_tables(path, &read_planned(path, sha)?)?;
+    }
+    Ok(zoo)
+}
+
+/// Simulates one run; every failure (bad input, timeout, panic) becomes a
+/// failed result rather than an error.
+pub fn execute(run: &RunSpec) -> RunResult {
+    let started = web_time::Instant::now();
+    let failed = |error: String| RunResult {
+        id: run.id.clone(),
+        status: Status::Failed,
+        error: Some(error),
+        wall_s: started.elapsed().as_secs_f64(),
+        metrics: None,
+        mean_queue: None,
+        mean_ce: None,
+    };
+    let attempt =
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| -> Result<RunResult> {
+            let trace = load_trace(&run.trace)?;
+            let cluster = Arc::new(parse_cluster(&run.cluster)?);
+            let zoo = Arc::new(load_zoo(run)?);
+            let deadline = run.timeout_s;
+            let mut on_time =
+                |_: &schedlab_sim::Progress| started.elapsed().as_secs_f64() < deadline;
+            let r = run_policy(
+                &trace,
+                &cluster,
+                &zoo,
+                &run.policy,
+                &run.overrides(),
+                run.seed,
+                &mut on_time,
+            )?;
+            let ts = time_series(&r.outcome, &trace.jobs, &cluster, &zoo);
+            let queue: Vec<f64> = ts.queue.iter().map(|&q| q as f64).collect();
+            Ok(RunResult {
+                id: run.id.clone(),
+                status: Status::Ok,
+                error: None,
+                wall_s: r.wall_s,
+                metrics: Some(r.metrics.clone()),
+                mean_queue: Some(ts.time_mean(&queue)),
+                mean_ce: Some(ts.time_mean(&ts.ce)),
+            })
+        }));
+    match attempt {
+        Ok(Ok(r)) => r,
+        Ok(Err(Error::Cancelled)) => {
+            failed(format!("timeout: still running after {} s", run.timeout_s))
+        }
+        Ok(Err(e)) => failed(e.to_string()),
+        Err(panic) => {
+            let msg = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".into());
+            failed(format!("panic: {msg}"))
+        }
+    }
+}
+
+/// What a worker did.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct RunCounts {
+    pub skipped: usize,
+    pub ok: usize,
+    pub failed: usize,
+}
+
+/// Runs the manifest's runs at `positions` on `threads` threads, skipping
+/// those with a complete result (and failed ones unless `retry_failed`).
+/// `log` gets one line per run.
+pub fn run_share(
+    dir: &Path,
+    manifest: &Manifest,
+    positions: &[usize],
+    threads: usize,
+    retry_failed: bool,
+    log: &(dyn Fn(&str) + Sync),
+) -> Result<RunCounts> {
+    let todo: Vec<&RunSpec> = positions
+        .iter()
+        .map(|&i| &manifest.runs[i])
+        .filter(|r| match read_result(dir, &r.id) {
+            Stored::Done(res) => retry_failed && res.status == Status::Failed,
+            Stored::Missing => true,
+            Stored::Corrupt(why) => {
+                log(&format!(
+                    "{}: result file damaged ({why}); running it again",
+                    r.id
+                ));
+                true
+            }
+        })
+        .collect();
+    let counts = Mutex::new(RunCounts {
+        skipped: positions.len() - todo.len(),
+        ..RunCounts::default()
+    });
+    let next = AtomicUsize::new(0);
+    let first_error: Mutex<Option<Error>> = Mutex::new(None);
+    let total = todo.len();
+    std::thread::scope(|s| {
+        for _ in 0..threads.clamp(1, total.max(1)) {
+            s.spawn(|| loop {
+                let k = next.fetch_add(1, Ordering::Relaxed);
+                let Some(run) = todo.get(k) else { break };
+                let res = execute(run);
+                let line = format!(
+                    "[{}/{total}] {} {} {} {} seed {}: {}",
+                    k + 1,
+                    run.id,
+                    run.policy,
+                    run.trace.label(),
+                    run.cluster,
+                    run.seed,
+                    match (&res.status, &res.error) {
+                        (Status::Ok, _) => format!("ok ({:.1} s)", res.wall_s),
+                        (Status::Failed, e) => format!("FAILED: {}", e.as_deref().unwrap_or("")),
+                    }
+                );
+                if let Err(e) = write_result(dir, &res) {
+                    first_error.lock().unwrap().get_or_insert(e);
+                    break;
+                }
+                log(&line);
+                let mut c = counts.lock().unwrap();
+                match res.status {
+                    Status::Ok => c.ok += 1,
+                    Status::Failed => c.failed += 1,
+                }
+            });
+        }
+    });
+    if let Some(e) = first_error.into_inner().unwrap() {
+        return Err(e);
+    }
+    Ok(counts.into_inner().unwrap())
+}

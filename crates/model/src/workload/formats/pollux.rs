@@ -1,0 +1,73 @@
+//! Pollux/Sia workload CSV: `name,time,application,num_replicas,batch_size`
+//! (optional `category` = adaptive | scale-gpus | rigid, from the Sia
+//! limited-adaptivity experiments).
+
+use super::{for_each_record, Csv, Out};
+use crate::workload::job::{Adaptivity, JobSpec};
+use schedlab_core::error::Result;
+use schedlab_core::textio::Row;
+
+pub(super) fn read(csv: Csv, out: &mut Out) -> Result<()> {
+    let Csv { file, rdr, cols } = csv;
+    let jobs = &mut out.jobs;
+    for_each_record(file, rdr, |line, rec| {
+        let row = Row {
+            file,
+            line,
+            cols,
+            rec,
+        };
+        let mut job = JobSpec::new(
+            row.required_text("name")?,
+            row.f64("time")?,
+            row.required_text("application")?,
+            row.u32("num_replicas")?,
+        );
+        job.batch_size = row.u32("batch_size")?;
+        if let Some(c) = row.text("category") {
+            job.adaptivity = Adaptivity::parse(c).ok_or_else(|| {
+                row.error(
+                    "category",
+                    format!("'{c}' is not adaptive, scale-gpus or rigid"),
+                )
+            })?;
+        }
+        job.source_line = line as u32;
+        jobs.push(job);
+        Ok(())
+    })
+}
+
+/// Writes jobs as a Pollux/Sia workload CSV (`name,time,application,
+/// num_replicas,batch_size`, plus `category` when any job is not adaptive):
+/// the shape TunedJobs workloads are published in.
+pub fn write_pollux(jobs: &[JobSpec]) -> String {
+    let categories = jobs.iter().any(|j| j.adaptivity != Adaptivity::Adaptive);
+    let mut w = csv::WriterBuilder::new().from_writer(Vec::new());
+    let mut header = vec!["name", "time", "application", "num_replicas", "batch_size"];
+    if categories {
+        header.push("category");
+    }
+    let _ = w.write_record(&header);
+    for j in jobs {
+        let mut rec = vec![
+            j.name.clone(),
+            j.arrival.to_string(),
+            j.model.clone(),
+            j.gpus.to_string(),
+            j.batch_size.to_string(),
+        ];
+        if categories {
+            rec.push(
+                match j.adaptivity {
+                    Adaptivity::Adaptive => "adaptive",
+                    Adaptivity::StrongScaling => "scale-gpus",
+                    Adaptivity::Rigid => "rigid",
+                }
+                .to_string(),
+            );
+        }
+        let _ = w.write_record(&rec);
+    }
+    String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
+}

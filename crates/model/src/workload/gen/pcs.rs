@@ -1,0 +1,339 @@
+//! The PCS artifact's synthetic workloads (spec seed001 §4), drawn from its
+//! empirical CDFs with its sampling rule: u ~ U(0, 1), the first bin i with
+//! u <= cdf_i, then a uniform value between the bin's ends truncated to an
+//! integer. Apps are linear-scaling elastic jobs (model `linear`) with work
+//! in 1-GPU seconds; arrivals are Poisson with mean gap = mean sampled
+//! service / (load x GPUs), each gap truncated to whole seconds (at least
+//! 0.01 before truncation, as the artifact); the first app arrives at 0.
+//!
+//! - `pcs-themis1` (Workload-1 in simulation, Figs. 9-10): an app is a set of
+//!   trials (CDF 1-90), each of 1 or 2 GPUs drawn from a pool of 100 samples;
+//!   its demand is the sum and its service is rounded to a multiple of the
+//!   trial count. Load 0.8.
+//! - `pcs-gavel` (Workload-3, Fig. 8): one job per app, service CDF 30-10,000
+//!   (the artifact's units, used as seconds), GPUs 1-8 with the artifact's
+//!   interpolation quirk (90% one GPU). Load 1.2.
+//! - `pcs-themis2`: the artifact's second Themis family, built as themis1
+//!   (same service CDF) with its own trials (1-90, 43% up to 5) and GPUs per
+//!   trial (1-8, mostly 2-4). Load 0.8 (the simulator's default).
+//! - `pcs-afs`: the artifact's AFS family, one job per app as gavel, AFS's
+//!   service CDF (200 s to 16.96e6 s) and GPUs (1-52). Load 0.8.
+//!
+//! The artifact's files for these families list the minimum GPUs per job as
+//! always 1, which is every generated job's minimum here.
+
+use super::Generator;
+use crate::workload::{Adaptivity, JobSpec};
+use schedlab_core::error::Result;
+use schedlab_core::params::{ParamSpec, Params};
+use schedlab_core::rng::Sampler;
+
+/// (value, cumulative probability) pairs, as the artifact's CSV files.
+pub(super) type Cdf = &'static [(f64, f64)];
+
+const THEMIS1_SERVICE: Cdf = &[
+    (3600.0, 0.0),
+    (9216.0, 0.01),
+    (40284.0, 0.11),
+    (108864.0, 0.28),
+    (297072.0, 0.35),
+    (447552.0, 0.45),
+    (1028304.0, 0.53),
+    (1291464.0, 0.74),
+    (1696176.0, 0.88),
+    (2176452.0, 0.96),
+    (2625444.0, 1.0),
+];
+const THEMIS1_TRIALS: Cdf = &[
+    (1.0, 0.0),
+    (20.0, 0.23),
+    (22.0, 0.35),
+    (56.0, 0.55),
+    (60.0, 0.69),
+    (90.0, 1.0),
+];
+const THEMIS1_GPUS: Cdf = &[(1.0, 0.0), (1.0, 0.75), (2.0, 0.98), (3.0, 1.0)];
+const GAVEL_SERVICE: Cdf = &[(30.0, 0.0), (1000.0, 0.8), (10000.0, 1.0)];
+/// themis2's service CDF is themis1's (the artifact's files are identical).
+const THEMIS2_TRIALS: Cdf = &[
+    (1.0, 0.0),
+    (5.0, 0.43),
+    (13.0, 0.70),
+    (23.0, 0.77),
+    (28.0, 0.87),
+    (64.0, 0.90),
+    (87.0, 0.96),
+    (90.0, 1.0),
+];
+const THEMIS2_GPUS: Cdf = &[(1.0, 0.0), (1.0, 0.2), (2.0, 0.38), (4.0, 0.98), (8.0, 1.0)];
+const AFS_SERVICE: Cdf = &[
+    (200.0, 0.0),
+    (289.0, 0.1),
+    (2291.0, 0.2),
+    (7736.0, 0.3),
+    (21179.0, 0.4),
+    (52309.0, 0.5),
+    (105342.0, 0.6),
+    (236231.0, 0.7),
+    (683667.0, 0.8),
+    (2138727.0, 0.9),
+    (16958962.0, 1.0),
+];
+const AFS_GPUS: Cdf = &[
+    (1.0, 0.0),
+    (4.0, 0.2),
+    (8.0, 0.3),
+    (20.0, 0.4),
+    (20.0, 0.5),
+    (20.0, 0.6),
+    (28.0, 0.7),
+    (28.0, 0.8),
+    (44.0, 0.9),
+    (52.0, 1.0),
+];
+const GAVEL_GPUS: Cdf = &[(1.0, 0.0), (1.0, 0.7), (2.0, 0.9), (4.0, 0.95), (8.0, 1.0)];
+
+/// The artifact's draw from an empirical CDF (`gen_data_from_cdf`).
+pub(super) fn draw(cdf: Cdf, rng: &mut Sampler) -> f64 {
+    let u = rng.uniform();
+    let i = cdf
+        .iter()
+        .position(|(_, p)| u <= *p)
+        .unwrap_or(cdf.len() - 1);
+    let lo = if i == 0 { 0.0 } else { cdf[i - 1].0 };
+    rng.range(lo, cdf[i].0).trunc()
+}
+
+/// The cluster size an offered load refers to (every PCS family).
+pub(super) const GPUS: ParamSpec = ParamSpec::int(
+    "gpus",
+    "64",
+    1,
+    1_000_000,
+    "Cluster size the offered load refers to",
+);
+
+/// The offered load of Poisson arrivals, with a family's default.
+pub(super) const fn load(default: &'static str) -> ParamSpec {
+    ParamSpec::float(
+        "load",
+        default,
+        0.01,
+        100.0,
+        "Offered load: mean service (1-GPU seconds) per mean gap per GPU",
+    )
+}
+
+const fn params(default_load: &'static str) -> [ParamSpec; 2] {
+    [GPUS, load(default_load)]
+}
+
+const THEMIS1_PARAMS: &[ParamSpec] = &params("0.8");
+const GAVEL_PARAMS: &[ParamSpec] = &params("1.2");
+const DEFAULT_LOAD_PARAMS: &[ParamSpec] = &params("0.8");
+
+pub const THEMIS1: Generator = Generator {
+    name: "pcs-themis1",
+    description: schedlab_core::prose::doc("PCS Workload-1 (simulated): AutoML apps of 1-90 trials with Themis's service CDF, linear scaling, Poisson arrivals at load 0.8 (PCS spec 4)"),
+    default_jobs: 2000,
+    params: THEMIS1_PARAMS,
+    jobs_from: None,
+    run: run_themis1,
+    pools: None,
+};
+
+pub const GAVEL: Generator = Generator {
+    name: "pcs-gavel",
+    description: schedlab_core::prose::doc("PCS Workload-3: Gavel's continuous workload, one 1-8 GPU job per app, linear scaling, Poisson arrivals at load 1.2 (PCS spec 4)"),
+    default_jobs: 3000,
+    params: GAVEL_PARAMS,
+    jobs_from: None,
+    run: run_gavel,
+    pools: None,
+};
+
+pub const THEMIS2: Generator = Generator {
+    name: "pcs-themis2",
+    description: schedlab_core::prose::doc("PCS artifact's themis2 family: AutoML apps of 1-90 trials (43% up to 5) of 1-8 GPUs each, Themis's service CDF, linear scaling, Poisson arrivals at load 0.8"),
+    default_jobs: 2000,
+    params: DEFAULT_LOAD_PARAMS,
+    jobs_from: None,
+    run: run_themis2,
+    pools: None,
+};
+
+pub const AFS: Generator = Generator {
+    name: "pcs-afs",
+    description: schedlab_core::prose::doc("PCS artifact's afs family: one job per app with AFS's service CDF (200 s to 196 days on one GPU) and 1-52 GPUs, linear scaling, Poisson arrivals at load 0.8"),
+    default_jobs: 2000,
+    params: DEFAULT_LOAD_PARAMS,
+    jobs_from: None,
+    run: run_afs,
+    pools: None,
+};
+
+/// Apps as (service, demand) in arrival order, with Poisson arrivals.
+pub(super) fn apps_to_jobs(apps: Vec<(f64, u32)>, p: &Params, rng: &mut Sampler) -> Vec<JobSpec> {
+    let mean = apps.iter().map(|a| a.0).sum::<f64>() / apps.len().max(1) as f64;
+    let gpus = p.i64("gpus") as u32;
+    let gap = mean / (p.f64("load") * gpus as f64);
+    jobs_at(apps, gpus, rng, |rng| {
+        rng.exponential(gap).max(0.01).trunc()
+    })
+}
+
+/// Apps as (service, demand) made into elastic linear jobs, the first at 0
+/// and each next one `gap(rng)` seconds later. The request is the demand up
+/// to the cluster's size (an app of 90 trials may use more GPUs than there
+/// are; it is elastic up to its demand).
+pub(super) fn jobs_at(
+    apps: Vec<(f64, u32)>,
+    gpus: u32,
+    rng: &mut Sampler,
+    mut gap: impl FnMut(&mut Sampler) -> f64,
+) -> Vec<JobSpec> {
+    let mut t = 0.0;
+    apps.into_iter()
+        .enumerate()
+        .map(|(i, (service, demand))| {
+            if i > 0 {
+                t += gap(rng);
+            }
+            let mut job =
+                JobSpec::new(format!("app-{i}"), t, "linear", demand.min(gpus)).with_work(service);
+            job.max_gpus = demand;
+            job.min_gpus = 1;
+            job.adaptivity = Adaptivity::StrongScaling;
+            job
+        })
+        .collect()
+}
+
+fn run_themis1(p: &Params, n: usize, seed: u64) -> Result<Vec<JobSpec>> {
+    trial_apps(p, n, seed, THEMIS1_TRIALS, THEMIS1_GPUS)
+}
+
+fn run_themis2(p: &Params, n: usize, seed: u64) -> Result<Vec<JobSpec>> {
+    trial_apps(p, n, seed, THEMIS2_TRIALS, THEMIS2_GPUS)
+}
+
+/// Apps of several trials (the Themis families): GPUs per trial from a pool
+/// of 100 draws, an app's demand the sum over its trials, its service
+/// rounded down to a multiple of its trial count.
+fn trial_apps(p: &Params, n: usize, seed: u64, trials: Cdf, gpus: Cdf) -> Result<Vec<JobSpec>> {
+    let mut rng = Sampler::new(seed);
+    let pool: Vec<u32> = (0..100)
+        .map(|_| draw(gpus, &mut rng).max(1.0) as u32)
+        .collect();
+    let apps = (0..n)
+        .map(|_| {
+            let service = draw(THEMIS1_SERVICE, &mut rng);
+            let trials = draw(trials, &mut rng).max(1.0);
+            let demand: u32 = (0..trials as usize)
+                .map(|_| pool[rng.below(pool.len() as u64) as usize])
+                .sum();
+            let per_trial = (service / trials).trunc().max(1.0);
+            (per_trial * trials, demand)
+        })
+        .collect();
+    Ok(apps_to_jobs(apps, p, &mut rng))
+}
+
+fn run_gavel(p: &Params, n: usize, seed: u64) -> Result<Vec<JobSpec>> {
+    single_job_apps(p, n, seed, GAVEL_SERVICE, GAVEL_GPUS)
+}
+
+fn run_afs(p: &Params, n: usize, seed: u64) -> Result<Vec<JobSpec>> {
+    single_job_apps(p, n, seed, AFS_SERVICE, AFS_GPUS)
+}
+
+/// Apps of one job each (the gavel and afs families): service and GPUs
+/// drawn per app.
+fn single_job_apps(
+    p: &Params,
+    n: usize,
+    seed: u64,
+    service: Cdf,
+    gpus: Cdf,
+) -> Result<Vec<JobSpec>> {
+    let mut rng = Sampler::new(seed);
+    let apps = (0..n)
+        .map(|_| {
+            let service = draw(service, &mut rng).max(1.0);
+            let gpus = draw(gpus, &mut rng).max(1.0) as u32;
+            (service, gpus)
+        })
+        .collect();
+    Ok(apps_to_jobs(apps, p, &mut rng))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gavel_mix_and_load_follow_the_artifact() {
+        let p = Params::resolve("pcs-gavel", GAVEL_PARAMS, &[]).unwrap();
+        let jobs = run_gavel(&p, 20_000, 7).unwrap();
+        let share = |g: u32| jobs.iter().filter(|j| j.gpus == g).count() as f64 / jobs.len() as f64;
+        // The interpolation quirk: 90% one GPU, 2.5% two, 2.5% three, 1.25% each of 4-7.
+        assert!((share(1) - 0.90).abs() < 0.01, "{}", share(1));
+        assert!((share(3) - 0.025).abs() < 0.005, "{}", share(3));
+        assert_eq!(share(8), 0.0);
+        let span = jobs.last().unwrap().arrival;
+        let work: f64 = jobs.iter().map(|j| j.work.unwrap()).sum();
+        let load = work / (span * 64.0);
+        assert!((load - 1.2).abs() < 0.1, "{load}");
+    }
+
+    #[test]
+    fn themis1_apps_are_trials_of_one_or_two_gpus() {
+        let p = Params::resolve("pcs-themis1", THEMIS1_PARAMS, &[]).unwrap();
+        let jobs = run_themis1(&p, 3000, 4567).unwrap();
+        assert_eq!(jobs[0].arrival, 0.0);
+        for j in &jobs {
+            assert!(j.max_gpus >= 1 && j.max_gpus <= 180 && j.gpus == j.max_gpus.min(64));
+            assert!(j.work.unwrap() >= 1.0 && j.work.unwrap() <= 2_625_444.0);
+            assert!(j.arrival.fract() == 0.0);
+        }
+        let mean_demand = jobs.iter().map(|j| j.gpus as f64).sum::<f64>() / jobs.len() as f64;
+        // Mean trials ~ 47 (the CDF), about 2% of them on 2 GPUs.
+        assert!((35.0..60.0).contains(&mean_demand), "{mean_demand}");
+    }
+
+    #[test]
+    fn themis2_trials_are_fewer_and_wider_than_themis1() {
+        let p = Params::resolve("pcs-themis2", DEFAULT_LOAD_PARAMS, &[]).unwrap();
+        let jobs = run_themis2(&p, 4000, 4567).unwrap();
+        let one = run_themis1(&p, 4000, 4567).unwrap();
+        let mean =
+            |js: &[JobSpec]| js.iter().map(|j| j.max_gpus as f64).sum::<f64>() / js.len() as f64;
+        // themis2: mean trials ~ 16.5 (its CDF after truncation) of ~ 2 GPUs
+        // each (the 100-draw pool moves it by seed); themis1: ~ 47 trials of ~ 1 GPU.
+        assert!((20.0..50.0).contains(&mean(&jobs)), "{}", mean(&jobs));
+        assert!((35.0..60.0).contains(&mean(&one)), "{}", mean(&one));
+        assert!(jobs
+            .iter()
+            .all(|j| j.max_gpus >= 1 && j.max_gpus <= 90 * 8 && j.min_gpus == 1));
+        // Small apps are common: 43% have at most 5 trials, so a demand of at most 40.
+        let small = jobs.iter().filter(|j| j.max_gpus <= 40).count() as f64 / jobs.len() as f64;
+        assert!(small > 0.4, "{small}");
+    }
+
+    #[test]
+    fn afs_apps_are_single_jobs_of_1_to_52_gpus_with_a_long_tail() {
+        let p = Params::resolve("pcs-afs", DEFAULT_LOAD_PARAMS, &[]).unwrap();
+        let jobs = run_afs(&p, 20_000, 3).unwrap();
+        assert!(jobs.iter().all(|j| (1..=52).contains(&j.max_gpus)));
+        let mut work: Vec<f64> = jobs.iter().map(|j| j.work.unwrap()).collect();
+        work.sort_by(f64::total_cmp);
+        // The CDF reaches 0.5 at 52,309 s (draws are uniform inside a bin, so
+        // the median sits near it); its top decile reaches 16.96e6 s.
+        let median = work[work.len() / 2];
+        assert!((40_000.0..=70_000.0).contains(&median), "{median}");
+        assert!(work[work.len() - 1] > 2_138_727.0);
+        let span = jobs.last().unwrap().arrival;
+        let load = work.iter().sum::<f64>() / (span * 64.0);
+        assert!((load - 0.8).abs() < 0.1, "{load}");
+    }
+}

@@ -1,0 +1,144 @@
+//! Gavel's round-based mechanism (Narayanan et al., OSDI'20 §4; as run by
+//! Sia's simulator, spec seed004 §3.4): turns time fractions x_jk into one
+//! round's (job, type) choices.
+//!
+//! Bookkeeping: t_jk is the time job j has received on type k and c_k the
+//! time handed out on type k; a new job starts with t_jk = delta/2 on every
+//! type (and each c_k grows by delta/2). Priorities are
+//! prio_jk = x_jk / (t_jk / c_k): a job that got less of type k than its
+//! allocation asks for goes first. Pairs are taken greedily by (priority,
+//! x) descending, each job at most once, if its GPUs fit in what is left of
+//! the type. Placement keeps a job's GPUs when it stays on its type, then
+//! packs the others largest first; each job runs at its TunedJobs batch.
+
+use crate::helpers::throughput_matrix::Matrix;
+use schedlab_model::cluster::Placement;
+use schedlab_model::perf::BatchChoice;
+use schedlab_sim::{Decision, View};
+
+/// Gavel's per-job, per-type time ledger.
+#[derive(Debug, Clone, Default)]
+pub struct Ledger {
+    /// t[job id][type column]; empty = not seen yet.
+    t: Vec<Vec<f64>>,
+    /// c[type column].
+    c: Vec<f64>,
+}
+
+impl Ledger {
+    /// Registers jobs seen for the first time.
+    fn admit(&mut self, m: &Matrix, round_s: f64) {
+        if self.c.len() != m.kinds.len() {
+            self.c = vec![0.0; m.kinds.len()];
+        }
+        for &j in &m.jobs {
+            let j = j as usize;
+            if self.t.len() <= j {
+                self.t.resize(j + 1, Vec::new());
+            }
+            if self.t[j].is_empty() {
+                self.t[j] = vec![round_s / 2.0; m.kinds.len()];
+                for c in &mut self.c {
+                    *c += round_s / 2.0;
+                }
+            }
+        }
+    }
+
+    /// prio_jk = x_jk / (t_jk / c_k); 1e9 x_jk if t_jk = 0; 0 if x_jk = 0.
+    pub fn priority(&self, job: u32, k: usize, x: f64) -> f64 {
+        if x <= 1e-9 {
+            return 0.0;
+        }
+        let t = self.t.get(job as usize).and_then(|r| r.get(k)).copied();
+        match t {
+            Some(t) if t > 0.0 && self.c[k] > 0.0 => x / (t / self.c[k]),
+            _ => 1e9 * x,
+        }
+    }
+
+    fn record(&mut self, job: u32, k: usize, round_s: f64) {
+        self.t[job as usize][k] += round_s;
+        self.c[k] += round_s;
+    }
+}
+
+/// Runs one round: selection by priority, placement, bookkeeping.
+pub fn run_round(
+    view: &View,
+    out: &mut Decision,
+    m: &Matrix,
+    x: &[Vec<f64>],
+    ledger: &mut Ledger,
+    round_s: f64,
+) {
+    ledger.admit(m, round_s);
+    let kinds = m.kinds.len();
+    let mut free: Vec<i64> = m.caps.iter().map(|c| *c as i64).collect();
+    let mut scheduled = vec![None::<usize>; m.len()];
+    // Non-preemptible running jobs keep their GPUs.
+    let mut packer = view.packer_replan();
+    let mut plan: Vec<(u32, Placement, Option<BatchChoice>)> = Vec::new();
+    for (r, &j) in m.jobs.iter().enumerate() {
+        if view.spec(j).preemptible {
+            continue;
+        }
+        if let Some(p) = view.placement(j) {
+            if let Some(k) = m.col(p.kind) {
+                if packer.claim_exact(j, p) {
+                    free[k] -= p.gpus() as i64;
+                    scheduled[r] = Some(k);
+                    plan.push((j, p.clone(), Some(BatchChoice::Fixed(m.batch[r]))));
+                }
+            }
+        }
+    }
+    // (priority, x, row, type), best first; ties by job order then type.
+    let mut pairs: Vec<(f64, f64, usize, usize)> = Vec::with_capacity(m.len() * kinds);
+    for (r, &j) in m.jobs.iter().enumerate() {
+        for k in 0..kinds {
+            if m.t[r][k] > 0.0 {
+                let xv = x.get(r).and_then(|row| row.get(k)).copied().unwrap_or(0.0);
+                pairs.push((ledger.priority(j, k, xv), xv, r, k));
+            }
+        }
+    }
+    schedlab_core::sorting::sort_by(&mut pairs, |a, b| {
+        b.0.total_cmp(&a.0)
+            .then(b.1.total_cmp(&a.1))
+            .then(a.2.cmp(&b.2))
+            .then(a.3.cmp(&b.3))
+    });
+    let mut chosen: Vec<(usize, usize)> = Vec::new();
+    for (_, _, r, k) in pairs {
+        if scheduled[r].is_some() || (m.gpus[r] as i64) > free[k] {
+            continue;
+        }
+        free[k] -= m.gpus[r] as i64;
+        scheduled[r] = Some(k);
+        chosen.push((r, k));
+    }
+    // Placement: jobs staying on their type first (they keep their GPUs),
+    // then the others, largest first.
+    schedlab_core::sorting::sort_by_key(&mut chosen, |&(r, k)| {
+        let j = m.jobs[r];
+        let stays = view.placement(j).is_some_and(|p| p.kind == m.kinds[k]);
+        (!stays, std::cmp::Reverse(m.gpus[r]), j)
+    });
+    for (r, k) in chosen {
+        let j = m.jobs[r];
+        match packer.claim(j, m.kinds[k], m.gpus[r]) {
+            Some(p) => plan.push((j, p, Some(BatchChoice::Fixed(m.batch[r])))),
+            None => {
+                packer.release(j);
+                scheduled[r] = None;
+            }
+        }
+    }
+    for (r, s) in scheduled.iter().enumerate() {
+        if let Some(k) = s {
+            ledger.record(m.jobs[r], *k, round_s);
+        }
+    }
+    out.apply_plan(view, plan);
+}

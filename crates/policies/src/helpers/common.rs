@@ -1,0 +1,170 @@
+//! Helpers shared by policies: choosing GPU types and walking jobs in
+//! priority order through a packer.
+
+use schedlab_model::cluster::{GpuKind, Packer, Placement};
+use schedlab_model::perf::BatchChoice;
+use schedlab_sim::{Decision, View};
+
+/// GPU types a job may use: its pinned type, else every type in cluster order.
+pub fn kinds_for(view: &View, job: u32) -> Vec<GpuKind> {
+    match view.spec(job).gpu_type.as_deref() {
+        Some(_) => vec![view.default_kind(job)],
+        None => view.cluster.kinds.clone(),
+    }
+}
+
+/// GPU fractions a shared single-GPU job may take, smallest first (the
+/// power-of-two set of STS's model, spec 2.7).
+pub const SHARE_FRACTIONS: [u16; 3] = [125, 250, 500];
+
+/// Claims a slice of one GPU for a single-GPU job whose memory need is
+/// known: on the first type where the smallest admissible fraction (the
+/// smallest whose share of the GPU's memory holds the job) fits, best fit
+/// on GPUs other slices already share. None when the job asks for more
+/// than one GPU, its memory is unknown, or no fraction holds it.
+pub fn claim_shared(packer: &mut Packer, view: &View, job: u32) -> Option<Placement> {
+    let need = view.memory_need_mb(job);
+    if view.spec(job).gpus != 1 || need == 0 {
+        return None;
+    }
+    kinds_for(view, job).into_iter().find_map(|k| {
+        let mem = schedlab_model::cluster::gpu_mem_mb(k);
+        let share = SHARE_FRACTIONS
+            .into_iter()
+            .find(|&f| need as u64 * 1000 <= mem as u64 * f as u64)?;
+        packer.claim_slice(
+            job,
+            k,
+            schedlab_model::cluster::Slice {
+                share,
+                mem_mb: need,
+            },
+        )
+    })
+}
+
+/// Claims exactly the job's requested GPUs on the first type where they fit,
+/// preferring the type it runs on now.
+pub fn claim_rigid(packer: &mut Packer, view: &View, job: u32) -> Option<Placement> {
+    claim_count(packer, view, job, view.spec(job).gpus)
+}
+
+/// As [`claim_rigid`], only on the GPUs `allowed` (masks per node): a
+/// pool's home cells, or what a policy leaves open to lent jobs.
+pub fn claim_rigid_within(
+    packer: &mut Packer,
+    view: &View,
+    job: u32,
+    allowed: &[u64],
+) -> Option<Placement> {
+    let g = view.spec(job).gpus;
+    kinds_for(view, job)
+        .into_iter()
+        .find_map(|k| packer.claim_in(job, k, g, allowed))
+}
+
+/// Claims the job's requested GPUs for its pool's quota: inside the pool's
+/// home cells under `engine.placement=cells`, anywhere otherwise.
+pub fn claim_in_quota(packer: &mut Packer, view: &View, job: u32) -> Option<Placement> {
+    match view.home_cells(view.pool_of(job)) {
+        Some(home) => claim_rigid_within(packer, view, job, home),
+        None => claim_rigid(packer, view, job),
+    }
+}
+
+/// Claims exactly `want` GPUs on the first type where they fit, preferring
+/// the type the job runs on now.
+pub fn claim_count(packer: &mut Packer, view: &View, job: u32, want: u32) -> Option<Placement> {
+    let mut kinds = kinds_for(view, job);
+    if let Some(cur) = view.placement(job) {
+        schedlab_core::sorting::sort_by_key(&mut kinds, |k| *k != cur.kind);
+    }
+    kinds.into_iter().find_map(|k| packer.claim(job, k, want))
+}
+
+/// Claims up to `count` GPUs (at least one) for an elastic job: the largest
+/// count that can be placed, on the type with the most free GPUs (ties:
+/// the type it runs on now).
+pub fn claim_elastic(packer: &mut Packer, view: &View, job: u32, count: u32) -> Option<Placement> {
+    let cur = view.placement(job).map(|p| p.kind);
+    let mut kinds = kinds_for(view, job);
+    schedlab_core::sorting::sort_by_key(&mut kinds, |k| {
+        (std::cmp::Reverse(packer.free_of(*k)), Some(*k) != cur)
+    });
+    for c in (1..=count).rev() {
+        for k in &kinds {
+            if packer.free_of(*k) >= c {
+                if let Some(p) = packer.claim(job, *k, c) {
+                    return Some(p);
+                }
+            }
+        }
+    }
+    None
+}
+
+/// Gang scheduling by priority: non-preemptible running jobs keep their
+/// GPUs; then each job in `order` gets its full request if it can be placed
+/// and is skipped otherwise; running jobs that get nothing are preempted.
+/// `rigid_batch` runs every job at the trace's batch size. Returns the jobs
+/// that hold GPUs after the decision.
+pub fn gang_walk(view: &View, order: &[u32], out: &mut Decision, rigid_batch: bool) -> Vec<u32> {
+    let (plan, placed) = gang_plan(view, order, rigid_batch, &|j| view.spec(j).gpus);
+    out.apply_plan(view, plan);
+    placed
+}
+
+/// The plan of [`gang_walk`] with `want(job)` GPUs per job (the request, or
+/// the peak-throughput count for the max-GPU variants), not yet applied.
+/// Returns the plan and the jobs it places, in priority order.
+pub fn gang_plan(
+    view: &View,
+    order: &[u32],
+    rigid_batch: bool,
+    want: &dyn Fn(u32) -> u32,
+) -> (crate::helpers::alloc::Plan, Vec<u32>) {
+    let mut packer = view.packer_replan();
+    let mut plan = Vec::new();
+    let batch = |j: u32| rigid_batch.then(|| BatchChoice::Fixed(view.rigid_batch(j)));
+    for &j in view.running.iter() {
+        if !view.spec(j).preemptible {
+            if let Some(p) = view.placement(j) {
+                if packer.claim_exact(j, p) {
+                    plan.push((j, p.clone(), batch(j)));
+                }
+            }
+        }
+    }
+    let pinned: std::collections::BTreeSet<u32> = plan.iter().map(|(j, _, _)| *j).collect();
+    for &j in order {
+        if pinned.contains(&j) {
+            continue;
+        }
+        if let Some(p) = claim_count(&mut packer, view, j, want(j)) {
+            plan.push((j, p, batch(j)));
+        } else {
+            packer.release(j);
+        }
+    }
+    let placed = plan.iter().map(|(j, _, _)| *j).collect();
+    (plan, placed)
+}
+
+/// The GPU count a gang-scheduled job asks for: its request (`peak` false)
+/// or, for the max-GPU variants of AFS §5.2 (spec seed003 §3.8), the GPU
+/// count at its peak throughput (elastic jobs only; rigid ones keep theirs).
+pub fn gang_request(view: &View, job: u32, peak: bool) -> u32 {
+    if peak && view.spec(job).adaptivity != schedlab_model::workload::Adaptivity::Rigid {
+        view.max_useful_gpus(job)
+    } else {
+        view.spec(job).gpus
+    }
+}
+
+/// The declared `request` parameter of the gang policies.
+pub const REQUEST_PARAM: schedlab_core::params::ParamSpec = schedlab_core::params::ParamSpec::choice(
+    "request",
+    "trace",
+    &["trace", "peak"],
+    "GPUs each job gets when scheduled: its trace request, or the count at its peak throughput (AFS §5.2's max-GPU variant; rigid jobs keep their request)",
+);

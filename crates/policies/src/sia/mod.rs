@@ -1,0 +1,404 @@
+//! Sia (Jayaram Subramanya et al., SOSP'23; CMU thesis CMU-CS-25-136 ch. 3;
+//! spec seed004-sia.md §2): heterogeneity-aware, goodput-optimised,
+//! round-based scheduling.
+//!
+//! Every round (60 s) Sia scores each active job on every configuration
+//! (GPU type, nodes, GPUs; `configs`) by its estimated goodput, normalises
+//! each job's row (E12), discounts configurations that force a restart
+//! (E13/E14), raises the result to the fairness power p with the
+//! no-allocation penalty lambda (E16), and solves the ILP "at most one
+//! configuration per job, per-type capacity" (a multiple-choice knapsack,
+//! `solve::Mck`): exactly by branch-and-bound on small rounds, by the LP
+//! relaxation plus the integerisation shim at scale, with a greedy fallback.
+//! Jobs start on one GPU and grow at most 2x per round; jobs in
+//! checkpoint-restore and non-preemptible jobs keep their allocation; rigid
+//! jobs only choose a type, strong-scaling jobs are scored by throughput.
+//! The placer (`placer`) realises the configurations, evicting on
+//! fragmentation. When the engine asks (`View::want_insight`), the round's
+//! goodput matrix and outcome go back with the decision (`insight`).
+
+mod configs;
+mod insight;
+mod placer;
+mod solver;
+mod weights;
+
+pub use configs::{configurations, Config, NodeCap};
+pub use weights::{normalize, restart_factor, weight};
+
+use super::{Policy, PolicyInfo, Trigger};
+use crate::helpers::estimates::EstimatorBank;
+use schedlab_core::error::{Error, Result};
+use schedlab_core::params::{ParamSpec, Params};
+use schedlab_model::perf::goodput::ProfilingMode;
+use schedlab_model::workload::Adaptivity;
+use schedlab_sim::{Decision, View};
+use schedlab_solve::{Choice, ContinualMck, Item, Mck, PpaSettings};
+use std::collections::VecDeque;
+
+const PARAMS: &[ParamSpec] = &[
+    ParamSpec::float("p", "-0.5", -1.0, 1.0, "Fairness power p (non-zero): negative favours fairness (minimise), positive favours throughput (maximise)"),
+    ParamSpec::float("lambda", "1.1", 0.0, 100.0, "No-allocation penalty lambda (> 1 so that every job gets GPUs when possible)"),
+    ParamSpec::float("round_s", "60", 1.0, 3600.0, "Round length in seconds"),
+    ParamSpec::float("scale_up", "2", 1.0, 64.0, "A job may grow to at most this multiple of the most GPUs it has run on"),
+    ParamSpec::int("max_gpus", "64", 1, 1_000_000, "Largest GPU count per job"),
+    ParamSpec::choice("node_cap", "gpus64", &["gpus64", "artifact", "unlimited"], "Multi-node configurations: up to min(N, 64/R) nodes, the artifact's profiled caps (t4 16, rtx 3, a100 2, quad 1), or every node"),
+    ParamSpec::choice("solver", "auto", &["auto", "exact", "lp-shim", "lp-star", "pop", "copter", "greedy"], "auto: exact branch-and-bound when the round has at most exact_max_vars variables, else lp-shim (LP relaxation, the thesis shim, then an exact repair of the rounded items); lp-star: the thesis's LP* (rebuild, cold LP relaxation and the shim alone, every round); pop: POP, jobs (each assigned once, at random) and GPUs (equal shares of every type) split into pop_k parts, each solved by the auto rule (rounds record the slowest part's time and the serial sum); copter: COpter's continual solver (the LP relaxation by a proximal point method warm-started from the previous round, then the thesis shim)"),
+    ParamSpec::boolean("copter_warm", "true", "solver=copter: start each round from the previous round's values, bids and prices (off = cold start, the attribution study's toggle)"),
+    ParamSpec::boolean("copter_paired", "false", "solver=copter: also solve each round's problem cold (COpter without the warm start) and by LP*, timed into the round's solver_paired and not used: the attribution on identical problems (reproduce copter's copter-paired)"),
+    ParamSpec::float("copter_eta", "100", 1.0, 1e7, "solver=copter: the proximal step eta times the round's largest weight (docs/COPTER.md: with the duality-gap stop, 100 took the least time at 512 and 10,240 GPUs; 1000 ran rounds to the step limit)"),
+    ParamSpec::int("pop_k", "16", 1, 1024, "Parts of the POP partition (solver=pop; the COpter thesis compares POP-16)"),
+    ParamSpec::int("exact_max_vars", "400", 0, 1_000_000, "Largest round solved exactly under solver=auto"),
+    ParamSpec::int("node_limit", "2000", 1, 100_000_000, "Branch-and-bound node budget per exact round (deterministic): the structured search gets 64 of its cheap nodes per unit before the capacity table takes over, and microlp's branch-and-bound, used only where the table is too large, this many; the LP + shim answers if it fails"),
+    ParamSpec::choice("placer", "evict", &["evict", "split"], "When fragmentation blocks a configuration: evict jobs from the node closest to fitting and place them again (the thesis's rule), or split the job across nodes of its type without evicting (the artifact simulator's fast placer)"),
+    ParamSpec::boolean("restart_factor", "true", "Discount configurations that force a restart by Pollux's restart factor (E13)"),
+    ParamSpec::float("timeshare_tau", "0", 0.0, 86_400.0, "Time-share window tau in seconds (0 = off; the thesis tried 180 and 300)"),
+    ParamSpec::choice("profiling", "thesis", &["thesis", "artifact", "oracle", "none"], "Goodput knowledge: thesis = 1-GPU profiles of every type before the first allocation (20 s charged) + bootstrap; artifact = the artifact's default (no profile before the first run); oracle = true models; none = no profiling, no projection"),
+    ParamSpec::choice("batch_cap", "full", &["full", "tunedjobs"], "Batch sizes the scheduler considers: up to the model's maximum (thesis) or up to the trace's TunedJobs batch (the artifact's scheduler-side cap)"),
+];
+
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "sia",
+    title: "Sia",
+    source: schedlab_core::prose::doc("Sia (SOSP'23) / CMU thesis ch. 3; spec seed004 §2"),
+    description: schedlab_core::prose::doc("Heterogeneity-aware goodput-optimised rounds: one configuration (type, nodes, GPUs) per job from an ILP over normalised goodputs."),
+    params: PARAMS,
+    knowledge: crate::Knowledge::Declared,
+    build,
+};
+
+fn build(p: &Params, seed: u64) -> Result<Box<dyn Policy>> {
+    if p.f64("p").abs() < 1e-9 {
+        return Err(Error::config(
+            "sia.p must be non-zero (use e.g. -0.5 or 0.5)",
+        ));
+    }
+    Ok(Box::new(Sia {
+        p: p.f64("p"),
+        lambda: p.f64("lambda"),
+        round_s: p.f64("round_s"),
+        scale_up: p.f64("scale_up"),
+        max_gpus: p.i64("max_gpus") as u32,
+        node_cap: match p.text("node_cap") {
+            "artifact" => NodeCap::Artifact,
+            "unlimited" => NodeCap::Unlimited,
+            _ => NodeCap::Gpus64,
+        },
+        solver: p.text("solver").to_string(),
+        pop_k: p.i64("pop_k") as usize,
+        paired: p.bool("copter_paired"),
+        continual: ContinualMck::new(PpaSettings {
+            warm_start: p.bool("copter_warm"),
+            eta_scale: p.f64("copter_eta"),
+            ..PpaSettings::default()
+        }),
+        seed,
+        exact_max_vars: p.i64("exact_max_vars") as usize,
+        node_limit: p.i64("node_limit") as u64,
+        fragmentation: match p.text("placer") {
+            "split" => placer::Fragmentation::Split,
+            _ => placer::Fragmentation::Evict,
+        },
+        use_restart_factor: p.bool("restart_factor"),
+        tau: p.f64("timeshare_tau"),
+        batch_cap_tj: p.text("batch_cap") == "tunedjobs",
+        bank: EstimatorBank::new(
+            ProfilingMode::parse(p.text("profiling")).unwrap_or(ProfilingMode::Thesis),
+        ),
+        configs: Vec::new(),
+        max_run_gpus: Vec::new(),
+        served: Vec::new(),
+    }))
+}
+
+/// Seconds a restart costs in Sia's objective (the artifact policy's S_i;
+/// the simulated delays differ slightly, see `perf::apps`).
+fn policy_restart_s(model: &str) -> f64 {
+    schedlab_model::perf::apps::app_constants(model).policy_restart_s
+}
+
+#[derive(Clone)]
+pub struct Sia {
+    p: f64,
+    lambda: f64,
+    round_s: f64,
+    scale_up: f64,
+    max_gpus: u32,
+    node_cap: NodeCap,
+    solver: String,
+    pop_k: usize,
+    /// Also time LP* and a cold COpter on each round's problem (`copter_paired`).
+    paired: bool,
+    /// COpter's solver state, kept from round to round (solver=copter).
+    continual: ContinualMck,
+    /// Draws POP's partition (each job's part, from the run's seed).
+    seed: u64,
+    exact_max_vars: usize,
+    node_limit: u64,
+    fragmentation: placer::Fragmentation,
+    use_restart_factor: bool,
+    tau: f64,
+    batch_cap_tj: bool,
+    /// What Sia has learned about each job's goodput on each type.
+    bank: EstimatorBank,
+    configs: Vec<Config>,
+    /// Most GPUs each job has run on (drives the 2x scale-up rule).
+    max_run_gpus: Vec<u32>,
+    /// Per job, whether it held GPUs in each of the last tau/round rounds.
+    served: Vec<VecDeque<bool>>,
+}
+
+/// One job's row of the ILP.
+struct Row {
+    job: u32,
+    configs: Vec<Config>,
+    weights: Vec<f64>,
+    forced: Option<usize>,
+    /// Estimated goodput per configuration and its E12 normalisation
+    /// (kept for the page's insight; the weights are derived from them).
+    raw: Vec<f64>,
+    norm: Vec<f64>,
+    /// E13's restart factor for configurations other than the current one.
+    restart: f64,
+}
+
+impl Sia {
+    /// Estimated goodput of a job on a configuration (None: not valid now).
+    fn goodput(&self, view: &View, job: u32, c: &Config) -> Option<f64> {
+        let cap = if self.batch_cap_tj {
+            view.spec(job).batch_size
+        } else {
+            0
+        };
+        self.bank
+            .estimate(view, job, c.kind, c.nodes, c.gpus, cap)
+            .map(|(g, _)| g)
+    }
+
+    /// The no-allocation penalty, raised for jobs the time-share window
+    /// left unserved (spec §2.7 reconstruction: (tau - s + delta)/delta,
+    /// and zero after a fully served window).
+    fn lambda_for(&self, job: u32) -> f64 {
+        if self.tau <= 0.0 {
+            return self.lambda;
+        }
+        let window = (self.tau / self.round_s).round().max(1.0) as usize;
+        let hist = &self.served[job as usize];
+        if hist.len() < window {
+            return self.lambda;
+        }
+        let served_s = hist.iter().filter(|s| **s).count() as f64 * self.round_s;
+        if served_s >= self.tau {
+            0.0
+        } else {
+            (self.tau - served_s + self.round_s) / self.round_s * self.lambda
+        }
+    }
+
+    fn row(&self, view: &View, job: u32) -> Option<Row> {
+        let spec = view.spec(job);
+        let st = view.state(job);
+        let current = view.placement(job).map(|p| Config {
+            kind: p.kind,
+            nodes: p.nodes(),
+            gpus: p.gpus(),
+        });
+        // Thesis mode: a new job is first profiled on one GPU of every type
+        // (in parallel, outside the scheduled capacity), so it cannot be
+        // scheduled before that is done.
+        if current.is_none()
+            && self.max_run_gpus[job as usize] == 0
+            && view.now < spec.arrival + self.bank.profiling_s(job)
+        {
+            return None;
+        }
+        let forced_now = current.is_some() && (st.busy_until > view.now || !spec.preemptible);
+        let pinned = spec.gpu_type.as_deref().map(|_| view.default_kind(job));
+        let mut cands: Vec<Config> = match spec.adaptivity {
+            Adaptivity::Rigid => view
+                .cluster
+                .kinds
+                .iter()
+                .filter(|k| view.cluster.gpus_of(**k) >= spec.gpus)
+                .map(|&kind| Config {
+                    kind,
+                    nodes: spec.gpus.div_ceil(view.cluster.max_node_gpus(kind).max(1)),
+                    gpus: spec.gpus,
+                })
+                .collect(),
+            _ => {
+                let min_r = spec.min_gpus.max(1);
+                let grown =
+                    (self.max_run_gpus[job as usize].max(1) as f64 * self.scale_up).floor() as u32;
+                let max_r = grown
+                    .max(min_r)
+                    .min(self.max_gpus)
+                    .min(view.max_useful_gpus(job).max(min_r));
+                self.configs
+                    .iter()
+                    .filter(|c| c.gpus >= min_r && c.gpus <= max_r)
+                    .copied()
+                    .collect()
+            }
+        };
+        if let Some(k) = pinned {
+            cands.retain(|c| c.kind == k);
+        }
+        let mut forced = None;
+        if let Some(cur) = current.filter(|_| forced_now) {
+            forced = Some(cands.iter().position(|c| *c == cur).unwrap_or_else(|| {
+                cands.push(cur);
+                cands.len() - 1
+            }));
+        }
+        // Strong-scaling and rigid jobs keep their batch: throughput is their goodput.
+        let raw: Vec<f64> = cands
+            .iter()
+            .map(|c| self.goodput(view, job, c).unwrap_or(0.0))
+            .collect();
+        let keep: Vec<usize> = (0..cands.len())
+            .filter(|&i| raw[i] > 0.0 || Some(i) == forced)
+            .collect();
+        if keep.is_empty() {
+            return None;
+        }
+        let configs: Vec<Config> = keep.iter().map(|&i| cands[i]).collect();
+        let raw: Vec<f64> = keep.iter().map(|&i| raw[i]).collect();
+        let forced = forced.and_then(|f| keep.iter().position(|&i| i == f));
+        let n_min = if spec.adaptivity == Adaptivity::Rigid {
+            spec.gpus
+        } else {
+            spec.min_gpus.max(1)
+        };
+        let g = normalize(&raw, n_min);
+        let r = if self.use_restart_factor && current.is_some() {
+            let age = view.now - spec.arrival;
+            restart_factor(
+                age,
+                st.restarts,
+                policy_restart_s(&view.zoo.get(st.model).name),
+            )
+        } else {
+            1.0
+        };
+        let lambda = self.lambda_for(job);
+        let weights = configs
+            .iter()
+            .zip(&g)
+            .map(|(c, gi)| {
+                let rij = if Some(*c) == current { 1.0 } else { r };
+                weight(*gi, rij, self.p, lambda)
+            })
+            .collect();
+        Some(Row {
+            job,
+            configs,
+            weights,
+            forced,
+            raw,
+            norm: g,
+            restart: r,
+        })
+    }
+}
+
+impl Policy for Sia {
+    fn name(&self) -> &str {
+        "sia"
+    }
+
+    fn trigger(&self) -> Trigger {
+        Trigger {
+            on_events: false,
+            round_s: Some(self.round_s),
+        }
+    }
+
+    fn schedule(&mut self, view: &View<'_>, out: &mut Decision) {
+        if self.configs.is_empty() {
+            self.configs = configurations(view.cluster, self.node_cap);
+        }
+        if self.max_run_gpus.len() < view.specs.len() {
+            self.max_run_gpus.resize(view.specs.len(), 0);
+            self.served.resize(view.specs.len(), VecDeque::new());
+        }
+        // What the executors reported since the last round refines each
+        // job's throughput model (and, through the bootstrap, the types it
+        // has not run on).
+        self.bank.observe(view);
+        for &j in view.active.iter() {
+            let g = view.gpus_of(j);
+            self.max_run_gpus[j as usize] = self.max_run_gpus[j as usize].max(g);
+            if self.tau > 0.0 {
+                let window = (self.tau / self.round_s).round().max(1.0) as usize;
+                let h = &mut self.served[j as usize];
+                h.push_back(g > 0);
+                while h.len() > window {
+                    h.pop_front();
+                }
+            }
+        }
+        let rows: Vec<Row> = view
+            .active
+            .iter()
+            .filter_map(|&j| self.row(view, j))
+            .collect();
+        let kinds = &view.cluster.kinds;
+        let problem = Mck {
+            items: rows
+                .iter()
+                .map(|r| Item {
+                    choices: r
+                        .configs
+                        .iter()
+                        .zip(&r.weights)
+                        .map(|(c, w)| Choice {
+                            weight: *w,
+                            usage: vec![(
+                                kinds.iter().position(|k| *k == c.kind).unwrap_or(0),
+                                c.gpus,
+                            )],
+                        })
+                        .collect(),
+                    forced: r.forced,
+                })
+                .collect(),
+            capacity: kinds.iter().map(|k| view.cluster.gpus_of(*k)).collect(),
+        };
+        let result = self.solve_round(&problem, &rows, out);
+        out.fallback = result.fallback.clone();
+        let targets: Vec<placer::Target> = rows
+            .iter()
+            .zip(&result.pick)
+            .filter_map(|(r, pick)| {
+                pick.map(|c| placer::Target {
+                    job: r.job,
+                    config: r.configs[c],
+                    batch: None,
+                    forced: r.forced == Some(c),
+                })
+            })
+            .collect();
+        let placed = placer::place(view, &targets, self.fragmentation);
+        if !placed.unplaced.is_empty() && out.fallback.is_none() {
+            out.fallback = Some(format!(
+                "{} jobs could not be placed (fragmentation) after {} evictions",
+                placed.unplaced.len(),
+                placed.evictions
+            ));
+        }
+        if view.want_insight() {
+            out.insight = Some(Box::new(insight::build(
+                &self.configs,
+                &rows,
+                &result.pick,
+                &placed.plan,
+            )));
+        }
+        out.apply_plan(view, placed.plan);
+    }
+
+    fn clone_box(&self) -> Box<dyn Policy> {
+        Box::new(self.clone())
+    }
+}

@@ -1,0 +1,194 @@
+//! Tiresias discretized 2D-LAS (Tiresias, NSDI'19; the "Tiresias-L"
+//! baseline of AFS, spec seed003 §3.3; defaults of the public Tiresias
+//! simulator's `dlas-gpu`).
+//!
+//! Jobs sit in priority queues keyed on attained service (GPU-seconds
+//! held). A job enters Q0 and is demoted to Qk once its attained service
+//! reaches threshold k; a wake-up is scheduled for the moment a running job
+//! crosses its next threshold. Queues are served in order, FIFO inside a
+//! queue; jobs left pending move to the tail of their queue (the reference
+//! simulator's behaviour, so running jobs keep their place). Each job gets
+//! its requested GPUs or nothing; jobs that do not fit are skipped. The
+//! optional starvation knob promotes a job back to Q0 once it has waited
+//! `promote_knob` times its executed time. With `request=peak` each job asks
+//! for its peak-throughput GPU count (AFS §5.2's max-GPU variant).
+//!
+//! The Pollux simulator's configuration (2 queues, 16 GPU-hours, 60 s
+//! rounds, no pending rotation) is `queues=2, t1=57600, round_s=60,
+//! pending_to_tail=false`.
+
+use super::{
+    gang_plan, gang_request, Policy, PolicyInfo, Trigger, REQUEST_PARAM, ROUND_PARAM_EVENTS,
+};
+use schedlab_core::error::Result;
+use schedlab_core::params::{ParamSpec, Params};
+use schedlab_sim::{Decision, View};
+
+const PARAMS: &[ParamSpec] = &[
+    ParamSpec::int("queues", "3", 1, 4, "Number of priority queues"),
+    ParamSpec::float("t1", "3250", 1.0, 1e12, "Attained GPU-seconds that demote a job from Q0 to Q1"),
+    ParamSpec::float("t2", "7200", 1.0, 1e12, "Attained GPU-seconds that demote a job from Q1 to Q2"),
+    ParamSpec::float("t3", "18000", 1.0, 1e12, "Attained GPU-seconds that demote a job from Q2 to Q3"),
+    ParamSpec::float("promote_knob", "0", 0.0, 1e6, "Promote a pending job to Q0 when its wait reaches this multiple of its executed time (0 = off, as in dlas-gpu)"),
+    ParamSpec::boolean("pending_to_tail", "true", "Move jobs that stay pending to the tail of their queue after each call"),
+    REQUEST_PARAM,
+    ROUND_PARAM_EVENTS,
+];
+
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "tiresias",
+    title: "Tiresias (2D-LAS)",
+    source: schedlab_core::prose::doc("Tiresias (NSDI'19) discretized 2D-LAS; AFS (NSDI'21) baseline Tiresias-L, spec seed003 §3.3"),
+    description: schedlab_core::prose::doc("Multi-level queues on attained GPU service; length-unaware, preemptive, gang-scheduled."),
+    params: PARAMS,
+    knowledge: crate::Knowledge::Declared,
+    build,
+};
+
+fn build(p: &Params, _seed: u64) -> Result<Box<dyn Policy>> {
+    let queues = p.i64("queues") as usize;
+    let mut thresholds: Vec<f64> = ["t1", "t2", "t3"].iter().map(|k| p.f64(k)).collect();
+    thresholds.truncate(queues - 1);
+    if thresholds.windows(2).any(|w| w[1] <= w[0]) {
+        return Err(schedlab_core::Error::config(
+            "tiresias: thresholds t1 < t2 < t3 must increase",
+        ));
+    }
+    Ok(Box::new(Tiresias {
+        thresholds,
+        knob: p.f64("promote_knob"),
+        pending_to_tail: p.bool("pending_to_tail"),
+        peak: p.text("request") == "peak",
+        round_s: p.f64("round_s"),
+        jobs: Vec::new(),
+        seq: 0,
+    }))
+}
+
+/// Per-job queue bookkeeping.
+#[derive(Clone, Default)]
+struct QueueState {
+    seen: bool,
+    level: usize,
+    /// Position inside the queue: (time, sequence).
+    stamp: (f64, u64),
+    /// Attained service forgiven by a promotion.
+    offset: f64,
+    /// When the job last became pending (NaN while running).
+    pending_since: f64,
+}
+
+#[derive(Clone)]
+struct Tiresias {
+    thresholds: Vec<f64>,
+    knob: f64,
+    pending_to_tail: bool,
+    /// Max-GPU variant: jobs get their peak-throughput GPU count.
+    peak: bool,
+    round_s: f64,
+    jobs: Vec<QueueState>,
+    seq: u64,
+}
+
+impl Tiresias {
+    fn stamp(&mut self, t: f64) -> (f64, u64) {
+        self.seq += 1;
+        (t, self.seq)
+    }
+
+    fn level_for(&self, attained: f64) -> usize {
+        self.thresholds.iter().filter(|t| attained >= **t).count()
+    }
+}
+
+impl Policy for Tiresias {
+    fn name(&self) -> &str {
+        "tiresias"
+    }
+
+    fn trigger(&self) -> Trigger {
+        Trigger::events_or_rounds(self.round_s)
+    }
+
+    fn schedule(&mut self, view: &View<'_>, out: &mut Decision) {
+        if self.jobs.len() < view.specs.len() {
+            self.jobs.resize(view.specs.len(), QueueState::default());
+        }
+        let now = view.now;
+        for &j in view.active.iter() {
+            if !self.jobs[j as usize].seen {
+                let stamp = self.stamp(view.spec(j).arrival);
+                let q = &mut self.jobs[j as usize];
+                q.seen = true;
+                q.stamp = stamp;
+                q.pending_since = now;
+            }
+            let attained = view.attained_gpu_s(j) - self.jobs[j as usize].offset;
+            let level = self.level_for(attained);
+            if level > self.jobs[j as usize].level {
+                let stamp = self.stamp(now);
+                let q = &mut self.jobs[j as usize];
+                q.level = level;
+                q.stamp = stamp;
+            }
+            let q = &self.jobs[j as usize];
+            if self.knob > 0.0 && q.level > 0 && !view.is_running(j) && q.pending_since.is_finite()
+            {
+                let executed = view.executed_s(j);
+                if now - q.pending_since >= executed * self.knob {
+                    let stamp = self.stamp(now);
+                    let q = &mut self.jobs[j as usize];
+                    q.level = 0;
+                    q.offset = view.attained_gpu_s(j);
+                    q.stamp = stamp;
+                }
+            }
+        }
+        let mut order: Vec<u32> = view.active.iter().copied().collect();
+        schedlab_core::sorting::sort_by(&mut order, |a, b| {
+            let (qa, qb) = (&self.jobs[*a as usize], &self.jobs[*b as usize]);
+            qa.level
+                .cmp(&qb.level)
+                .then(qa.stamp.0.total_cmp(&qb.stamp.0))
+                .then(qa.stamp.1.cmp(&qb.stamp.1))
+        });
+        let peak = self.peak;
+        let (plan, placed) = gang_plan(view, &order, true, &|j| gang_request(view, j, peak));
+        out.apply_plan(view, plan);
+        let placed_set: std::collections::BTreeSet<u32> = placed.iter().copied().collect();
+        let mut next_wake = f64::INFINITY;
+        for &j in &order {
+            if placed_set.contains(&j) {
+                self.jobs[j as usize].pending_since = f64::NAN;
+                // Wake when this job's attained service crosses its next threshold.
+                let q = &self.jobs[j as usize];
+                let attained = view.attained_gpu_s(j) - q.offset;
+                if let Some(t) = self.thresholds.get(q.level) {
+                    let gpus = gang_request(view, j, peak) as f64;
+                    next_wake = next_wake.min(now + (t - attained).max(1e-6) / gpus);
+                }
+            } else {
+                if self.pending_to_tail {
+                    let stamp = self.stamp(now);
+                    self.jobs[j as usize].stamp = stamp;
+                }
+                let q = &mut self.jobs[j as usize];
+                if !q.pending_since.is_finite() {
+                    q.pending_since = now;
+                }
+                if self.knob > 0.0 && q.level > 0 {
+                    let executed = view.executed_s(j);
+                    next_wake =
+                        next_wake.min((q.pending_since + executed * self.knob).max(now + 1e-6));
+                }
+            }
+        }
+        if next_wake.is_finite() && self.round_s == 0.0 {
+            out.wake_at(next_wake);
+        }
+    }
+
+    fn clone_box(&self) -> Box<dyn Policy> {
+        Box::new(self.clone())
+    }
+}

@@ -1,0 +1,41 @@
+//! The integration tests, one binary (one link instead of one per file): each module
+//! is a former tests/*.rs file, named for what it checks.
+
+mod afs;
+mod afs_philly;
+mod anticipatory;
+mod architecture;
+mod bundled;
+mod cli;
+mod cli_models;
+mod coddl;
+mod common;
+mod copter;
+mod energy;
+mod engine;
+mod fluid_parts;
+mod forks;
+mod ftf_isolated;
+mod golden;
+mod goodput_engine;
+mod goodput_props;
+mod importers;
+mod knowledge;
+mod non_preemptible;
+mod pcs;
+mod perf_fit;
+mod policies_by_hand;
+mod pollux_validation;
+mod pools;
+mod predictions;
+mod properties;
+mod rigid_baselines;
+mod scheduler_delay;
+mod shared_gpus;
+mod sia_ilp;
+mod sia_insight;
+mod sia_policy;
+mod sia_restarts;
+mod sts;
+mod sweep;
+mod table_models;
