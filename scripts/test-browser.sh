@@ -17,7 +17,7 @@ fi
 if [ ! -d tools/node_modules/playwright-core ] || [ ! -d tools/node_modules/binaryen ] || [ ! -d tools/node_modules/axe-core ]; then
   (cd tools && npm ci --no-audit --no-fund --silent)
 fi
-stale() { [ ! -f "$1" ] || [ -n "$(find src Cargo.toml Cargo.lock traces -newer "$1" -print -quit)" ]; }
+stale() { [ ! -f "$1" ] || [ -n "$(find src crates Cargo.toml Cargo.lock traces -newer "$1" -print -quit)" ]; }
 if stale target/release/schedlab; then cargo build --release; fi
 if stale www/pkg/schedlab_bg.wasm || stale www/pkg-full/schedlab_bg.wasm || stale www/pkg-full-plain/schedlab_bg.wasm; then bash scripts/build-wasm.sh; fi
 rm -rf tests/browser/artifacts
