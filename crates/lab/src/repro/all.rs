@@ -54,9 +54,25 @@ pub struct Section {
     pub claims: Vec<Claim>,
     /// Why the section has no claims (a failure), if it has none.
     pub error: Option<String>,
+    /// The page's query string for a small case of the same experiment, run live in
+    /// the browser (`index.html?` + this).
+    pub live: String,
     /// The reproduction's own text report.
     #[serde(skip)]
     pub report: String,
+}
+
+/// A small case of each paper's experiment the page can run live (bundled traces).
+fn live_case(target: &str) -> &'static str {
+    match target {
+        "afs" => "trace=afs-mini&cluster=afs-64&policies=afs-l,afs-p,srtf,tiresias,themis",
+        "anticipatory" => "trace=anticipatory-fig1&cluster=pools-8&policies=pool-fcfs,pool-maxmin,anticipatory",
+        "copter" => "trace=sia-philly&cluster=sia-hetero-64&policies=sia@solver=lp-star,sia@solver=copter,sia@solver=pop",
+        "pcs" => "trace=pcs-themis1&cluster=pcs-64&policies=pcs,themis-pcs,fifo&set=engine.predict=true",
+        "sia" => "trace=sia-philly&cluster=sia-hetero-64&policies=sia,pollux,gavel",
+        "sts" => "trace=sts-mixed-10&cluster=sts-10&policies=sts,edf,rg,dp&seed=5",
+        _ => "",
+    }
 }
 
 /// The whole summary.
@@ -119,6 +135,7 @@ pub fn run(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<Summary> {
                 tally: Tally::of(&o.claims),
                 claims: o.claims,
                 error: None,
+                live: live_case(target).to_string(),
                 report: o.report,
             },
             Err(e) => Section {
@@ -129,6 +146,7 @@ pub fn run(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<Summary> {
                 tally: Tally::default(),
                 claims: Vec::new(),
                 error: Some(e.to_string()),
+                live: live_case(target).to_string(),
                 report: String::new(),
             },
         });
@@ -548,6 +566,7 @@ mod tests {
                     Claim::within("y", 1.0, 2.0, 0.1),
                 ],
                 error: None,
+                live: String::new(),
                 report: String::new(),
             }],
         };
