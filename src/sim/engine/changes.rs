@@ -374,7 +374,7 @@ impl Simulation {
         };
         // A slice runs at the 1-GPU rate slowed by interference (STS 2.7).
         let shared = if fraction < 1.0 {
-            1.0 / info.share_slowdown(fraction)
+            1.0 / self.zoo.sharing().slowdown(p.kind, fraction)
         } else {
             1.0
         };
