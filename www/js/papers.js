@@ -333,6 +333,7 @@ export class PaperResults {
   /** Shows `view` ('papers' or 'simulation'); `push` adds a history entry. */
   show(view, push) {
     const papers = view === 'papers';
+    if (push && papers === this.active) return; // the tab of the view shown
     this.doc.documentElement.dataset.view = papers ? 'papers' : 'simulation';
     if (push) history.pushState(null, '', urlFor(view));
     for (const a of this.doc.querySelectorAll('.views a[data-view]')) {
