@@ -8,7 +8,7 @@
 // make one. The page loads this module on its own (index.html), so the view
 // works even where the simulator's WebAssembly package could not load.
 
-import { plainWords } from './words.js';
+import { plainWords, glossaryFor } from './words.js';
 
 /** Where the build puts the summary, relative to the page. */
 export const BUNDLED_SUMMARY = 'paper-results/summary.json';
@@ -137,6 +137,19 @@ export function fmtRatio(r) {
   return r.toFixed(2);
 }
 
+/** Words of the reproductions' claims beyond the page's glossary (words.js). */
+const CLAIM_WORDS = [
+  ['PCR', 'percentage cost reduction: 100 × (the other method\'s cost − STS\'s) / the other method\'s cost'],
+  ['VC', 'virtual cluster, one tenant\'s part of the Philly cluster'],
+  ['FCFS', 'first-come first-served'],
+];
+
+/** Plain words for the abbreviations in `text` (the page's glossary and the claims' own). */
+export function wordsFor(text) {
+  const has = (term) => new RegExp(`(^|[^\\w])${term}s?([^\\w]|$)`).test(text);
+  return glossaryFor([text]).concat(CLAIM_WORDS.filter(([term]) => has(term)));
+}
+
 const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
 
 /** The badges of a tally: holds, does not hold, information. */
@@ -200,7 +213,12 @@ export function summaryHtml(s, source) {
     <ul class="paper-index">${index}</ul>
     <label class="only-fail"><input type="checkbox" id="papers-only-fail"> show only the claims that do not hold</label>
   </section>`;
-  return head + s.sections.map((sec, i) => sectionHtml(sec, i)).join('');
+  const shown = s.sections.flatMap((sec) => [sec.title, sec.inputs, ...sec.claims.map((c) => c.what)]).map(plainSummaryText).join(' ');
+  const words = wordsFor(shown);
+  const glossary = words.length
+    ? `<section class="card papers-words" aria-labelledby="papers-words-h"><h3 id="papers-words-h">Words</h3><p class="hint glossary">${words.map(([k, v]) => `<b>${esc(k)}</b> = ${esc(v)}`).join(' · ')}</p></section>`
+    : '';
+  return head + glossary + s.sections.map((sec, i) => sectionHtml(sec, i)).join('');
 }
 
 /** One paper: heading with badges, what it reproduces, inputs, run time, the live link, the claims. */
