@@ -182,6 +182,12 @@ impl Policy for Registered {
     fn schedule(&mut self, view: &View<'_>, out: &mut Decision) {
         self.inner.schedule(view, out)
     }
+    fn steady(&self) -> bool {
+        self.inner.steady()
+    }
+    fn skipped(&mut self, rounds: u64) {
+        self.inner.skipped(rounds)
+    }
 }
 
 /// The common `round_s` parameter: 0 means "call me on every arrival and

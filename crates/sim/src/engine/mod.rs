@@ -92,6 +92,11 @@ pub struct Simulation {
     /// and how many events have passed since.
     stall_mark: f64,
     stall_events: u64,
+    /// The last round call changed nothing and the policy is `steady`:
+    /// the rounds until the next event are skipped.
+    quiet: bool,
+    /// Rounds skipped since the policy's last call (told before the next).
+    skipped: u64,
 }
 
 /// Draws each job's true work around its declared work (`engine.length_noise`):
@@ -241,6 +246,8 @@ impl Simulation {
             oracle,
             stall_mark: first,
             stall_events: 0,
+            quiet: false,
+            skipped: 0,
             cluster,
             zoo,
         })
@@ -449,6 +456,9 @@ impl Simulation {
         } else if due && !self.active.is_empty() {
             self.deferred_call = false;
             self.call_policy(tick)?;
+            if tick && self.quiet {
+                self.skip_quiet_rounds();
+            }
         }
         if arrived && self.cfg.predict {
             self.predict_at_arrival(first_arrival as u32)?;
@@ -458,6 +468,33 @@ impl Simulation {
             return Ok(false);
         }
         Ok(true)
+    }
+
+    /// Moves the next round tick past every round before the next event
+    /// (the policy said nothing changes until one): ticks stay the same
+    /// multiples of the round, summed one by one as when every round runs,
+    /// so the call after the event sees the same time to the bit.
+    fn skip_quiet_rounds(&mut self) {
+        let (Some(r), Some(mut tick)) = (self.trigger.round_s, self.next_tick) else {
+            return;
+        };
+        let mut next_event = self.queue.peek_time().unwrap_or(f64::INFINITY);
+        if let Some(a) = self.specs.get(self.next_arrival) {
+            next_event = next_event.min(a.arrival);
+        }
+        // Past the horizon the run stops anyway.
+        let until = next_event.min(self.cfg.max_time + r);
+        if !until.is_finite() {
+            return;
+        }
+        // The tick just taken is the one after the call: not skipped.
+        let mut rounds = 0u64;
+        while tick < until {
+            tick += r;
+            rounds += 1;
+        }
+        self.skipped += rounds;
+        self.next_tick = Some(tick);
     }
 
     /// Refuses to go on when simulated time has not moved by
@@ -577,6 +614,9 @@ impl Simulation {
         let want_insight = self.recorder.wants_insight();
         let mut policy = self.policy.take().expect("the policy is not lent out");
         let breach;
+        if self.skipped > 0 {
+            policy.skipped(std::mem::take(&mut self.skipped));
+        }
         {
             let view = View {
                 now: self.now,
@@ -602,6 +642,8 @@ impl Simulation {
             policy.schedule(&view, &mut decision);
             breach = view.take_breach();
         }
+        self.quiet =
+            tick && decision.changes.is_empty() && decision.wake_at.is_none() && policy.steady();
         self.policy = Some(policy);
         if let Some(why) = breach {
             return Err(Error::Internal(format!(
@@ -627,6 +669,8 @@ impl Simulation {
         let solver_paired = std::mem::take(&mut decision.solver_paired);
         let fallback = decision.fallback.clone();
         let delay = self.decision_delay(policy_s, &decision);
+        // A decision that takes effect later is not a quiet round.
+        self.quiet &= delay <= 0.0;
         if delay > 0.0 {
             self.defer_decision(decision, delay);
         } else {
