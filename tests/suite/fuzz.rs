@@ -365,6 +365,41 @@ fn the_issues_quoted_commands_exit_2_with_a_one_line_cause() {
             cases.push(a);
         }
     }
+    // A sweep of a million runs (1,000 seeds x 1,000 values), a missing
+    // reproduction folder and a generator of ten million jobs.
+    let dir = std::env::temp_dir().join(format!("schedlab-quoted-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let spec = dir.join("million.toml");
+    let seeds: Vec<String> = (1..=1000).map(|s| s.to_string()).collect();
+    let days: Vec<String> = (1..=1000).map(|d| format!("{d}")).collect();
+    std::fs::write(
+        &spec,
+        format!(
+            "policies = [\"fifo\"]\ntraces = [\"afs-mini\"]\nseeds = [{}]\n\
+             [params.engine]\nmax_days = [{}]\n",
+            seeds.join(","),
+            days.join(",")
+        ),
+    )
+    .unwrap();
+    let out = dir.join("sweep").to_string_lossy().into_owned();
+    cases.push(vec![
+        "sweep".into(),
+        "plan".into(),
+        spec.to_string_lossy().into_owned(),
+        "--out".into(),
+        out,
+    ]);
+    cases.push(
+        ["reproduce", "copter", "--copter-dir", "/nonexistent"]
+            .map(String::from)
+            .to_vec(),
+    );
+    cases.push(
+        ["gen", "afs-synthetic", "--jobs", "10000000", "--seed", "1"]
+            .map(String::from)
+            .to_vec(),
+    );
     #[cfg(unix)]
     {
         // A named pipe with no writer: refused, not waited on.
@@ -401,5 +436,6 @@ fn the_issues_quoted_commands_exit_2_with_a_one_line_cause() {
     let _ = std::fs::remove_file(
         std::env::temp_dir().join(format!("schedlab-fifo-{}", std::process::id())),
     );
+    std::fs::remove_dir_all(&dir).ok();
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }

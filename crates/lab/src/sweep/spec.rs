@@ -216,6 +216,15 @@ enum TraceTemplate {
 
 /// Expands a spec into a manifest. `spec_path` locates relative trace files.
 pub fn plan(spec_path: &str, text: &str) -> Result<Manifest> {
+    plan_with(spec_path, text, false)
+}
+
+/// Runs a plan may have without `--force`: a grid of a million runs took
+/// 25 s, 2.9 GB and 717 MB on disk to plan, without a word.
+pub const MAX_RUNS: usize = 100_000;
+
+/// As [`plan`]; `force` allows more than [`MAX_RUNS`] runs.
+pub fn plan_with(spec_path: &str, text: &str, force: bool) -> Result<Manifest> {
     let src = Source {
         file: spec_path,
         text,
@@ -405,6 +414,28 @@ pub fn plan(spec_path: &str, text: &str) -> Result<Manifest> {
     }
 
     // Runs: trace x cluster x policy x parameter combination x seed.
+    let combos: usize = spec
+        .policies
+        .iter()
+        .map(|policy| {
+            axes.get("engine")
+                .into_iter()
+                .chain(axes.get(policy))
+                .flatten()
+                .fold(1usize, |n, (_, values)| n.saturating_mul(values.len()))
+        })
+        .fold(0usize, usize::saturating_add);
+    let planned = templates
+        .len()
+        .saturating_mul(spec.clusters.len().max(1))
+        .saturating_mul(combos)
+        .saturating_mul(seeds.len());
+    if planned > MAX_RUNS && !force {
+        return Err(Error::config(format!(
+            "{spec_path}: the grid has {planned} runs, above {MAX_RUNS}; \
+             plan it anyway with --force"
+        )));
+    }
     let mut runs = Vec::new();
     let mut seen = BTreeSet::new();
     for tpl in &templates {
