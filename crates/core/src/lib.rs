@@ -9,6 +9,7 @@ pub mod num;
 pub mod params;
 pub mod prose;
 pub mod rng;
+pub mod settings;
 pub mod sorting;
 pub mod textio;
 

@@ -12,10 +12,18 @@ use super::{Policy, PolicyInfo, Trigger, ROUND_PARAM_EVENTS};
 use crate::helpers::alloc::{first_grant, is_rigid, pinned, place_with_retry, share_cap, Share};
 use schedlab_core::error::Result;
 use schedlab_core::params::{ParamSpec, Params};
+use schedlab_core::settings::Settings;
 use schedlab_sim::{Decision, View};
 use std::collections::BinaryHeap;
 
-const PARAMS: &[ParamSpec] = &[ROUND_PARAM_EVENTS];
+schedlab_core::settings! {
+    /// Optimus's settings (`--set optimus.KEY=VALUE`).
+    pub struct OptimusSettings {
+        round_s: f64 = shared(ROUND_PARAM_EVENTS),
+    }
+}
+
+const PARAMS: &[ParamSpec] = <OptimusSettings as Settings>::SPECS;
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "optimus",
@@ -28,9 +36,8 @@ pub const INFO: PolicyInfo = PolicyInfo {
 };
 
 fn build(p: &Params, _seed: u64) -> Result<Box<dyn Policy>> {
-    Ok(Box::new(Optimus {
-        round_s: p.f64("round_s"),
-    }))
+    let s = OptimusSettings::from_params(p);
+    Ok(Box::new(Optimus { round_s: s.round_s }))
 }
 
 #[derive(Clone)]

@@ -11,7 +11,7 @@ use schedlab_model::cluster::parse_cluster;
 use schedlab_model::perf::ModelZoo;
 use schedlab_model::workload::gen::generate;
 use schedlab_model::workload::Trace;
-use schedlab_run::report::{prepare_policy, run_policy, Overrides};
+use schedlab_run::report::{prepare_policy, run_policy, RunSettings, ZooSource};
 use serde::Serialize;
 use std::sync::Arc;
 
@@ -29,7 +29,8 @@ pub struct Options {
     pub instances: u32,
     /// Sizes of the scheduling-call timing (Fig. 7).
     pub timing_sizes: Vec<u32>,
-    pub overrides: Overrides,
+    /// The user's settings, checked.
+    pub settings: RunSettings,
     pub seed: u64,
 }
 
@@ -94,7 +95,7 @@ fn workload(
     pattern: &str,
     widen: f64,
     seed: u64,
-    o: &Overrides,
+    o: &RunSettings,
 ) -> Result<Trace> {
     let mut set = vec![
         ("nodes".to_string(), nodes.to_string()),
@@ -106,16 +107,18 @@ fn workload(
     generate("sts", None, seed, &set)
 }
 
-fn zoo_pairs(o: &Overrides) -> &[(String, String)] {
-    o.get("zoo").map_or(&[][..], |v| v)
+/// The `zoo.*` settings given (the generator takes the same keys).
+fn zoo_pairs(o: &RunSettings) -> &[(String, String)] {
+    o.given().get("zoo").map_or(&[][..], |v| v)
 }
 
-/// The built-in zoo with the overrides' knobs.
-fn zoo(o: &Overrides) -> Result<Arc<ModelZoo>> {
-    let mut zoo = ModelZoo::builtin();
-    zoo.apply_overrides(zoo_pairs(o))?;
-    Ok(Arc::new(zoo))
+/// The built-in zoo with the settings' knobs.
+fn zoo(o: &RunSettings) -> Result<Arc<ModelZoo>> {
+    Ok(Arc::new(ZooSource::named("builtin").build(o.zoo())?))
 }
+
+/// Every policy the reproduction runs (the owners `--set` may name).
+pub const POLICIES: &[&str] = METHODS;
 
 fn cluster_name(family: &str, nodes: u32) -> String {
     match family {
@@ -124,21 +127,13 @@ fn cluster_name(family: &str, nodes: u32) -> String {
     }
 }
 
-fn with(base: &Overrides, owner: &str, pairs: &[(&str, &str)]) -> Overrides {
-    let mut o = base.clone();
-    o.entry(owner.to_string())
-        .or_default()
-        .extend(pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())));
-    o
-}
-
 /// Runs one method on one trace: (GPU cost, tardiness cost, missed jobs, wall s).
 fn run_one(
     trace: &Trace,
     cluster: &str,
     zoo: &Arc<ModelZoo>,
     method: &str,
-    o: &Overrides,
+    o: &RunSettings,
     seed: u64,
 ) -> Result<(f64, f64, f64, f64)> {
     let cluster = Arc::new(parse_cluster(cluster)?);
@@ -168,14 +163,14 @@ fn scenarios(
             let mut acc = vec![Vec::new(); METHODS.len()];
             for i in 0..opts.instances {
                 let seed = opts.seed + i as u64;
-                let trace = workload(nodes, "all", pattern, 1.0, seed, &opts.overrides)?;
+                let trace = workload(nodes, "all", pattern, 1.0, seed, &opts.settings)?;
                 for (k, method) in METHODS.iter().enumerate() {
                     let r = run_one(
                         &trace,
                         &cluster_name("all", nodes),
                         zoo,
                         method,
-                        &opts.overrides,
+                        &opts.settings,
                         seed,
                     )?;
                     progress(&format!(
@@ -219,10 +214,10 @@ fn sharing(
             for pattern in &opts.patterns {
                 for i in 0..opts.instances {
                     let seed = opts.seed + i as u64;
-                    let trace = workload(nodes, family, pattern, 1.2, seed, &opts.overrides)?;
+                    let trace = workload(nodes, family, pattern, 1.2, seed, &opts.settings)?;
                     let c = cluster_name(family, nodes);
-                    let a = run_one(&trace, &c, zoo, "sts", &opts.overrides, seed)?;
-                    let o = with(&opts.overrides, "sts", &[("sharing", "true")]);
+                    let a = run_one(&trace, &c, zoo, "sts", &opts.settings, seed)?;
+                    let o = opts.settings.with("sts", "sharing", "true")?;
                     let b = run_one(&trace, &c, zoo, "sts", &o, seed)?;
                     without.push(a.0 + a.1);
                     with_.push(b.0 + b.1);
@@ -249,7 +244,7 @@ fn timing(opts: &Options, zoo: &Arc<ModelZoo>) -> Result<Vec<TimingRow>> {
     let mut rows = Vec::new();
     for &nodes in &opts.timing_sizes {
         for per_node in [2usize, 4] {
-            let mut trace = workload(nodes, "all", "exponential", 1.0, opts.seed, &opts.overrides)?;
+            let mut trace = workload(nodes, "all", "exponential", 1.0, opts.seed, &opts.settings)?;
             trace.jobs.truncate(per_node * nodes as usize);
             for j in &mut trace.jobs {
                 j.due = j.due.map(|d| d - j.arrival);
@@ -258,7 +253,7 @@ fn timing(opts: &Options, zoo: &Arc<ModelZoo>) -> Result<Vec<TimingRow>> {
             let cluster = Arc::new(parse_cluster(&cluster_name("all", nodes))?);
             for method in ["sts", "rg", "edf"] {
                 let (mut sim, _) =
-                    prepare_policy(&trace, &cluster, zoo, method, &opts.overrides, opts.seed)?;
+                    prepare_policy(&trace, &cluster, zoo, method, &opts.settings, opts.seed)?;
                 sim.run_until(0.0)?;
                 let out = sim.outcome();
                 let call = out
@@ -460,7 +455,7 @@ pub fn reproduce(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<Repor
         }
     }
     // One zoo for every run (the knobs of `--set zoo.KEY` applied once).
-    let zoo = zoo(&opts.overrides)?;
+    let zoo = zoo(&opts.settings)?;
     let scenarios = scenarios(opts, &zoo, progress)?;
     let sharing = sharing(opts, &zoo, progress)?;
     let timing = timing(opts, &zoo)?;

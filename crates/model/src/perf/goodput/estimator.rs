@@ -63,17 +63,13 @@ pub enum ProfilingMode {
     NoProfiling,
 }
 
-impl ProfilingMode {
-    pub fn parse(s: &str) -> Option<ProfilingMode> {
-        match s {
-            "thesis" | "bootstrap" => Some(ProfilingMode::Thesis),
-            "artifact" => Some(ProfilingMode::Artifact),
-            "oracle" => Some(ProfilingMode::Oracle),
-            "none" | "no-prof" | "no-profiling" => Some(ProfilingMode::NoProfiling),
-            _ => None,
-        }
-    }
-}
+// Sia's `profiling` setting names the modes.
+schedlab_core::choice!(impl ProfilingMode {
+    Thesis = "thesis",
+    Artifact = "artifact",
+    Oracle = "oracle",
+    NoProfiling = "none",
+});
 
 /// What the estimator knows about one GPU type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
