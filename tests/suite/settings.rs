@@ -165,6 +165,17 @@ fn a_run_refuses_bad_settings_and_policy_lists_before_its_first_policy() {
         ),
         "/no/such/pick.json",
     );
+    refused(
+        &[
+            "gen",
+            "afs-synthetic",
+            "--set",
+            "load=0.9",
+            "--set",
+            "load=1.2",
+        ],
+        "--set load is given twice, as 0.9 and 1.2",
+    );
     // The same value twice is one setting, not a conflict.
     let (code, err) = schedlab(&with(
         RUN,

@@ -408,12 +408,21 @@ pub struct GenArgs {
 }
 
 pub fn gen(a: GenArgs) -> Result<()> {
-    let mut overrides = Vec::new();
+    let mut overrides: Vec<(String, String)> = Vec::new();
     for s in &a.set {
         let (k, v) = s
             .split_once('=')
+            .map(|(k, v)| (k.trim(), v.trim()))
             .ok_or_else(|| Error::config(format!("--set {s}: expected KEY=VALUE")))?;
-        overrides.push((k.trim().to_string(), v.trim().to_string()));
+        match overrides.iter().find(|(x, _)| x == k) {
+            Some((_, old)) if old == v => {}
+            Some((_, old)) => {
+                return Err(Error::config(format!(
+                    "--set {k} is given twice, as {old} and {v}: keep one"
+                )))
+            }
+            None => overrides.push((k.to_string(), v.to_string())),
+        }
     }
     let (text, n) = generate_native_text(&a.name, a.jobs, a.seed, &overrides)?;
     write_out(a.out.as_deref(), &text)?;

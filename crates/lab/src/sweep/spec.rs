@@ -568,6 +568,27 @@ request = ["trace", "peak"]
     }
 
     #[test]
+    fn zoo_axes_apply_to_every_policy_and_lists_are_checked() {
+        let text = "policies = [\"fifo\", \"srtf\"]\ntraces = [\"afs-mini\"]\n[params.zoo]\nsts_a100_speed = [3, 6]\n";
+        let m = plan("s.toml", text).unwrap();
+        assert_eq!(m.runs.len(), 4);
+        assert!(m.runs.iter().all(|r| r.set[0].0 == "zoo.sts_a100_speed"));
+        let text = "policies = [\"fifo\",\n \"fifo\"]\ntraces = [\"afs-mini\"]\n";
+        let e = plan("s.toml", text).unwrap_err().to_string();
+        assert!(
+            e.contains("line 2") && e.contains("'fifo' is named twice"),
+            "{e}"
+        );
+        let text = "policies = [\"tiresias\"]\ntraces = [\"afs-mini\"]\n[params.tiresias]\nt1 = [100, 9000]\nt2 = 5000\n";
+        let e = plan("s.toml", text).unwrap_err().to_string();
+        assert!(
+            e.contains("t1 < t2 < t3 must increase")
+                && e.contains("tiresias.t1=9000, tiresias.t2=5000"),
+            "{e}"
+        );
+    }
+
+    #[test]
     fn errors_name_the_spec_line() {
         let text = "policies = [\"fifo\",\n  \"nosuch\"]\ntraces = [\"afs-mini\"]\n";
         let e = plan("s.toml", text).unwrap_err().to_string();
