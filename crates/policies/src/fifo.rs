@@ -61,7 +61,7 @@ impl Policy for Fifo {
 
     fn schedule(&mut self, view: &View<'_>, out: &mut Decision) {
         let mut packer = view.packer_idle();
-        for &j in view.waiting.iter() {
+        for &j in view.waiting().iter() {
             let shared = if self.share_gpus {
                 claim_shared(&mut packer, view, j)
             } else {
@@ -76,9 +76,5 @@ impl Policy for Fifo {
                 None => break,
             }
         }
-    }
-
-    fn clone_box(&self) -> Box<dyn Policy> {
-        Box::new(self.clone())
     }
 }

@@ -190,9 +190,6 @@ impl Policy for Registered {
     fn schedule(&mut self, view: &View<'_>, out: &mut Decision) {
         self.inner.schedule(view, out)
     }
-    fn clone_box(&self) -> Box<dyn Policy> {
-        Box::new(self.clone())
-    }
 }
 
 /// The common `round_s` parameter: 0 means "call me on every arrival and completion".

@@ -9,7 +9,9 @@
 //! no mechanism that prefers short jobs.
 
 use super::{Policy, PolicyInfo, Trigger, ROUND_PARAM_EVENTS};
-use crate::helpers::alloc::{first_grant, is_rigid, pinned, place_with_retry, share_cap, Share};
+use crate::helpers::alloc::{
+    first_grant, is_rigid, pinned_jobs, place_with_retry, share_cap, Share,
+};
 use schedlab_core::error::Result;
 use schedlab_core::params::{ParamSpec, Params};
 use schedlab_core::settings::Settings;
@@ -73,7 +75,7 @@ fn shares(view: &View, jobs: &[u32], total: u32) -> Vec<Share> {
     }
     let saved = |j: u32, r: u32| {
         let rem = view.known_remaining_work(j);
-        let (a, b) = (view.est_rate(j, r), view.est_rate(j, r + 1));
+        let (a, b) = (view.rate(j, r), view.rate(j, r + 1));
         if a > 0.0 && b > a {
             rem * (1.0 / a - 1.0 / b)
         } else {
@@ -121,9 +123,9 @@ impl Policy for Optimus {
     }
 
     fn schedule(&mut self, view: &View<'_>, out: &mut Decision) {
-        let (pins, free) = pinned(view);
+        let (pins, free) = pinned_jobs(view);
         let jobs: Vec<u32> = view
-            .active
+            .active()
             .iter()
             .copied()
             .filter(|j| !pins.contains(j))
@@ -136,9 +138,5 @@ impl Policy for Optimus {
                 .collect();
             shares(view, &live, free)
         });
-    }
-
-    fn clone_box(&self) -> Box<dyn Policy> {
-        Box::new(self.clone())
     }
 }

@@ -87,7 +87,7 @@ impl Policy for Srtf {
 
     fn schedule(&mut self, view: &View<'_>, out: &mut Decision) {
         let mut ranked: Vec<(f64, u32)> = view
-            .active
+            .active()
             .iter()
             .map(|&j| {
                 let req = gang_request(view, j, self.peak);
@@ -102,9 +102,5 @@ impl Policy for Srtf {
         let peak = self.peak;
         let (plan, _) = gang_plan(view, &order, true, &|j| gang_request(view, j, peak));
         out.apply_plan(view, plan);
-    }
-
-    fn clone_box(&self) -> Box<dyn Policy> {
-        Box::new(self.clone())
     }
 }

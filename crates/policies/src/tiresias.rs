@@ -118,11 +118,11 @@ impl Policy for Tiresias {
     }
 
     fn schedule(&mut self, view: &View<'_>, out: &mut Decision) {
-        if self.jobs.len() < view.specs.len() {
-            self.jobs.resize(view.specs.len(), QueueState::default());
+        if self.jobs.len() < view.id_bound() {
+            self.jobs.resize(view.id_bound(), QueueState::default());
         }
-        let now = view.now;
-        for &j in view.active.iter() {
+        let now = view.now();
+        for &j in view.active().iter() {
             if !self.jobs[j as usize].seen {
                 let stamp = self.stamp(view.spec(j).arrival);
                 let q = &mut self.jobs[j as usize];
@@ -151,7 +151,7 @@ impl Policy for Tiresias {
                 }
             }
         }
-        let mut order: Vec<u32> = view.active.iter().copied().collect();
+        let mut order: Vec<u32> = view.active().iter().copied().collect();
         schedlab_core::sorting::sort_by(&mut order, |a, b| {
             let (qa, qb) = (&self.jobs[*a as usize], &self.jobs[*b as usize]);
             qa.level
@@ -193,9 +193,5 @@ impl Policy for Tiresias {
         if next_wake.is_finite() && self.round_s == 0.0 {
             out.wake_at(next_wake);
         }
-    }
-
-    fn clone_box(&self) -> Box<dyn Policy> {
-        Box::new(self.clone())
     }
 }

@@ -13,6 +13,7 @@ mod events;
 pub mod insight;
 mod pools;
 mod recorder;
+pub mod rules;
 mod state;
 mod store;
 mod timeline;
@@ -22,13 +23,12 @@ pub use config::{
     Calibration, DelayRule, EngineConfig, EngineSettings, Measure, Reconfig, ReconfigRule,
     ENGINE_PARAMS,
 };
-pub use contract::{Knowledge, Policy, Trigger};
+pub use contract::{Knowledge, Policy, PolicyClone, Trigger};
 pub use engine::{Forecast, JobResult, Outcome, Progress, Simulation, TypeTime};
 pub use insight::{ConfigCol, RoundInsight};
 pub use pools::PoolResult;
+pub use rules::{max_useful_gpus, natural_batch, rigid_batch, Rules};
 pub use state::{JobState, Phase, RestartKinds};
 pub use store::JobStore;
 pub use timeline::{PlanRecord, PlanStep, RoundStat, Segment, Timeline};
-pub use view::{
-    max_useful_gpus, natural_batch, rigid_batch, Assignment, Decision, Oracle, RateFn, View,
-};
+pub use view::{Assignment, Decision, Oracle, RateFn, View};

@@ -3,7 +3,9 @@
 //! (`schedlab reproduce TARGET`). One module per paper.
 
 pub mod afs;
+pub mod all;
 pub mod anticipatory;
+pub mod claims;
 pub mod copter;
 pub mod pcs;
 pub mod sia;

@@ -162,7 +162,7 @@ impl Asia {
                             return ledger.unused_quota(q) as u64;
                         }
                         let want = ledger.pending_load(view, q) as u64
-                            + pred.total_new_load(q, w, view.now);
+                            + pred.total_new_load(q, w, view.now());
                         want.min(ledger.unused_quota(q) as u64)
                     })
                     .collect();
@@ -215,13 +215,13 @@ impl Asia {
         }
     }
 
-    /// Running opportunistic jobs that may be preempted, as (job, GPUs),
-    /// latest started first.
+    /// Running opportunistic jobs that may be preempted (not pinned), as
+    /// (job, GPUs), latest started first.
     fn reclaimable(&self, view: &View) -> Vec<(u32, u32)> {
         self.lent_order
             .iter()
             .rev()
-            .filter(|&&j| view.spec(j).preemptible)
+            .filter(|&&j| !view.pinned(j))
             .map(|&j| (j, view.gpus_of(j)))
             .collect()
     }
@@ -284,7 +284,7 @@ impl Policy for Asia {
         ledger.isolate(&self.isolate);
         let mut packer = view.packer_idle();
         if self.preempt {
-            self.lent_order.retain(|j| view.running.contains(j));
+            self.lent_order.retain(|j| view.running().contains(j));
             self.reclaim_for_heads(view, &mut ledger, &mut packer, out);
         }
         start_heads(view, &mut ledger, &mut packer, out, true);
@@ -292,12 +292,8 @@ impl Policy for Asia {
             self.spare(view, &mut ledger, &mut packer, out);
             let waiting = ledger.pending.iter().any(|p| !p.is_empty());
             if waiting && packer.free_total() > 0 {
-                out.wake_at(view.now + self.tick_s);
+                out.wake_at(view.now() + self.tick_s);
             }
         }
-    }
-
-    fn clone_box(&self) -> Box<dyn Policy> {
-        Box::new(self.clone())
     }
 }

@@ -105,15 +105,15 @@ impl Sts {
         all: &[Config],
     ) -> Vec<Option_> {
         let prev = self.last.get(&f.job).copied();
-        let switch_due = prev.is_some_and(|c| c.switch_at <= view.now + 1e-6);
+        let switch_due = prev.is_some_and(|c| c.switch_at <= view.now() + 1e-6);
         let job = staircase::Job {
             survival,
             done: f.done,
             max: f.max,
-            deadline: f.due - view.now,
+            deadline: f.due - view.now(),
         };
         let mut out = Vec::new();
-        for &kind in &view.cluster.kinds {
+        for &kind in &view.cluster().kinds {
             let ladder: Vec<&Config> = all.iter().filter(|c| c.kind == kind).collect();
             if ladder.is_empty() {
                 continue;
@@ -155,7 +155,7 @@ impl Sts {
             let rank = if plan.feasible {
                 plan.expected_cost
             } else {
-                plan.expected_cost + f.eta * (view.now + plan.worst_time(f.done) - f.due).max(0.0)
+                plan.expected_cost + f.eta * (view.now() + plan.worst_time(f.done) - f.due).max(0.0)
             };
             if self.sharing && plan.feasible && first.gpus == 1 {
                 if let Some(shared) = self.shared_option(view, f, &job, &levels, config) {
@@ -206,8 +206,7 @@ impl Sts {
             .iter()
             .copied()
             .find(|fr| (fr * gpu_mb as f64) >= mem_mb as f64)?;
-        let model = view.zoo.get(view.state(f.job).model);
-        let slow = model.share_slowdown(frac);
+        let slow = view.sharing_slowdown(f.job, frac);
         let mut slowed = levels.to_vec();
         slowed[0].speed /= slow;
         let plan = staircase::solve(job, &slowed)?;
@@ -243,8 +242,8 @@ impl Policy for Sts {
     }
 
     fn schedule(&mut self, view: &View<'_>, out: &mut Decision) {
-        let now = view.now;
-        for j in view.completed {
+        let now = view.now();
+        for j in view.completed() {
             self.last.remove(j);
         }
         let mut facts = Vec::new();
@@ -263,9 +262,9 @@ impl Policy for Sts {
         let order = by_pressure(keyed);
         let (mut packer, mut plan) = super::start_plan(view);
         // Slices of movable jobs are re-placed like everything else.
-        for &j in view.running.iter() {
+        for &j in view.running().iter() {
             if let Some(p) = view.placement(j).filter(|p| p.slice.is_some()) {
-                if view.spec(j).preemptible {
+                if !view.pinned(j) {
                     packer.unclaim(p);
                 }
             }
@@ -349,14 +348,10 @@ impl Policy for Sts {
                 out.wake_at(c.switch_at);
             }
         }
-        if !view.active.is_empty() {
+        if !view.active().is_empty() {
             out.wake_at(now + self.period_s);
         }
         out.apply_plan(view, plan);
-    }
-
-    fn clone_box(&self) -> Box<dyn Policy> {
-        Box::new(self.clone())
     }
 }
 
@@ -370,7 +365,7 @@ fn fill_idle(
     facts: &[(Facts, Vec<Config>)],
     index: &BTreeMap<u32, usize>,
 ) {
-    let nodes = view.cluster.nodes.len();
+    let nodes = view.cluster().nodes.len();
     let mut used = vec![0u64; nodes];
     for (_, p, _) in plan.iter() {
         for s in &p.shares {
@@ -386,7 +381,7 @@ fn fill_idle(
     for i in entries {
         let (job, placement, _) = &mut plan[i];
         let share = placement.shares[0];
-        let node = &view.cluster.nodes[share.node as usize];
+        let node = &view.cluster().nodes[share.node as usize];
         let mut free = node_mask(node.gpus) & !used[share.node as usize];
         let all = &facts[index[job]].1;
         let speed_at = |g: u32| {

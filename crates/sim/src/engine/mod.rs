@@ -12,7 +12,7 @@ mod resolve;
 
 use delay::PendingDecision;
 use occupancy::Occupancy;
-use resolve::resolve_jobs;
+pub(crate) use resolve::resolve_jobs;
 
 pub use fork::Forecast;
 pub use outcome::{JobResult, Outcome, Progress, TypeTime};
@@ -524,6 +524,7 @@ impl Simulation {
         let mut decision = Decision::default();
         let want_insight = self.recorder.wants_insight();
         let mut policy = self.policy.take().expect("the policy is not lent out");
+        let breach;
         {
             let view = View {
                 now: self.now,
@@ -541,12 +542,24 @@ impl Simulation {
                 measure: self.cfg.measure,
                 early_stop: self.cfg.early_stop,
                 insight: want_insight,
+                rules: crate::rules::Rules::of(&self.cfg),
                 oracle: self.oracle,
                 sim: self,
+                breach: Default::default(),
             };
             policy.schedule(&view, &mut decision);
+            breach = view.take_breach();
         }
         self.policy = Some(policy);
+        if let Some(why) = breach {
+            return Err(Error::Internal(format!(
+                "policy '{}': {why}",
+                self.policy_name()
+            )));
+        }
+        // A decision may name only jobs active at this call, even if it
+        // takes effect later (`engine.scheduler_delay`).
+        self.check_names(&decision)?;
         // Paired solves only measure other methods: not the policy's time.
         let paired_s: f64 = decision.solver_paired.iter().map(|(_, s)| s).sum();
         let policy_s = (started.elapsed().as_secs_f64() - paired_s).max(0.0);

@@ -65,9 +65,9 @@ pub struct Outcome {
     pub stop_reason: String,
     /// Adjustments the engine made to the input (e.g. clamped requests).
     pub notes: Vec<String>,
-    /// Goodput models ran slowed by the Sia simulator's calibration
-    /// (`engine.calibration=sia`); metrics scale their references alike.
-    pub sia_calibration: bool,
+    /// The engine's rules the run followed (restart delays, calibration):
+    /// metrics apply the same ones to their references.
+    pub rules: crate::Rules,
     /// Per-pool usage (empty unless the run declares pools).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub pools: Vec<crate::PoolResult>,
@@ -179,7 +179,7 @@ impl Simulation {
             incomplete: self.jobs.len() - self.completed,
             stop_reason: self.stop_reason.clone().unwrap_or_else(|| "running".into()),
             notes: self.notes.clone(),
-            sia_calibration: self.cfg.sia_calibration,
+            rules: crate::Rules::of(&self.cfg),
         }
     }
 }

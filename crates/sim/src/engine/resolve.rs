@@ -6,14 +6,14 @@ use schedlab_model::cluster::{Cluster, GpuKind};
 use schedlab_model::perf::{BatchChoice, ModelZoo, RateQuery};
 use schedlab_model::workload::{Adaptivity, JobSpec, Trace};
 
-/// Resolves each job's model and total work, refusing jobs the cluster
-/// can never run.
+/// Resolves each job's model and declared work (`rules::declared_work`),
+/// refusing jobs the cluster can never run.
 ///
 /// An elastic job whose request exceeds every GPU type (possible on a
 /// heterogeneous cluster) has its request clamped to the largest type, with
 /// a note; a rigid or type-pinned one is refused, as is any request larger
 /// than the whole cluster.
-pub(super) fn resolve_jobs(
+pub(crate) fn resolve_jobs(
     trace: &Trace,
     specs: &mut [JobSpec],
     cluster: &Cluster,
@@ -96,47 +96,8 @@ pub(super) fn resolve_jobs(
             ));
         }
         let info = zoo.get(model);
-        let work = match (spec.work, spec.duration) {
-            (Some(w), _) => w,
-            (None, Some(d)) => {
-                let batch = if spec.batch_size > 0 {
-                    spec.batch_size
-                } else {
-                    info.default_batch
-                };
-                let per_node = cluster.max_node_gpus(kind).max(1);
-                let q = RateQuery {
-                    kind,
-                    gpus: spec.gpus,
-                    nodes: spec.gpus.div_ceil(per_node),
-                    batch: BatchChoice::Fixed(batch),
-                    progress: 0.0,
-                };
-                let r = zoo.rate(model, &q).per_s;
-                let work = zoo.work_for_duration(model, &q, d);
-                if r <= 0.0 || !r.is_finite() || work.is_nan() || work <= 0.0 {
-                    return Err(err(
-                        "model",
-                        format!(
-                            "model '{}' makes no progress on {} {} GPUs",
-                            info.name,
-                            spec.gpus,
-                            kind.name()
-                        ),
-                    ));
-                }
-                work
-            }
-            (None, None) => info.default_work.ok_or_else(|| {
-                err(
-                    "duration",
-                    format!(
-                        "no work or duration given and model '{}' has no default length",
-                        info.name
-                    ),
-                )
-            })?,
-        };
+        let work = crate::rules::declared_work(spec, model, kind, cluster, zoo)
+            .map_err(|(field, msg)| err(field, msg))?;
         // A job that no GPU type it may use can advance would wait forever.
         let kinds: Vec<GpuKind> = if spec.gpu_type.is_some() {
             vec![kind]
@@ -150,11 +111,7 @@ pub(super) fn resolve_jobs(
                 kind: k,
                 gpus,
                 nodes: gpus.div_ceil(per_node),
-                batch: BatchChoice::Fixed(if spec.batch_size > 0 {
-                    spec.batch_size
-                } else {
-                    info.default_batch
-                }),
+                batch: BatchChoice::Fixed(crate::rules::rigid_batch(spec, info)),
                 progress: 0.0,
             };
             zoo.rate(model, &q).per_s > 0.0

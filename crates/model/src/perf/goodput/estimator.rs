@@ -19,7 +19,7 @@
 //! - variants ([`ProfilingMode`]): the thesis (1-GPU profiles on every type
 //!   before the first allocation, charged), the artifact default (no
 //!   profile before the first run; brand-new jobs value every type's 1-GPU
-//!   configuration equally), an oracle (θ known on every type), and no
+//!   configuration equally), the true model (θ known on every type), and no
 //!   profiling (no projection).
 //!
 //! Everything is in `BTreeMap`s and `Vec`s in the order the caller gives
@@ -56,8 +56,9 @@ pub enum ProfilingMode {
     /// its own θ the estimate, and projection takes the first type (in
     /// the caller's order) that has a model.
     Artifact,
-    /// Oracle: θ of every type is known from the start (all placements).
-    Oracle,
+    /// The true model: θ of every type is known from the start (all
+    /// placements; the `oracle` choice of `sia.profiling`).
+    TrueModel,
     /// No profiling: types without a model are not projected; only their
     /// 1-GPU configuration is offered, at the placeholder value.
     NoProfiling,
@@ -67,7 +68,7 @@ pub enum ProfilingMode {
 schedlab_core::choice!(impl ProfilingMode {
     Thesis = "thesis",
     Artifact = "artifact",
-    Oracle = "oracle",
+    TrueModel = "oracle",
     NoProfiling = "none",
 });
 
@@ -95,8 +96,9 @@ pub enum EstimateSource {
     /// No information: the caller should treat the value as the scale unit
     /// (artifact mode for a brand-new job; no-profiling mode).
     Placeholder,
-    /// The true θ (oracle mode).
-    Oracle,
+    /// The true θ (`ProfilingMode::TrueModel`).
+    #[serde(rename = "oracle")]
+    TrueModel,
 }
 
 /// An estimated goodput for one configuration.
@@ -126,8 +128,8 @@ struct TypeKnowledge {
     profile_fit: Option<PerfParams>,
     /// 1-GPU throughput (samples/s) at the largest 1-GPU batch of the profile.
     xput1: f64,
-    /// θ known by an oracle.
-    oracle: Option<PerfParams>,
+    /// θ known from the start (`ProfilingMode::TrueModel`).
+    true_params: Option<PerfParams>,
     max_replicas_run: u32,
 }
 
@@ -151,7 +153,7 @@ pub struct GoodputEstimator {
 impl GoodputEstimator {
     /// A fresh estimator for a job of `model` on a cluster with these GPU
     /// types (and GPUs per node), in the cluster's order. The profiling
-    /// data (1-GPU throughput of each type, oracle θ) comes from the model,
+    /// data (1-GPU throughput of each type, true θ) comes from the model,
     /// the simulator's ground truth.
     pub fn new(model: &GoodputModel, kinds: &[(GpuKind, u32)], mode: ProfilingMode) -> Self {
         Self::new_with(model, kinds, mode, &mut |_, profile| {
@@ -190,7 +192,7 @@ impl GoodputEstimator {
                     state: TypeState::Unprofiled,
                     profile_fit,
                     xput1,
-                    oracle: (mode == ProfilingMode::Oracle).then_some(tp.params),
+                    true_params: (mode == ProfilingMode::TrueModel).then_some(tp.params),
                     max_replicas_run: 0,
                 }
             })
@@ -414,7 +416,7 @@ impl GoodputEstimator {
             ProfilingMode::Artifact => candidates.first().copied(),
             // [I] (spec ambiguity 6): most multi-GPU observations, then the
             // closest 1-GPU throughput, then cluster order.
-            _ => {
+            ProfilingMode::Thesis | ProfilingMode::TrueModel | ProfilingMode::NoProfiling => {
                 let xb = self.types[b].xput1;
                 candidates.into_iter().min_by(|&x, &y| {
                     let multi = |a: usize| {
@@ -462,12 +464,12 @@ impl GoodputEstimator {
             max_batch
         };
         let t = &self.types[b];
-        if let Some(theta) = t.oracle {
+        if let Some(theta) = t.true_params {
             let (plan, g) = self.best_with(b, &theta, nodes, replicas, max_batch);
             return Some(Estimate {
                 goodput: g,
                 plan: Some(plan),
-                source: EstimateSource::Oracle,
+                source: EstimateSource::TrueModel,
             });
         }
         let own = |state| {
@@ -667,9 +669,9 @@ mod tests {
         assert!(est.estimate(rtx, 1, 2, 0).is_none());
         assert_eq!(est.profiling_cost_gpu_s(), 40.0);
         // Oracle: the true model everywhere.
-        let est = GoodputEstimator::new(&m, &kinds, ProfilingMode::Oracle);
+        let est = GoodputEstimator::new(&m, &kinds, ProfilingMode::TrueModel);
         let e = est.estimate(rtx, 1, 8, 0).unwrap();
-        assert_eq!(e.source, EstimateSource::Oracle);
+        assert_eq!(e.source, EstimateSource::TrueModel);
         // No profiling: a learned t4 does not project onto rtx.
         let mut est = GoodputEstimator::new(&m, &kinds, ProfilingMode::NoProfiling);
         run_one(&mut est, &m, t4, 1, 2);
