@@ -4,6 +4,7 @@
 # the npm binaryen package (wasm-opt) when they are missing.
 #   bash scripts/build-wasm.sh                 tools, then core, full and full-plain
 #   bash scripts/build-wasm.sh tools core ...  only the steps named, in that order
+# Whatever the steps, it then bundles the paper results (see summary below).
 # (scripts/serve.sh runs the steps one by one: the core package first, so the page opens
 # while the full ones build.)
 set -euo pipefail
@@ -69,6 +70,18 @@ build_package() { # OUT_DIR simd|plain O3|none CARGO_FEATURE_ARGS...
   ls -l "$out/schedlab_bg.wasm" | awk -v out="$out" '{printf "%s: %d bytes", out, $5}' >&2
   gzip -9 -c "$out/schedlab_bg.wasm" | wc -c | awk '{printf " (%d gzipped)\n", $1}' >&2
 }
+# The paper results the page's "Paper results" view shows (?view=papers, www/js/papers.js):
+# docs/paper-results/summary.json, written by `schedlab reproduce all --out DIR`, copied into
+# the served folder (www/paper-results/ is git-ignored: never commit a copy there). Without it
+# a copy left from before is removed, so the page never shows results the repository dropped.
+summary() {
+  if [ -f docs/paper-results/summary.json ]; then
+    mkdir -p www/paper-results
+    cp docs/paper-results/summary.json www/paper-results/summary.json
+  else
+    rm -f www/paper-results/summary.json
+  fi
+}
 [ $# -gt 0 ] || set -- tools core full full-plain
 for step in "$@"; do
   case $step in
@@ -76,6 +89,8 @@ for step in "$@"; do
     core) build_package www/pkg plain O3 --features page-core ;;
     full) build_package www/pkg-full simd none ;;
     full-plain) build_package www/pkg-full-plain plain none ;;
-    *) echo "build-wasm.sh: unknown step '$step' (tools, core, full, full-plain)" >&2; exit 2 ;;
+    summary) ;;
+    *) echo "build-wasm.sh: unknown step '$step' (tools, core, full, full-plain, summary)" >&2; exit 2 ;;
   esac
 done
+summary

@@ -4,7 +4,8 @@
 #   1. tools: the wasm target, wasm-bindgen-cli and wasm-opt when missing (build-wasm.sh tools)
 #   2. the core package (www/pkg), when missing or older than the sources: all the page needs
 #      to open and run every policy but the LP-based and large ones
-#   3. serve www/ and print the URL
+#   3. bundle the paper results (docs/paper-results/summary.json into www/paper-results/, for
+#      the page's ?view=papers), serve www/ and print the URL
 #   4. the full packages (www/pkg-full with SIMD, www/pkg-full-plain without), behind the
 #      server; www/build-status.json tells the page while they build, so it says when the
 #      LP-based policies (sia, pollux, gavel, ...) become available and runs them then.
@@ -41,6 +42,13 @@ if stale www/pkg/schedlab_bg.wasm; then
   step "core package: $(built www/pkg)"
 else
   step "core package (www/pkg): up to date"
+fi
+
+build summary
+if [ -f www/paper-results/summary.json ]; then
+  step "paper results: docs/paper-results/summary.json bundled (the page's ?view=papers)"
+else
+  step "paper results: none to bundle (no docs/paper-results/summary.json; the page's view says how to make one)"
 fi
 
 full_stale=()

@@ -5,7 +5,8 @@
 # and runs tests/browser/*.test.mjs with Node's test runner, Playwright
 # (playwright-core) and Debian's Chromium, headless: page.test.mjs and sia.test.mjs (the page,
 # Sia's views), truth.test.mjs (issue 48, one test per item, with axe-core), defects.test.mjs
-# (issue 48's defect links as a person sees them) and serve.test.mjs (scripts/serve.sh).
+# (issue 48's defect links as a person sees them), serve.test.mjs (scripts/serve.sh) and
+# papers.test.mjs (the "Paper results" view, issue 50).
 # SCHEDLAB_BROWSER_TESTS=FILE... runs only those. Screenshots and the
 # measured numbers go to tests/browser/artifacts/ (git-ignored).
 set -euo pipefail

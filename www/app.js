@@ -25,6 +25,7 @@ import { metricApplies } from './js/applies.js';
 import { CostBook, costRank, doneShare, etaSeconds, fmtWait } from './js/schedule.js';
 import { plainWords, glossaryFor } from './js/words.js';
 import { Notices, traceFileProblem, readableError, droppedHtml } from './js/notices.js';
+import { papers } from './js/papers.js';
 
 const $ = (sel) => document.querySelector(sel);
 const stats = { firstFrameMs: null, fps: 0, renderMs: 0, frames: 0, runs: 0, errors: 0, phase: 'loading' };
@@ -698,7 +699,7 @@ function updateUrl(t) {
   const s = { ...state, t: t ?? null, speed: anim.userSpeed ? anim.speed : null, gantt: view && view.ganttChosen ? $('#gantt-policy').value || null : null };
   // While its banner stands, the link keeps naming the uploaded trace it was made with.
   if (state.missingUpload && notices.has('upload-missing')) s.trace = { kind: 'upload', name: state.missingUpload };
-  history.replaceState(null, '', toUrl(s));
+  history.replaceState(null, '', papers.withView(toUrl(s))); // the view shown stays in the link
   $('#open-full').href = toUrl({ ...s, embed: false });
   embedCaption();
 }
@@ -848,10 +849,12 @@ function bind() {
   }
   $('#file').addEventListener('change', (e) => { handleFile(e.target.files[0]); e.target.value = ''; });
   let dragDepth = 0;
-  window.addEventListener('dragenter', (e) => { if (e.dataTransfer && [...e.dataTransfer.types].includes('Files')) { dragDepth++; $('#dropzone').hidden = false; } });
+  // In the paper results view a dropped file is a summary (js/papers.js), not a trace.
+  window.addEventListener('dragenter', (e) => { if (!papers.active && e.dataTransfer && [...e.dataTransfer.types].includes('Files')) { dragDepth++; $('#dropzone').hidden = false; } });
   window.addEventListener('dragleave', () => { if (--dragDepth <= 0) { dragDepth = 0; $('#dropzone').hidden = true; } });
   window.addEventListener('dragover', (e) => e.preventDefault());
   window.addEventListener('drop', (e) => {
+    if (papers.active) return;
     e.preventDefault();
     dragDepth = 0;
     $('#dropzone').hidden = true;
@@ -864,6 +867,7 @@ function bind() {
 }
 
 function onKey(e) {
+  if (papers.active) return; // the playback keys belong to the simulation view
   const tag = (e.target.tagName || '').toLowerCase();
   const typing = ['input', 'select', 'textarea'].includes(tag) && e.target.type !== 'range' && e.target.type !== 'checkbox';
   if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) { e.preventDefault(); startRun(); return; }
@@ -1011,7 +1015,8 @@ async function boot() {
   requestAnimationFrame(frame);
   stats.boot.ui = performance.now() - b3;
   stats.phase = 'ready';
-  if (await resolveUrlTrace()) startRun();
+  // Opened on the paper results (?view=papers), the first comparison waits until the simulation is shown.
+  if (await resolveUrlTrace()) papers.whenSimulation(startRun);
 }
 
 /**

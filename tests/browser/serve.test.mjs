@@ -47,6 +47,13 @@ test('serve.sh prints one timed line per step and serves the page', { timeout: 1
     assert.equal(url, `http://127.0.0.1:${port}/`);
     const page = await (await fetch(url)).text();
     assert.match(page, /<title>schedlab/);
+    // The paper results: docs/paper-results/summary.json is served to the page's view when the
+    // repository has it, and no stale copy is served when it has none.
+    assert.ok(lines.some((l) => /paper results: /.test(l)), lines.join('\n'));
+    const committed = path.join(root, 'docs', 'paper-results', 'summary.json');
+    const served = await fetch(`${url}paper-results/summary.json`);
+    assert.equal(served.ok, existsSync(committed), `served ${served.status}, committed ${existsSync(committed)}`);
+    if (served.ok) assert.equal(await served.text(), readFileSync(committed, 'utf8'));
     assert.ok(existsSync(log), 'no build log');
     assert.ok(!/Compiling/.test(lines.join('\n')), 'cargo output on the terminal');
     assert.ok(readFileSync(log, 'utf8').length >= 0);

@@ -40,5 +40,6 @@ mod sia_insight;
 mod sia_policy;
 mod sia_restarts;
 mod sts;
+mod sts_data;
 mod sweep;
 mod table_models;

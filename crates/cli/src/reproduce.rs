@@ -109,10 +109,15 @@ pub struct ReproduceArgs {
     /// copter: the COpter artifact's data (workloads/); default ../shared/data/copter when it exists.
     #[arg(long, value_name = "DIR")]
     pub copter_dir: Option<String>,
-    /// sts: instances (seeds) per scenario (the paper: 3). anticipatory:
-    /// seeds per synthetic configuration.
-    #[arg(long, default_value_t = 2)]
-    pub instances: u32,
+    /// sts: instances (seeds) per scenario (the paper: 3; default 3 with --sts-data, the
+    /// authors' seeds 1000, 4000, 9000, else 2). anticipatory: seeds per synthetic
+    /// configuration (default 2).
+    #[arg(long)]
+    pub instances: Option<u32>,
+    /// sts: the STS authors' data (e.g. ../shared/data/sts): their profiles, epoch laws,
+    /// node costs, sharing slots and generator rules instead of the placeholder profiles.
+    #[arg(long = "sts-data", value_name = "DIR")]
+    pub sts_data: Option<String>,
     /// anticipatory: Appendix C variants, comma-separated (default: all nine).
     #[arg(long)]
     pub variants: Option<String>,
@@ -529,6 +534,12 @@ fn reproduce_sts(a: &ReproduceArgs) -> Result<()> {
     let nodes = |text: &str, what: &str| -> Result<Vec<u32>> {
         counts(&format!("--{what}"), text, 1000, "a node count")
     };
+    let data = match &a.sts_data {
+        Some(dir) => Some(std::sync::Arc::new(
+            schedlab_model::perf::sts_data::StsData::read_dir(dir)?,
+        )),
+        None => None,
+    };
     let opts = sts::Options {
         sizes: nodes(a.sizes.as_deref().unwrap_or("10,30,50"), "sizes")?,
         patterns: a
@@ -538,10 +549,11 @@ fn reproduce_sts(a: &ReproduceArgs) -> Result<()> {
             .split(',')
             .map(|x| x.trim().to_string())
             .collect(),
-        instances: a.instances,
+        instances: a.instances.unwrap_or(if data.is_some() { 3 } else { 2 }),
         timing_sizes: nodes(&a.timing_sizes, "timing-sizes")?,
         settings,
         seed: a.seed,
+        data,
     };
     let report = sts::reproduce(&opts, &mut progress(a.quiet))?;
     let text = if a.format == "json" {
@@ -647,7 +659,7 @@ fn reproduce_anticipatory(a: &ReproduceArgs) -> Result<()> {
         ));
     }
     let opts = anticipatory::Options {
-        seeds: a.instances.max(1),
+        seeds: a.instances.unwrap_or(2).max(1),
         variants,
         days: a.days,
         helios_days: a.helios_days,

@@ -15,6 +15,7 @@ use schedlab_core::params::{split_overrides, Params};
 use schedlab_core::settings::Settings;
 use schedlab_model::cluster::Cluster;
 use schedlab_model::perf::profiles::ProfileSet;
+use schedlab_model::perf::sts_data::StsData;
 use schedlab_model::perf::{ModelInfo, ModelZoo, ZooSettings};
 use schedlab_model::workload::Trace;
 use schedlab_sim::{EngineConfig, EngineSettings, Progress, Simulation};
@@ -304,6 +305,8 @@ pub struct ZooSource {
     pub table_models: Vec<ModelInfo>,
     /// Gavel's measured job types (`--gavel-throughputs`).
     pub gavel_models: Vec<ModelInfo>,
+    /// The STS authors' data (`--sts-data`): profiles, node costs, slots.
+    pub sts_data: Option<Arc<StsData>>,
 }
 
 impl ZooSource {
@@ -329,6 +332,9 @@ impl ZooSource {
         }
         if let Some((set, label)) = &self.profiles {
             zoo.add_profiles(set, label)?;
+        }
+        if let Some(data) = &self.sts_data {
+            data.apply(&mut zoo)?;
         }
         for m in self.table_models.iter().chain(&self.gavel_models) {
             zoo.insert(m.clone());

@@ -83,11 +83,11 @@ impl Rules {
     }
 }
 
-/// The factor by which a job of `model` runs slower on a `fraction` of a
+/// The factor by which a job runs slower on a `fraction` of a
 /// GPU shared with others (1 on whole GPUs; STS §2.7's interference).
-pub fn sharing_slowdown(model: &ModelInfo, fraction: f64) -> f64 {
+pub fn sharing_slowdown(zoo: &ModelZoo, kind: GpuKind, fraction: f64) -> f64 {
     if fraction < 1.0 {
-        model.share_slowdown(fraction)
+        zoo.sharing().slowdown(kind, fraction)
     } else {
         1.0
     }

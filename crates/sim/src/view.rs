@@ -294,10 +294,25 @@ impl<'a> View<'a> {
         self.rules.restart_delay(self.model(job))
     }
 
-    /// How much slower the job runs on a `fraction` of a shared GPU
-    /// (`rules::sharing_slowdown`).
-    pub fn sharing_slowdown(&self, job: u32, fraction: f64) -> f64 {
-        rules::sharing_slowdown(self.model(job), fraction)
+    /// How much slower a job runs on a `fraction` of a shared GPU of
+    /// `kind` (`rules::sharing_slowdown`: the zoo's sharing table).
+    pub fn sharing_slowdown(&self, kind: GpuKind, fraction: f64) -> f64 {
+        rules::sharing_slowdown(self.zoo, kind, fraction)
+    }
+
+    /// What a node's busy GPUs cost per hour, by type and count (the
+    /// zoo's price table; the same prices the engine's cost meter uses).
+    pub fn prices(&self) -> &'a schedlab_model::perf::price::PriceTable {
+        self.zoo.prices()
+    }
+
+    /// The slices a GPU of `kind` can be shared into (fraction and
+    /// slowdown), from the zoo's sharing table.
+    pub fn sharing_slots(
+        &self,
+        kind: GpuKind,
+    ) -> impl Iterator<Item = &'a schedlab_model::perf::sharing::Slot> {
+        self.zoo.sharing().slots(kind)
     }
 
     /// Memory the job needs on a GPU, in MB (0 if unknown): what a slice

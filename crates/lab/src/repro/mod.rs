@@ -10,6 +10,7 @@ pub mod copter;
 pub mod pcs;
 pub mod sia;
 pub mod sts;
+pub mod sts_targets;
 
 /// Known reproduction targets: (name, description).
 pub const TARGETS: &[(&str, &str)] = &[

@@ -24,9 +24,14 @@ use std::collections::BTreeMap;
 /// Epochs a job without an epoch law is planned in (its work normalised).
 const NOMINAL_EPOCHS: usize = 100;
 
-/// Dollars per GPU-hour for planning: the type's price, else 1.
-pub fn planning_price(kind: GpuKind) -> f64 {
-    schedlab_model::perf::price::gpu_price_usd_h(kind).unwrap_or(1.0)
+/// Dollars per hour of `gpus` GPUs of `kind` on one node, for planning:
+/// the zoo's node cost (`perf::price`), else 1 per GPU.
+pub fn planning_price(
+    prices: &schedlab_model::perf::price::PriceTable,
+    kind: GpuKind,
+    gpus: u32,
+) -> f64 {
+    prices.usd_h(kind, gpus).unwrap_or(gpus as f64)
 }
 
 /// How a baseline estimates the time a job has left.
@@ -132,7 +137,7 @@ pub fn configs(view: &View, f: &Facts) -> Vec<Config> {
                     kind,
                     gpus,
                     speed,
-                    cost: planning_price(kind) * gpus as f64 / 3600.0,
+                    cost: planning_price(view.prices(), kind, gpus) / 3600.0,
                 });
             }
         }

@@ -24,7 +24,7 @@ use std::collections::BTreeMap;
 schedlab_core::settings! {
     /// STS's settings (`--set sts.KEY=VALUE`).
     pub struct StsSettings {
-        sharing: bool = boolean("false", "Let a job whose plan starts on one GPU take a fraction of one GPU (Table IV slots: 1/4 or 1/2 of a K80/M60, 0.1 or 0.15 of an A100) when its plan stays feasible at the slowed speed"),
+        sharing: bool = boolean("false", "Let a job whose plan starts on one GPU take a fraction of one GPU (the zoo's slots: Table IV's 1/4 or 1/2 of a K80/M60, 0.1 or 0.15 of an A100, or the authors' fractions.csv) when its plan stays feasible at the slowed speed"),
         fill_idle: bool = boolean("false", "Post-processing of the paper: give idle GPUs of powered nodes to the jobs already there (less risk of lateness, but with idle GPUs free of charge it doubled the cost on a 10-node trace for no gain in tardiness; docs/STS.md)"),
         period_s: f64 = float("3600", 1.0, 1e7, "H: re-plan at least this often (seconds)"),
         weighted_pressure: bool = boolean("false", "Multiply a positive pressure index by the job's tardiness weight"),
@@ -85,14 +85,6 @@ struct Option_ {
     rank: f64,
     /// On another type, slower than what the job runs at now.
     step_down: bool,
-}
-
-/// GPU fractions STS offers on a type (Table IV), smallest first.
-fn fractions(kind: GpuKind) -> &'static [f64] {
-    match kind.name() {
-        "a100-80" | "a100" => &[0.1, 0.15],
-        _ => &[0.25, 0.5],
-    }
 }
 
 impl Sts {
@@ -202,11 +194,11 @@ impl Sts {
     ) -> Option<Option_> {
         let mem_mb = view.memory_need_mb(f.job);
         let gpu_mb = schedlab_model::cluster::gpu_mem_mb(config.kind);
-        let frac = fractions(config.kind)
-            .iter()
-            .copied()
-            .find(|fr| (fr * gpu_mb as f64) >= mem_mb as f64)?;
-        let slow = view.sharing_slowdown(f.job, frac);
+        // The zoo's slots of the type (Table IV, or the authors' fractions).
+        let slot = view
+            .sharing_slots(config.kind)
+            .find(|s| (s.fraction * gpu_mb as f64) >= mem_mb as f64)?;
+        let (frac, slow) = (slot.fraction, slot.slowdown);
         let mut slowed = levels.to_vec();
         slowed[0].speed /= slow;
         let plan = staircase::solve(job, &slowed)?;

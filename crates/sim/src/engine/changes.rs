@@ -414,7 +414,7 @@ impl Simulation {
         let info = self.zoo.get(st.model);
         let calibration = 1.0 / Rules::of(&self.cfg).calibration_slowdown(info);
         // A slice runs at the 1-GPU rate slowed by interference (STS 2.7).
-        let shared = 1.0 / rules::sharing_slowdown(info, fraction);
+        let shared = 1.0 / rules::sharing_slowdown(&self.zoo, p.kind, fraction);
         st.rate = (r.per_s * calibration * shared).max(0.0);
         st.batch = r.batch;
         st.choice = Some(choice);

@@ -184,7 +184,7 @@ impl Simulation {
         let jobs = JobStore::from_vec(jobs);
         Ok(Simulation {
             homes,
-            occupancy: Occupancy::new(&cluster),
+            occupancy: Occupancy::new(&cluster, zoo.prices()),
             recorder: Recorder::new(cfg.record_timeline, cfg.record_insight),
             pending_call: None,
             pending_decision: None,

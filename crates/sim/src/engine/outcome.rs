@@ -156,17 +156,10 @@ impl Simulation {
                 kind: k.name().to_string(),
                 busy_gpu_h: per_kind[k.0 as usize].busy_s / 3600.0,
                 idle_on_gpu_h: per_kind[k.0 as usize].idle_on_s / 3600.0,
-                price_usd_h: schedlab_model::perf::price::gpu_price_usd_h(*k),
+                price_usd_h: self.zoo.prices().per_gpu_usd_h(*k),
             })
             .collect();
-        let theta = self.cfg.idle_price;
-        let gpu_cost_usd = gpu_time
-            .iter()
-            .filter_map(|t| {
-                t.price_usd_h
-                    .map(|p| p * (t.busy_gpu_h + theta * t.idle_on_gpu_h))
-            })
-            .reduce(|a, b| a + b);
+        let gpu_cost_usd = self.occupancy.cost_usd(now, self.cfg.idle_price);
         Outcome {
             gpu_time,
             gpu_cost_usd,

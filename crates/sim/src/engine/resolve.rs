@@ -24,6 +24,7 @@ pub(crate) fn resolve_jobs(
     let file = trace.name.as_str();
     cluster.pools.check(&cluster.name, cluster.total_gpus)?;
     let mut out = Vec::with_capacity(specs.len());
+    let mut placeholders = 0usize;
     for spec in specs.iter_mut() {
         let line = spec.source_line as usize;
         let who = if line == 0 {
@@ -33,10 +34,18 @@ pub(crate) fn resolve_jobs(
         };
         let err = |field: &str, msg: String| Error::input(file, line, field, format!("{who}{msg}"));
         let model = zoo.lookup(&spec.model).ok_or_else(|| {
+            let hint = if spec
+                .model
+                .starts_with(schedlab_model::perf::sts_data::MODEL_PREFIX)
+            {
+                "; the STS authors' job types come with --sts-data DIR"
+            } else {
+                ""
+            };
             err(
                 "model",
                 format!(
-                    "unknown model '{}' (known: {})",
+                    "unknown model '{}'{hint} (known: {})",
                     spec.model,
                     zoo.names().join(", ")
                 ),
@@ -96,6 +105,7 @@ pub(crate) fn resolve_jobs(
             ));
         }
         let info = zoo.get(model);
+        placeholders += info.is_placeholder() as usize;
         let work = crate::rules::declared_work(spec, model, kind, cluster, zoo)
             .map_err(|(field, msg)| err(field, msg))?;
         // A job that no GPU type it may use can advance would wait forever.
@@ -170,6 +180,12 @@ pub(crate) fn resolve_jobs(
             }
         }
         out.push(st);
+    }
+    if placeholders > 0 {
+        notes.push(format!(
+            "placeholder results: {placeholders} of {} jobs use models whose profiles are placeholders, not measurements (e.g. the STS job types sts/*, spec seed002 §4.1; the authors' measured ones come with --sts-data DIR)",
+            specs.len()
+        ));
     }
     Ok(out)
 }
