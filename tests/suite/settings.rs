@@ -219,3 +219,35 @@ fn validate_and_sweeps_check_their_lists_too() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn every_list_of_names_refuses_empty_and_repeated_entries() {
+    refused(
+        &["bench", "engine", "--jobs", "10", "--policy", "fifo,fifo"],
+        "--policy fifo,fifo: 'fifo' is named twice",
+    );
+    refused(
+        &["bench", "engine", "--jobs", "10", "--policy", "fifo,nosuch"],
+        "nosuch",
+    );
+    refused(
+        &["reproduce", "sia", "--sections", "hetero,hetero"],
+        "--sections hetero,hetero: 'hetero' is named twice",
+    );
+    refused(
+        &["reproduce", "copter", "--sections", "lp-star,,copter"],
+        "--sections lp-star,,copter: entry 2 is empty",
+    );
+    refused(
+        &["reproduce", "pcs", "--schemes", "FIFO,FIFO"],
+        "--schemes FIFO,FIFO: 'FIFO' is named twice",
+    );
+    refused(
+        &["reproduce", "anticipatory", "--variants", "a,a"],
+        "--variants a,a: 'a' is named twice",
+    );
+    refused(
+        &with(SEARCH, &["--objectives", "p1_jct,p01_jct"]),
+        "'p01_jct' is named twice",
+    );
+}

@@ -4,6 +4,7 @@
 use super::write_out;
 use clap::Args;
 use schedlab_core::error::{Error, Result};
+use schedlab_core::params::name_list;
 use schedlab_core::textio::read_text;
 use schedlab_lab::repro::{self, afs, anticipatory, copter, pcs, sia, sts};
 use schedlab_model::workload::Trace;
@@ -382,10 +383,10 @@ fn reproduce_sia(a: &ReproduceArgs) -> Result<()> {
     };
     let sections = match &a.sections {
         None => sia::Section::ALL.to_vec(),
-        Some(s) => s
-            .split(',')
+        Some(s) => name_list("--sections", s)?
+            .iter()
             .map(|x| {
-                sia::Section::by_name(x.trim()).ok_or_else(|| {
+                sia::Section::by_name(x).ok_or_else(|| {
                     Error::config(format!(
                         "--sections: '{x}' is not one of hetero, homog, ftf, scale"
                     ))
@@ -485,14 +486,10 @@ fn reproduce_pcs(a: &ReproduceArgs) -> Result<()> {
             .collect(),
     };
     let (fig9, fig9b, fig9c) = pcs_sections(a.sections.as_deref())?;
-    let schemes: Vec<String> = a
-        .schemes
-        .as_deref()
-        .unwrap_or("")
-        .split(',')
-        .map(|x| x.trim().to_string())
-        .filter(|x| !x.is_empty())
-        .collect();
+    let schemes = match &a.schemes {
+        Some(list) => name_list("--schemes", list)?,
+        None => Vec::new(),
+    };
     pcs::check_schemes(&schemes)?;
     let opts = pcs::Options {
         pcs_dir: dir,
@@ -578,13 +575,10 @@ fn reproduce_copter(a: &ReproduceArgs) -> Result<()> {
         Some(s) => parse_scales("--scaling", s)?,
         None => Vec::new(),
     };
-    let methods = a
-        .sections
-        .as_deref()
-        .unwrap_or("lp-star,pop-16,copter")
-        .split(',')
-        .map(|x| x.trim().to_string())
-        .collect();
+    let methods = name_list(
+        "--sections",
+        a.sections.as_deref().unwrap_or("lp-star,pop-16,copter"),
+    )?;
     let default_dir = "../shared/data/copter";
     let opts = copter::Options {
         scales,
@@ -637,7 +631,7 @@ fn reproduce_copter(a: &ReproduceArgs) -> Result<()> {
 fn reproduce_anticipatory(a: &ReproduceArgs) -> Result<()> {
     let settings = settings(a, anticipatory::POLICIES)?;
     let variants = match &a.variants {
-        Some(v) => v.split(',').map(|x| x.trim().to_string()).collect(),
+        Some(v) => name_list("--variants", v)?,
         None => anticipatory::all_variants(),
     };
     let scales = a

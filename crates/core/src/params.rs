@@ -339,6 +339,28 @@ fn clip(text: &str) -> String {
     }
 }
 
+/// A comma-separated list of names given to `flag` (`--policy`, `--schemes`,
+/// a page's `policies=`), trimmed: an empty entry or a name given twice is
+/// an error naming it (a repeated name would run the same thing twice).
+pub fn name_list(flag: &str, text: &str) -> Result<Vec<String>> {
+    let mut out: Vec<String> = Vec::new();
+    for (i, name) in text.split(',').map(str::trim).enumerate() {
+        if name.is_empty() {
+            return Err(Error::config(format!(
+                "{flag} {text}: entry {} is empty",
+                i + 1
+            )));
+        }
+        if out.iter().any(|p| p == name) {
+            return Err(Error::config(format!(
+                "{flag} {text}: '{name}' is named twice"
+            )));
+        }
+        out.push(name.to_string());
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -425,5 +447,15 @@ mod tests {
         for bad in [".k=1", "fifo.=1", " .x=2", "fifo.k"] {
             assert!(split_overrides(&[bad.into()]).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn name_lists_refuse_empty_and_repeated_entries() {
+        assert_eq!(name_list("--x", " a, b ").unwrap(), ["a", "b"]);
+        let e = name_list("--x", "a,,b").unwrap_err().to_string();
+        assert!(e.contains("--x a,,b: entry 2 is empty"), "{e}");
+        let e = name_list("--x", "a,b,a").unwrap_err().to_string();
+        assert!(e.contains("'a' is named twice"), "{e}");
+        assert!(name_list("--x", "").is_err());
     }
 }

@@ -11,7 +11,7 @@
 //! [`RunSettings::simulation`].
 
 use schedlab_core::error::{Error, Result};
-use schedlab_core::params::{split_overrides, Params};
+use schedlab_core::params::{name_list, split_overrides, Params};
 use schedlab_core::settings::Settings;
 use schedlab_model::cluster::Cluster;
 use schedlab_model::perf::profiles::ProfileSet;
@@ -271,23 +271,11 @@ fn check_owner(owner: &str, policies: &[String]) -> Result<()> {
 /// A comma-separated list of policy names (`--policy`, the page's
 /// `policies=`): every name known, none empty, none twice.
 pub fn parse_policies(flag: &str, text: &str) -> Result<Vec<String>> {
-    let mut out: Vec<String> = Vec::new();
-    for (i, name) in text.split(',').map(str::trim).enumerate() {
-        if name.is_empty() {
-            return Err(Error::config(format!(
-                "{flag} {text}: entry {} is empty",
-                i + 1
-            )));
-        }
-        if out.iter().any(|p| p == name) {
-            return Err(Error::config(format!(
-                "{flag} {text}: '{name}' is named twice"
-            )));
-        }
+    let names = name_list(flag, text)?;
+    for name in &names {
         schedlab_policies::info(name)?;
-        out.push(name.to_string());
     }
-    Ok(out)
+    Ok(names)
 }
 
 /// Where a run's models come from: a named zoo (`builtin`, `pollux-osdi21`)

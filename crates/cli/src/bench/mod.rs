@@ -71,10 +71,12 @@ pub fn bench(a: BenchArgs) -> Result<()> {
         }
     };
     let jobs = a.jobs.unwrap_or(if afs { 50_000 } else { 100_000 });
-    let policies = a
-        .policy
-        .clone()
-        .unwrap_or_else(|| if afs { "afs-l" } else { "fifo,srtf" }.to_string());
+    let policies = schedlab_run::setup::parse_policies(
+        "--policy",
+        a.policy
+            .as_deref()
+            .unwrap_or(if afs { "afs-l" } else { "fifo,srtf" }),
+    )?;
     let (cluster, zoo, trace) = bench_inputs(a, jobs)?;
     println!(
         "bench {}: {} jobs (afs-synthetic, offered load 0.9), cluster {} ({} GPUs), timeline {}{}",
@@ -89,7 +91,7 @@ pub fn bench(a: BenchArgs) -> Result<()> {
             ""
         }
     );
-    for name in policies.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+    for name in &policies {
         let (pol, _) = schedlab_policies::build(name, &[], a.seed)?;
         let mut set = vec![("timeline".to_string(), a.timeline.to_string())];
         if afs {

@@ -72,16 +72,15 @@ impl Objective {
     /// A comma-separated list of objectives (`--objectives`, the page's
     /// choice): at least one, none empty or named twice.
     pub fn parse_list(text: &str) -> Result<Vec<Objective>> {
+        let names = schedlab_core::params::name_list("--objectives", text)?;
         let mut out: Vec<Objective> = Vec::new();
-        for (i, name) in text.split(',').map(str::trim).enumerate() {
-            if name.is_empty() {
-                return Err(Error::config(format!(
-                    "--objectives {text}: entry {} is empty",
-                    i + 1
-                )));
-            }
+        for name in &names {
             let o = Objective::parse(name)?;
-            if out.iter().any(|x| x.name == o.name) {
+            // Two spellings of one objective (p01_jct, p1_jct) are one too.
+            if out
+                .iter()
+                .any(|x| (x.metric, x.percentile) == (o.metric, o.percentile))
+            {
                 return Err(Error::config(format!(
                     "--objectives {text}: '{name}' is named twice"
                 )));
@@ -362,6 +361,7 @@ mod tests {
         for (bad, want) in [
             ("avg_jct,avg_jct", "'avg_jct' is named twice"),
             ("avg_jct,,p99_jct", "entry 2 is empty"),
+            ("p1_jct,p01_jct", "'p01_jct' is named twice"),
             ("avg_speed", "unknown objective"),
         ] {
             let e = Objective::parse_list(bad).unwrap_err().to_string();
