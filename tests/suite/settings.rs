@@ -231,6 +231,10 @@ fn every_list_of_names_refuses_empty_and_repeated_entries() {
         "nosuch",
     );
     refused(
+        &["bench", "--case", "sia-160,,gavel-160"],
+        "--case sia-160,,gavel-160: entry 2 is empty",
+    );
+    refused(
         &["reproduce", "sia", "--sections", "hetero,hetero"],
         "--sections hetero,hetero: 'hetero' is named twice",
     );

@@ -49,15 +49,10 @@ pub struct BenchArgs {
 pub fn bench(a: BenchArgs) -> Result<()> {
     let a = &a;
     let Some(what) = a.what.as_deref() else {
-        let names: Vec<String> = a
-            .case
-            .as_deref()
-            .unwrap_or("")
-            .split(',')
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-            .map(String::from)
-            .collect();
+        let names = match &a.case {
+            Some(list) => schedlab_core::params::name_list("--case", list)?,
+            None => Vec::new(),
+        };
         return suite::suite(&names, a.seed, a.json.as_deref(), a.compare.as_deref());
     };
     let afs = match what {
