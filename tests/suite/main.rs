@@ -33,6 +33,7 @@ mod predictions;
 mod properties;
 mod rigid_baselines;
 mod scheduler_delay;
+mod settings;
 mod shared_gpus;
 mod sia_ilp;
 mod sia_insight;
