@@ -12,7 +12,7 @@
 use proptest::prelude::*;
 use schedlab::cluster::parse_cluster;
 use schedlab::perf::ModelZoo;
-use schedlab::report::{run_policy, Overrides};
+use schedlab::report::{run_policy, RunSettings};
 use schedlab::workload::{Adaptivity, JobSpec, Trace};
 use std::sync::Arc;
 
@@ -76,9 +76,9 @@ proptest! {
         let cluster = Arc::new(parse_cluster("t4:2x4,a100:1x8").unwrap());
         let zoo = Arc::new(ModelZoo::builtin());
         let name = POLICIES[policy];
-        let mut o = Overrides::new();
+        let mut o = RunSettings::default();
         if let Some(h) = stop_h {
-            o.insert("engine".into(), vec![("max_days".into(), format!("{}", h / 24.0))]);
+            o.set("engine", "max_days", &format!("{}", h / 24.0)).unwrap();
         }
         let run = run_policy(&trace, &cluster, &zoo, name, &o, 3, &mut |_| true).unwrap();
         let m = &run.metrics;
@@ -141,8 +141,8 @@ fn an_early_stop_counts_the_gpus_held_until_the_horizon() {
     let trace = Trace::from_jobs("long", jobs).unwrap();
     let cluster = Arc::new(parse_cluster("v100:2x8").unwrap());
     let zoo = Arc::new(ModelZoo::builtin());
-    let mut o = Overrides::new();
-    o.insert("engine".into(), vec![("max_days".into(), "1".into())]);
+    let mut o = RunSettings::default();
+    o.set("engine", "max_days", "1").unwrap();
     for policy in ["fifo", "tiresias"] {
         let run = run_policy(&trace, &cluster, &zoo, policy, &o, 1, &mut |_| true).unwrap();
         let m = &run.metrics;

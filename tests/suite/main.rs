@@ -36,6 +36,7 @@ mod properties;
 mod quiet_rounds;
 mod rigid_baselines;
 mod scheduler_delay;
+mod settings;
 mod shared_gpus;
 mod sia_ilp;
 mod sia_insight;

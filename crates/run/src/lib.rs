@@ -6,4 +6,5 @@
 pub mod isolated;
 pub mod report;
 pub mod search;
+pub mod setup;
 pub mod validate;

@@ -19,7 +19,10 @@ mod store;
 mod timeline;
 mod view;
 
-pub use config::{EngineConfig, Reconfig, ENGINE_PARAMS};
+pub use config::{
+    Calibration, DelayRule, EngineConfig, EngineSettings, Measure, Reconfig, ReconfigRule,
+    ENGINE_PARAMS,
+};
 pub use contract::{Knowledge, Policy, PolicyClone, Trigger, SHORTEST_ROUND_S};
 pub use engine::{Forecast, JobResult, Outcome, Progress, Simulation, TypeTime};
 pub use insight::{ConfigCol, RoundInsight};
