@@ -51,14 +51,14 @@ fn appendix_a_equal_split_beats_srtf_once_future_jobs_arrive() {
         assert!(
             split.avg_jct_s < srtf.avg_jct_s,
             "x = {x}: equal split {:.3} h vs SRTF {:.3} h",
-            split.avg_jct_s / h,
-            srtf.avg_jct_s / h
+            split.avg_jct_s.unwrap() / h,
+            srtf.avg_jct_s.unwrap() / h
         );
         let (afs, _, _) = run_with(&trace, &cluster, &zoo, "afs-l", &[]);
         assert!(
             afs.avg_jct_s < srtf.avg_jct_s,
             "x = {x}: AFS-L {:.3} h",
-            afs.avg_jct_s / h
+            afs.avg_jct_s.unwrap() / h
         );
     }
 }
@@ -86,7 +86,7 @@ fn appendix_a_afs_l_splits_when_no_future_jobs_come() {
     // finishes (2 h), B gets both GPUs: JCTs 2 h and 2 h.
     assert!(close(jct(&j, "A"), 7200.0), "{}", jct(&j, "A"));
     assert!(close(jct(&j, "B"), 7200.0), "{}", jct(&j, "B"));
-    assert!(close(s.avg_jct_s, 7200.0));
+    assert!(close(s.avg_jct_s.unwrap(), 7200.0));
 }
 
 /// Random concave throughput curves: p(0) = 0 < p(1) < ... with falling
@@ -472,9 +472,14 @@ fn comparisons_between_runs() {
     let zoo = ModelZoo::builtin();
     let (srtf, js, _) = run_with(&trace, &cluster, &zoo, "srtf", &[]);
     let (afs, ja, _) = run_with(&trace, &cluster, &zoo, "afs-l", &[]);
-    assert!((reduction(&srtf, &afs) - srtf.avg_jct_s / afs.avg_jct_s).abs() < 1e-12);
-    assert!((tail_reduction(&srtf, &afs) - srtf.p99_jct_s / afs.p99_jct_s).abs() < 1e-12);
-    assert!((blowup(&srtf, &afs) - srtf.avg_jct_s / afs.avg_jct_s).abs() < 1e-12);
+    assert!(
+        (reduction(&srtf, &afs) - srtf.avg_jct_s.unwrap() / afs.avg_jct_s.unwrap()).abs() < 1e-12
+    );
+    assert!(
+        (tail_reduction(&srtf, &afs) - srtf.p99_jct_s.unwrap() / afs.p99_jct_s.unwrap()).abs()
+            < 1e-12
+    );
+    assert!((blowup(&srtf, &afs) - srtf.avg_jct_s.unwrap() / afs.avg_jct_s.unwrap()).abs() < 1e-12);
     let bins = length_bins(&js, &ja, 3);
     assert_eq!(bins.len(), 3);
     assert!(bins.iter().all(|b| b.jobs == 2));

@@ -60,7 +60,7 @@ fn each_runs_with_fifo_on_its_cluster_to_completion() {
         assert_eq!(out.incomplete, 0, "{}: {}", b.name, out.stop_reason);
         assert_eq!(jobs.len(), b.jobs);
         assert!(
-            summary.completed == b.jobs && summary.avg_jct_s > 0.0,
+            summary.completed == b.jobs && summary.avg_jct_s.unwrap() > 0.0,
             "{}",
             b.name
         );

@@ -62,7 +62,7 @@ fn a_job_alone_is_exactly_fair_under_every_restart_setting() {
         );
         let rho = jobs[0].ftf_rho.unwrap();
         assert!((rho - 1.0).abs() < 1e-9, "{engine:?}: rho {rho}");
-        assert_eq!(summary.ftf_unfair_frac, 0.0, "{engine:?}");
+        assert_eq!(summary.ftf_unfair_frac, Some(0.0), "{engine:?}");
     }
 }
 

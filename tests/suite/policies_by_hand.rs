@@ -22,10 +22,18 @@ fn afs_appendix_a_toy() {
     let (s, jobs, _) = run_with(&trace, &cluster, &zoo, "srtf", &[]);
     assert!(close(jct(&jobs, "A"), 3600.0));
     assert!(close(jct(&jobs, "B"), 2.5 * 3600.0));
-    assert!(close(s.avg_jct_s, 1.75 * 3600.0), "{}", s.avg_jct_s);
+    assert!(
+        close(s.avg_jct_s.unwrap(), 1.75 * 3600.0),
+        "{}",
+        s.avg_jct_s.unwrap()
+    );
 
     let (s, _, _) = run_with(&trace, &cluster, &zoo, "maxmin", &[]);
-    assert!(close(s.avg_jct_s, 2.0 * 3600.0), "{}", s.avg_jct_s);
+    assert!(
+        close(s.avg_jct_s.unwrap(), 2.0 * 3600.0),
+        "{}",
+        s.avg_jct_s.unwrap()
+    );
 }
 
 #[test]
@@ -41,7 +49,7 @@ fn fifo_blocks_at_the_head_and_backfills_when_asked() {
     assert!(close(jct(&j, "J0"), 100.0));
     assert!(close(jct(&j, "J1"), 149.0));
     assert!(close(jct(&j, "J2"), 158.0));
-    assert!(close(s.avg_jct_s, (100.0 + 149.0 + 158.0) / 3.0));
+    assert!(close(s.avg_jct_s.unwrap(), (100.0 + 149.0 + 158.0) / 3.0));
     let (_, j) = run(jobs(), "t4:1x4", "fifo", &[("backfill", "true")]);
     assert!(close(jct(&j, "J2"), 10.0));
     assert!(close(jct(&j, "J1"), 149.0));
@@ -53,11 +61,11 @@ fn srtf_and_srsf_rank_differently() {
     // SRTF: big (100 s) first; small cannot fit beside it.
     let (s, j) = run(jobs(), "t4:1x4", "srtf", &[]);
     assert!(close(jct(&j, "big"), 100.0) && close(jct(&j, "small"), 250.0));
-    assert!(close(s.avg_jct_s, 175.0));
+    assert!(close(s.avg_jct_s.unwrap(), 175.0));
     // SRSF: small has less service (150 < 400) and goes first; big waits.
     let (s, j) = run(jobs(), "t4:1x4", "srsf", &[]);
     assert!(close(jct(&j, "small"), 150.0) && close(jct(&j, "big"), 250.0));
-    assert!(close(s.avg_jct_s, 200.0));
+    assert!(close(s.avg_jct_s.unwrap(), 200.0));
 }
 
 #[test]
@@ -122,8 +130,12 @@ fn maxmin_shares_equally_then_expands() {
     );
     assert!(close(jct(&j, "B"), 100.0));
     assert!(close(jct(&j, "A"), 150.0));
-    assert!(close(s.avg_jct_s, 125.0));
-    assert!(close(s.utilization, 1.0), "{}", s.utilization);
+    assert!(close(s.avg_jct_s.unwrap(), 125.0));
+    assert!(
+        close(s.utilization.unwrap(), 1.0),
+        "{}",
+        s.utilization.unwrap()
+    );
 }
 
 /// Restart delays are charged from the model: a 30 s restart on every

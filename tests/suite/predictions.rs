@@ -52,7 +52,7 @@ fn fifo_predictions_are_exact_and_preemptive_ones_are_not() {
     let trace = load_named("afs-mini").unwrap().unwrap();
     let out = run("fifo", &trace, &[("predict", "true")]);
     let (s, jobs) = summary(&out, &trace);
-    assert_eq!(s.predicted_frac, 1.0);
+    assert_eq!(s.predicted_frac.unwrap(), 1.0);
     for j in &out.jobs {
         assert_eq!(
             j.predicted_finish.map(f64::to_bits),
@@ -62,13 +62,14 @@ fn fifo_predictions_are_exact_and_preemptive_ones_are_not() {
         );
     }
     assert!(jobs.iter().all(|j| j.pred_error_pct == Some(0.0)));
-    assert_eq!(s.avg_pred_error_pct, 0.0);
+    assert_eq!(s.avg_pred_error_pct.unwrap(), 0.0);
 
     let out = run("tiresias", &trace, &[("predict", "true")]);
     let (s, _) = summary(&out, &trace);
-    assert_eq!(s.predicted_frac, 1.0);
+    assert_eq!(s.predicted_frac.unwrap(), 1.0);
     assert!(
-        s.avg_pred_error_pct > 0.5 && s.p99_pred_error_pct > s.p50_pred_error_pct,
+        s.avg_pred_error_pct.unwrap() > 0.5
+            && s.p99_pred_error_pct.unwrap() > s.p50_pred_error_pct.unwrap(),
         "{s:?}"
     );
 }

@@ -86,7 +86,7 @@ fn whole_runs_finish_under_a_delay_and_pay_for_it() {
             let engine = [("scheduler_delay", "fixed"), ("scheduler_delay_s", d)];
             let (s, _, out) = run_engine(&trace, &c, &zoo, policy, &set, &engine);
             assert_eq!(out.incomplete, 0, "{policy} with delay {d}");
-            s.avg_jct_s
+            s.avg_jct_s.unwrap()
         };
         let (none, slow) = (avg("0"), avg("120"));
         assert!(slow > none, "{policy}: {slow} <= {none}");

@@ -62,7 +62,7 @@ fn a_search_refuses_bad_engine_settings_before_it_starts() {
         ),
         (
             "engine.max_days=-1",
-            "engine.max_days=-1: must be in [0.001, 1000000]",
+            "engine.max_days=-1: must be in [0.001, 36500]",
         ),
         ("pcs.clip=0.5", "only engine.* and zoo.* settings apply"),
         ("nosuch.k=1", "unknown owner 'nosuch'"),

@@ -394,7 +394,16 @@ pub fn list(what: &str, json: bool) -> Result<()> {
 fn kind_text(k: &schedlab_core::params::ParamKind) -> String {
     use schedlab_core::params::ParamKind::*;
     match k {
-        Float { min, max } => format!("number {min}..{max}"),
+        Float {
+            min,
+            max,
+            nonzero_min: None,
+        } => format!("number {min}..{max}"),
+        Float {
+            max,
+            nonzero_min: Some(least),
+            ..
+        } => format!("0 or a number {least}..{max}"),
         Int { min, max } => format!("integer {min}..{max}"),
         Bool => "true|false".into(),
         Choice { options } => options.join("|"),

@@ -21,6 +21,10 @@ use schedlab_core::error::Error;
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+    /// Largest input file read, in MB (traces, profiles, tables, specs; default 512, or
+    /// SCHEDLAB_MAX_INPUT_MB).
+    #[arg(long, global = true, value_name = "MB")]
+    pub max_input_mb: Option<usize>,
 }
 
 #[derive(Subcommand)]
@@ -59,6 +63,9 @@ pub enum Command {
 /// Runs the CLI; returns the process exit code (0 ok, 2 bad input, 1 other).
 pub fn main() -> i32 {
     let cli = Cli::parse();
+    if let Some(mb) = cli.max_input_mb {
+        schedlab_core::textio::set_input_limit_mb(mb);
+    }
     let result = match cli.command {
         Command::Run(a) => commands::run(a),
         Command::List { what, json } => commands::list(&what, json),
@@ -74,13 +81,29 @@ pub fn main() -> i32 {
     match result {
         Ok(()) => 0,
         Err(e) => {
-            eprintln!("error: {e}");
+            eprintln!("error: {}", one_line(&e.to_string()));
             if e.is_user_error() {
                 2
             } else {
                 1
             }
         }
+    }
+}
+
+/// Longest error line printed: values inside are already cut to 80
+/// characters (`textio::clip`); this bounds what is left.
+const MAX_ERROR_CHARS: usize = 600;
+
+/// An error message on one line of at most [`MAX_ERROR_CHARS`] characters.
+fn one_line(message: &str) -> String {
+    let flat: String = message
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    match flat.char_indices().nth(MAX_ERROR_CHARS) {
+        Some((at, _)) => format!("{}…", &flat[..at]),
+        None => flat,
     }
 }
 

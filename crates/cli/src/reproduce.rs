@@ -153,6 +153,7 @@ pub struct ReproduceArgs {
 }
 
 pub fn reproduce(a: ReproduceArgs) -> Result<()> {
+    check_inputs(&a)?;
     if !matches!(a.format.as_str(), "table" | "json") {
         return Err(Error::config(format!(
             "--format {}: expected table or json",
@@ -272,6 +273,41 @@ pub fn reproduce(a: ReproduceArgs) -> Result<()> {
                 .join(", ")
         ))),
     }
+}
+
+/// Refuses a named input folder or file that is not there before anything
+/// runs: a reproduction would otherwise fall back to its stand-ins (or run
+/// for hours) without a word about the missing data.
+fn check_inputs(a: &ReproduceArgs) -> Result<()> {
+    let dirs = [
+        ("--data", &a.data),
+        ("--pollux-dir", &a.pollux_dir),
+        ("--pcs-dir", &a.pcs_dir),
+        ("--copter-dir", &a.copter_dir),
+        ("--sts-data", &a.sts_data),
+        ("--from", &a.from),
+    ];
+    for (flag, dir) in dirs {
+        if let Some(d) = dir {
+            if !std::path::Path::new(d).is_dir() {
+                return Err(Error::config(format!(
+                    "{flag} {}: not a directory",
+                    schedlab_core::textio::clip(d)
+                )));
+            }
+        }
+    }
+    for (flag, file) in [("--philly", &a.philly), ("--afs-models", &a.afs_models)] {
+        if let Some(f) = file {
+            if !std::path::Path::new(f).is_file() {
+                return Err(Error::config(format!(
+                    "{flag} {}: no such file",
+                    schedlab_core::textio::clip(f)
+                )));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The `--set` entries checked for a target that runs `policies`.

@@ -10,7 +10,7 @@ use schedlab_lab::sweep::exec::run_share;
 use schedlab_lab::sweep::merge::merge;
 use schedlab_lab::sweep::shard::Share;
 use schedlab_lab::sweep::store::{read_result, Status, Stored};
-use schedlab_lab::sweep::{plan, Manifest};
+use schedlab_lab::sweep::{plan_with, Manifest};
 use std::path::{Path, PathBuf};
 
 #[derive(Subcommand)]
@@ -36,6 +36,9 @@ pub struct PlanArgs {
     /// The sweep directory to create (or update: results of unchanged runs are kept).
     #[arg(long)]
     pub out: String,
+    /// Plan a grid of more than 100,000 runs.
+    #[arg(long)]
+    pub force: bool,
 }
 
 #[derive(Args)]
@@ -114,7 +117,7 @@ pub fn sweep(c: SweepCommand) -> Result<()> {
     match c {
         SweepCommand::Plan(a) => {
             let text = read_text(&a.spec)?;
-            let m = plan(&a.spec, &text)?;
+            let m = plan_with(&a.spec, &text, a.force)?;
             let dir = Path::new(&a.out);
             m.write(dir)?;
             let done = m

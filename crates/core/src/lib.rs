@@ -5,6 +5,7 @@
 //! wasm package ([`prose`]), the shared stable sort ([`sorting`]) and Pareto
 //! dominance ([`pareto`]).
 
+pub mod csvout;
 pub mod error;
 pub mod num;
 pub mod params;

@@ -13,6 +13,11 @@ pub enum ParamKind {
     Float {
         min: f64,
         max: f64,
+        /// The smallest value other than 0 (when 0 means "off"): a round or
+        /// lease length of 0 means "on every event", but one of 1e-300 s
+        /// would stall simulated time ([`ParamSpec::period`]).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        nonzero_min: Option<f64>,
     },
     Int {
         min: i64,
@@ -75,7 +80,32 @@ impl ParamSpec {
     ) -> Self {
         ParamSpec {
             name,
-            kind: ParamKind::Float { min, max },
+            kind: ParamKind::Float {
+                min,
+                max,
+                nonzero_min: None,
+            },
+            default,
+            help: crate::prose::doc(help),
+        }
+    }
+
+    /// A length of time in seconds that is either 0 (off: the policy is
+    /// called on every event instead) or in `[shortest, max]`.
+    pub const fn period(
+        name: &'static str,
+        default: &'static str,
+        shortest: f64,
+        max: f64,
+        help: &'static str,
+    ) -> Self {
+        ParamSpec {
+            name,
+            kind: ParamKind::Float {
+                min: 0.0,
+                max,
+                nonzero_min: Some(shortest),
+            },
             default,
             help: crate::prose::doc(help),
         }
@@ -136,13 +166,23 @@ impl ParamSpec {
 
     /// Parses and range-checks a textual value for this parameter.
     pub fn parse(&self, owner: &str, text: &str) -> Result<ParamValue> {
-        let bad = |why: String| Error::config(format!("{owner}.{}={text}: {why}", self.name));
+        let shown = crate::textio::clip(text);
+        let bad = |why: String| Error::config(format!("{owner}.{}={shown}: {why}", self.name));
         let text = text.trim();
         match &self.kind {
-            ParamKind::Float { min, max } => {
+            ParamKind::Float {
+                min,
+                max,
+                nonzero_min,
+            } => {
                 let v: f64 = text.parse().map_err(|_| bad("expected a number".into()))?;
                 if !v.is_finite() || v < *min || v > *max {
                     return Err(bad(format!("must be in [{min}, {max}]")));
+                }
+                if let Some(least) = nonzero_min.filter(|least| v != 0.0 && v < *least) {
+                    return Err(bad(format!(
+                        "must be 0 or in [{least}, {max}] (shorter lengths would let simulated time stall)"
+                    )));
                 }
                 Ok(ParamValue::Float(v))
             }
@@ -173,9 +213,13 @@ impl ParamSpec {
                     if part.is_empty() && text.is_empty() {
                         break;
                     }
-                    let v: f64 = part
-                        .parse()
-                        .map_err(|_| bad(format!("item {}: '{part}' is not a number", i + 1)))?;
+                    let v: f64 = part.parse().map_err(|_| {
+                        bad(format!(
+                            "item {}: '{}' is not a number",
+                            i + 1,
+                            crate::textio::clip(part)
+                        ))
+                    })?;
                     if !v.is_finite() || v < *min || v > *max {
                         return Err(bad(format!("item {}: must be in [{min}, {max}]", i + 1)));
                     }
@@ -210,7 +254,8 @@ impl Params {
             let spec = specs.iter().find(|s| s.name == name).ok_or_else(|| {
                 let known: Vec<&str> = specs.iter().map(|s| s.name).collect();
                 Error::config(format!(
-                    "unknown parameter '{owner}.{name}'; {owner} has: {}",
+                    "unknown parameter '{owner}.{}'; {owner} has: {}",
+                    crate::textio::clip(name),
                     if known.is_empty() {
                         "no parameters".to_string()
                     } else {

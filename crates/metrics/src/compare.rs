@@ -20,11 +20,11 @@ pub fn blowup(variant: &Summary, original: &Summary) -> f64 {
     ratio(variant.avg_jct_s, original.avg_jct_s)
 }
 
-fn ratio(a: f64, b: f64) -> f64 {
-    if b > 0.0 {
-        a / b
-    } else {
-        f64::NAN
+/// a / b; NaN when either run completed no job (no JCT to compare).
+fn ratio(a: Option<f64>, b: Option<f64>) -> f64 {
+    match (a, b) {
+        (Some(a), Some(b)) if b > 0.0 => a / b,
+        _ => f64::NAN,
     }
 }
 

@@ -6,9 +6,12 @@
 //!   sorted JCTs (the Sia artifact's rule).
 //! - Queueing delay = time a job spent without GPUs between arrival and
 //!   finish (JCT minus time holding GPUs), waits after preemption included.
-//! - Makespan = last finish - first arrival.
-//! - GPU-hours = GPU time held by jobs, restart delays included.
-//! - Utilisation = GPU time held / (cluster GPUs x makespan).
+//! - Makespan = last finish - first arrival (only when every job finished).
+//! - GPU-hours = GPU time held by jobs, finished or not, restart delays included.
+//! - Utilisation = GPU time held / (cluster GPUs x the run's span: the
+//!   makespan, or first arrival to the end of a run that stopped early).
+//! - A metric that does not apply (no completed job, no due date, no
+//!   price, no prediction, no pools) is None, never 0.
 //! - Finish-time fairness rho (Themis; Sia eq. 3.6): JCT divided by the
 //!   job's isolated run time on a 1/N_avg share of the cluster, where N_avg
 //!   is the mean number of active jobs during its life; on a heterogeneous
@@ -83,57 +86,89 @@ pub struct JobMetrics {
     pub speedup: Option<f64>,
 }
 
-/// A run's summary (the CLI's `metrics` object).
-#[derive(Debug, Clone, Serialize, serde::Deserialize, PartialEq)]
+/// A run's summary (the CLI's `metrics` object). A metric that does not
+/// apply to the run is None (JSON null, "–" in tables): averages over no
+/// completed job, due-date metrics without due dates, costs without
+/// prices, prediction errors without predictions, speedups without pools.
+/// Every field is declared once in [`catalog::METRICS`] with when it applies.
+#[derive(Debug, Clone, Default, Serialize, serde::Deserialize, PartialEq)]
 pub struct Summary {
     pub jobs: usize,
     pub completed: usize,
-    pub avg_jct_s: f64,
-    pub p50_jct_s: f64,
-    pub p90_jct_s: f64,
-    pub p99_jct_s: f64,
-    pub makespan_s: f64,
-    pub avg_queue_s: f64,
+    /// JCT statistics and the mean queueing delay over completed jobs
+    /// (None when no job completed).
+    pub avg_jct_s: Option<f64>,
+    pub p50_jct_s: Option<f64>,
+    pub p90_jct_s: Option<f64>,
+    pub p99_jct_s: Option<f64>,
+    /// Last finish - first arrival; None unless every job finished (the
+    /// makespan of a run that stopped early is unknown).
+    pub makespan_s: Option<f64>,
+    pub avg_queue_s: Option<f64>,
+    /// GPU time held by jobs, finished or not, restart delays included.
     pub gpu_hours: f64,
-    pub utilization: f64,
+    /// GPU time held / (cluster GPUs x the run's span: the makespan, or up
+    /// to the end of a run that stopped early); None for a span of 0.
+    pub utilization: Option<f64>,
     pub avg_restarts: f64,
-    /// Worst finish-time fairness over completed jobs.
-    pub ftf_rho_max: f64,
+    /// Worst finish-time fairness over completed jobs (None without any rho).
+    pub ftf_rho_max: Option<f64>,
     /// Fraction of completed jobs with rho > 1.
-    pub ftf_unfair_frac: f64,
-    /// Cluster energy over the makespan, kWh: busy power of held GPUs,
+    pub ftf_unfair_frac: Option<f64>,
+    /// Cluster energy over the run's span, kWh: busy power of held GPUs,
     /// idle power of the others.
     pub energy_kwh: f64,
-    /// Mean tardiness of the jobs with a due date (0 without any).
-    pub avg_tardiness_s: f64,
-    /// Fraction of the jobs with a due date that missed it (0 without any).
-    pub due_missed_frac: f64,
-    /// Largest tardiness of a job with a due date (0 without any).
+    /// Mean tardiness of the jobs with a due date (None without any).
+    pub avg_tardiness_s: Option<f64>,
+    /// Fraction of the jobs with a due date that missed it (None without any).
+    pub due_missed_frac: Option<f64>,
+    /// Largest tardiness of a job with a due date (None without any).
     #[serde(default)]
-    pub max_tardiness_s: f64,
+    pub max_tardiness_s: Option<f64>,
     /// STS's cost (spec seed002 §5): the price of the GPU time used
-    /// (`Outcome::gpu_cost_usd`; 0 when no GPU type has a price) ...
+    /// (`Outcome::gpu_cost_usd`; None when no GPU type has a price) ...
     #[serde(default)]
-    pub gpu_cost_usd: f64,
-    /// ... plus the tardiness penalty, the sum of weight x tardiness ...
+    pub gpu_cost_usd: Option<f64>,
+    /// ... plus the tardiness penalty, the sum of weight x tardiness (None
+    /// without due dates) ...
     #[serde(default)]
-    pub tardiness_cost_usd: f64,
-    /// ... makes the total cost.
+    pub tardiness_cost_usd: Option<f64>,
+    /// ... makes the total cost (None when neither part applies).
     #[serde(default)]
-    pub total_cost_usd: f64,
+    pub total_cost_usd: Option<f64>,
     /// Fraction of the jobs with a completion predicted at arrival
-    /// (`engine.predict`; 0 without predictions).
-    pub predicted_frac: f64,
+    /// (`engine.predict`; None without predictions).
+    pub predicted_frac: Option<f64>,
     /// Mean, median, p95 and p99 of PCS's prediction error in percent over
-    /// the finished, predicted jobs (0 without predictions).
-    pub avg_pred_error_pct: f64,
-    pub p50_pred_error_pct: f64,
-    pub p95_pred_error_pct: f64,
-    pub p99_pred_error_pct: f64,
+    /// the finished, predicted jobs (None without such jobs).
+    pub avg_pred_error_pct: Option<f64>,
+    pub p50_pred_error_pct: Option<f64>,
+    pub p95_pred_error_pct: Option<f64>,
+    pub p99_pred_error_pct: Option<f64>,
     /// Speedup and slowdown against per-pool FCFS without sharing (runs
-    /// with pools; all 0 otherwise).
+    /// with pools; None otherwise).
     #[serde(flatten, default)]
     pub speedup: SpeedupSummary,
+}
+
+impl Summary {
+    /// The value of the metric `key` of the catalog (None when it does not
+    /// apply): the one lookup the table, CSV and page writers use.
+    pub fn value(&self, key: &str) -> Option<f64> {
+        match serde_json::to_value(self).ok()?.get(key)? {
+            serde_json::Value::Number(n) => n.as_f64(),
+            _ => None,
+        }
+    }
+
+    /// Every metric of the catalog with its value, in catalog order.
+    pub fn values(&self) -> Vec<(&'static catalog::MetricInfo, Option<f64>)> {
+        let map = serde_json::to_value(self).unwrap_or_default();
+        catalog::METRICS
+            .iter()
+            .map(|m| (m, map.get(m.key).and_then(|v| v.as_f64())))
+            .collect()
+    }
 }
 
 /// Restarts per job by what changed (see `sim::RestartKinds`); the four
@@ -227,20 +262,16 @@ fn summarize(jobs: &[JobMetrics], outcome: &Outcome, cluster: &Cluster) -> Summa
         .iter()
         .filter_map(|j| j.finish)
         .fold(f64::NEG_INFINITY, f64::max);
-    let makespan = if last.is_finite() && first.is_finite() {
-        last - first
-    } else {
-        0.0
-    };
+    let makespan = (last.is_finite() && first.is_finite()).then(|| last - first);
     let gpu_s: f64 = outcome.jobs.iter().map(|j| j.gpu_s).sum();
     let (ftf_rho_max, ftf_unfair_frac) = ftf_extremes(jobs);
-    // Over the makespan; a run that stopped early is charged up to its end.
-    let energy_span = if outcome.incomplete > 0 && first.is_finite() {
-        (outcome.end_time - first).max(makespan)
-    } else {
-        makespan
+    // The run's span: the makespan, or up to its end when it stopped early.
+    let span = match makespan {
+        Some(m) if outcome.incomplete == 0 => m,
+        _ if first.is_finite() => (outcome.end_time - first).max(makespan.unwrap_or(0.0)),
+        _ => 0.0,
     };
-    let energy = cluster_energy_j(outcome, cluster, energy_span);
+    let energy = cluster_energy_j(outcome, cluster, span);
     let due: Vec<(f64, bool)> = jobs
         .iter()
         .zip(&outcome.jobs)
@@ -252,53 +283,42 @@ fn summarize(jobs: &[JobMetrics], outcome: &Outcome, cluster: &Cluster) -> Summa
         .collect();
     let mut errors: Vec<f64> = jobs.iter().filter_map(|j| j.pred_error_pct).collect();
     schedlab_core::sorting::sort_by(&mut errors, f64::total_cmp);
-    let pct = |q: f64| {
-        if errors.is_empty() {
-            0.0
-        } else {
-            num::percentile_sorted(&errors, q)
-        }
-    };
+    let of_errors = |q: f64| (!errors.is_empty()).then(|| num::percentile_sorted(&errors, q));
+    let of_jcts = |q: f64| (!jcts.is_empty()).then(|| num::percentile_sorted(&jcts, q));
     let predicted = jobs.iter().filter(|j| j.predicted_jct_s.is_some()).count();
-    let gpu_cost_usd = outcome.gpu_cost_usd.unwrap_or(0.0);
     // fold from +0: an empty f64 sum is -0, which JSON would print as "-0".
-    let tardiness_cost_usd = jobs
-        .iter()
-        .filter_map(|j| j.tardiness_cost_usd)
-        .fold(0.0, |a, b| a + b);
+    let tardiness_cost_usd = (!due.is_empty()).then(|| {
+        jobs.iter()
+            .filter_map(|j| j.tardiness_cost_usd)
+            .fold(0.0, |a, b| a + b)
+    });
+    let gpu_cost_usd = outcome.gpu_cost_usd;
+    let total_cost_usd = match (gpu_cost_usd, tardiness_cost_usd) {
+        (None, None) => None,
+        (g, t) => Some(g.unwrap_or(0.0) + t.unwrap_or(0.0)),
+    };
+    let tardiness: Vec<f64> = due.iter().map(|d| d.0).collect();
     Summary {
         speedup: SpeedupSummary::default(),
-        max_tardiness_s: due.iter().map(|d| d.0).fold(0.0, f64::max),
+        max_tardiness_s: (!due.is_empty()).then(|| tardiness.iter().copied().fold(0.0, f64::max)),
         gpu_cost_usd,
         tardiness_cost_usd,
-        total_cost_usd: gpu_cost_usd + tardiness_cost_usd,
-        predicted_frac: if jobs.is_empty() {
-            0.0
-        } else {
-            predicted as f64 / jobs.len() as f64
-        },
-        avg_pred_error_pct: if errors.is_empty() {
-            0.0
-        } else {
-            num::mean(&errors)
-        },
-        p50_pred_error_pct: pct(0.50),
-        p95_pred_error_pct: pct(0.95),
-        p99_pred_error_pct: pct(0.99),
+        total_cost_usd,
+        predicted_frac: (predicted > 0).then(|| predicted as f64 / jobs.len() as f64),
+        avg_pred_error_pct: (!errors.is_empty()).then(|| num::mean(&errors)),
+        p50_pred_error_pct: of_errors(0.50),
+        p95_pred_error_pct: of_errors(0.95),
+        p99_pred_error_pct: of_errors(0.99),
         jobs: jobs.len(),
         completed: jcts.len(),
-        avg_jct_s: num::mean(&jcts),
-        p50_jct_s: num::percentile_sorted(&jcts, 0.50),
-        p90_jct_s: num::percentile_sorted(&jcts, 0.90),
-        p99_jct_s: num::percentile_sorted(&jcts, 0.99),
-        makespan_s: makespan,
-        avg_queue_s: num::mean(&queues),
+        avg_jct_s: (!jcts.is_empty()).then(|| num::mean(&jcts)),
+        p50_jct_s: of_jcts(0.50),
+        p90_jct_s: of_jcts(0.90),
+        p99_jct_s: of_jcts(0.99),
+        makespan_s: makespan.filter(|_| outcome.incomplete == 0),
+        avg_queue_s: (!queues.is_empty()).then(|| num::mean(&queues)),
         gpu_hours: gpu_s / 3600.0,
-        utilization: if makespan > 0.0 {
-            gpu_s / (cluster.total_gpus as f64 * makespan)
-        } else {
-            0.0
-        },
+        utilization: (span > 0.0).then(|| gpu_s / (cluster.total_gpus as f64 * span)),
         avg_restarts: if jobs.is_empty() {
             0.0
         } else {
@@ -307,12 +327,9 @@ fn summarize(jobs: &[JobMetrics], outcome: &Outcome, cluster: &Cluster) -> Summa
         ftf_rho_max,
         ftf_unfair_frac,
         energy_kwh: energy / J_PER_KWH,
-        avg_tardiness_s: num::mean(&due.iter().map(|d| d.0).collect::<Vec<f64>>()),
-        due_missed_frac: if due.is_empty() {
-            0.0
-        } else {
-            due.iter().filter(|d| d.1).count() as f64 / due.len() as f64
-        },
+        avg_tardiness_s: (!due.is_empty()).then(|| num::mean(&tardiness)),
+        due_missed_frac: (!due.is_empty())
+            .then(|| due.iter().filter(|d| d.1).count() as f64 / due.len() as f64),
     }
 }
 
@@ -332,16 +349,15 @@ pub fn cluster_energy_j(outcome: &Outcome, cluster: &Cluster, span: f64) -> f64 
 }
 
 /// Worst finish-time fairness rho and the fraction of jobs with rho > 1,
-/// over the jobs that have a rho (0 and 0 when none has).
-pub fn ftf_extremes(jobs: &[JobMetrics]) -> (f64, f64) {
+/// over the jobs that have a rho (None and None when none has).
+pub fn ftf_extremes(jobs: &[JobMetrics]) -> (Option<f64>, Option<f64>) {
     let rhos: Vec<f64> = jobs.iter().filter_map(|j| j.ftf_rho).collect();
+    if rhos.is_empty() {
+        return (None, None);
+    }
     let worst = rhos.iter().copied().fold(0.0, f64::max);
-    let unfair = if rhos.is_empty() {
-        0.0
-    } else {
-        rhos.iter().filter(|r| **r > 1.0).count() as f64 / rhos.len() as f64
-    };
-    (worst, unfair)
+    let unfair = rhos.iter().filter(|r| **r > 1.0).count() as f64 / rhos.len() as f64;
+    (Some(worst), Some(unfair))
 }
 
 /// Finish-time fairness of one completed job (None if no reference exists).

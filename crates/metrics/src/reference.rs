@@ -14,24 +14,24 @@ use serde::{Deserialize, Serialize};
 /// A job is slowed when it finishes more than this later than in the reference.
 pub const SLOWED_TOLERANCE_S: f64 = 1.0;
 
-/// The run's speedup statistics against the reference (all 0 when the run
-/// has no reference: no pools).
+/// The run's speedup statistics against the reference (all None when the
+/// run has no reference, no pools, or no job finished in both runs).
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq)]
 pub struct SpeedupSummary {
     /// Geometric mean of the per-job speedups (Table 12's "mean").
-    pub speedup_geo: f64,
+    pub speedup_geo: Option<f64>,
     /// Arithmetic mean of the per-job speedups.
-    pub speedup_mean: f64,
+    pub speedup_mean: Option<f64>,
     /// Mean JCT of the reference / mean JCT of the policy.
-    pub speedup_jct_ratio: f64,
+    pub speedup_jct_ratio: Option<f64>,
     /// 5th and 95th percentiles of the per-job speedups (Table 17).
-    pub speedup_p5: f64,
-    pub speedup_p95: f64,
+    pub speedup_p5: Option<f64>,
+    pub speedup_p95: Option<f64>,
     /// Fraction of the compared jobs that finished later than in the reference.
-    pub slowed_frac: f64,
+    pub slowed_frac: Option<f64>,
     /// Sum and maximum over jobs of max(0, JCT - reference JCT), seconds.
-    pub slowdown_total_s: f64,
-    pub slowdown_max_s: f64,
+    pub slowdown_total_s: Option<f64>,
+    pub slowdown_max_s: Option<f64>,
 }
 
 /// Fills each job's `speedup` from the reference JCTs (indexed by job id)
@@ -68,14 +68,14 @@ pub fn against_reference(jobs: &mut [JobMetrics], reference: &[Option<f64>]) -> 
     let mean = num::mean(&speedups);
     schedlab_core::sorting::sort_by(&mut speedups, f64::total_cmp);
     SpeedupSummary {
-        speedup_geo: geo,
-        speedup_mean: mean,
-        speedup_jct_ratio: base_sum / jct_sum,
-        speedup_p5: num::percentile_sorted(&speedups, 0.05),
-        speedup_p95: num::percentile_sorted(&speedups, 0.95),
-        slowed_frac: slowed as f64 / n,
-        slowdown_total_s: total,
-        slowdown_max_s: worst,
+        speedup_geo: Some(geo),
+        speedup_mean: Some(mean),
+        speedup_jct_ratio: Some(base_sum / jct_sum),
+        speedup_p5: Some(num::percentile_sorted(&speedups, 0.05)),
+        speedup_p95: Some(num::percentile_sorted(&speedups, 0.95)),
+        slowed_frac: Some(slowed as f64 / n),
+        slowdown_total_s: Some(total),
+        slowdown_max_s: Some(worst),
     }
 }
 
@@ -120,12 +120,15 @@ mod tests {
         let s = against_reference(&mut jobs, &reference);
         assert_eq!(jobs[0].speedup, Some(2.0));
         assert_eq!(jobs[3].speedup, None);
-        assert!((s.speedup_geo - (2.0f64 * (100.0 / 100.5) * 0.5).cbrt()).abs() < 1e-12);
-        assert!((s.slowed_frac - 1.0 / 3.0).abs() < 1e-12);
-        assert_eq!((s.slowdown_total_s, s.slowdown_max_s), (200.0, 200.0));
-        assert!((s.speedup_jct_ratio - 400.0 / 550.5).abs() < 1e-12);
-        assert_eq!(s.speedup_p95, 2.0);
-        assert_eq!(s.speedup_p5, 0.5);
+        assert!((s.speedup_geo.unwrap() - (2.0f64 * (100.0 / 100.5) * 0.5).cbrt()).abs() < 1e-12);
+        assert!((s.slowed_frac.unwrap() - 1.0 / 3.0).abs() < 1e-12);
+        assert_eq!(
+            (s.slowdown_total_s, s.slowdown_max_s),
+            (Some(200.0), Some(200.0))
+        );
+        assert!((s.speedup_jct_ratio.unwrap() - 400.0 / 550.5).abs() < 1e-12);
+        assert_eq!(s.speedup_p95, Some(2.0));
+        assert_eq!(s.speedup_p5, Some(0.5));
         assert_eq!(
             against_reference(&mut [], &reference),
             SpeedupSummary::default()

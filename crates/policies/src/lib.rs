@@ -190,13 +190,23 @@ impl Policy for Registered {
     fn schedule(&mut self, view: &View<'_>, out: &mut Decision) {
         self.inner.schedule(view, out)
     }
+    fn steady(&self) -> bool {
+        self.inner.steady()
+    }
+    fn skipped(&mut self, rounds: u64) {
+        self.inner.skipped(rounds)
+    }
 }
 
-/// The common `round_s` parameter: 0 means "call me on every arrival and completion".
-pub const ROUND_PARAM_EVENTS: ParamSpec = ParamSpec::float(
+/// The common `round_s` parameter: 0 means "call me on every arrival and
+/// completion". A positive round is at least [`SHORTEST_ROUND_S`].
+pub const ROUND_PARAM_EVENTS: ParamSpec = ParamSpec::period(
     "round_s",
     "0",
-    0.0,
+    SHORTEST_ROUND_S,
     86_400.0,
-    "Scheduling interval in seconds; 0 = re-schedule at every arrival and completion",
+    "Scheduling interval in seconds; 0 = re-schedule at every arrival and completion; else at least 1 s (traces are in seconds, restarts cost tens of them, and a shorter round only multiplies policy calls: 1e-300 would stall simulated time)",
 );
+
+/// The shortest round, lease or time-slice a policy accepts (the engine's).
+pub const SHORTEST_ROUND_S: f64 = schedlab_sim::SHORTEST_ROUND_S;

@@ -31,7 +31,7 @@ use schedlab_sim::{Decision, View};
 schedlab_core::settings! {
     /// Themis's settings (`--set themis.KEY=VALUE`).
     pub struct ThemisSettings {
-        lease_s: f64 = float("600", 1e-3, 1e9, "GPU lease length in seconds (Themis: 10 min; scale it with the trace)"),
+        lease_s: f64 = float("600", 1.0, 1e9, "GPU lease length in seconds, at least 1 s (shorter leases let simulated time stall) (Themis: 10 min; scale it with the trace)"),
         fairness: f64 = float("0.8", 0.0, 1.0, "Fairness knob f: the ceil((1-f) n) jobs with the largest rho bid for the offered GPUs"),
         round_s: f64 = shared(ROUND_PARAM_EVENTS),
     }

@@ -30,7 +30,7 @@ use std::collections::{BTreeMap, BinaryHeap};
 schedlab_core::settings! {
     /// Themis-PCS's settings (`--set themis-pcs.KEY=VALUE`).
     pub struct ThemisPcsSettings {
-        lease_s: f64 = float("600", 1e-3, 1e9, "Lease: allocations are recomputed this long after the last event at the latest (PCS: 600 s; 10 for the minute-based gavel workload; 1 in the Fig. 1 toy)"),
+        lease_s: f64 = float("600", 1.0, 1e9, "Lease (at least 1 s: shorter ones let simulated time stall): allocations are recomputed this long after the last event at the latest (PCS: 600 s; 10 for the minute-based gavel workload; 1 in the Fig. 1 toy)"),
     }
 }
 

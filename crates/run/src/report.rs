@@ -1,8 +1,10 @@
 //! Running policies on a trace and shaping the results: the one code path
 //! behind the CLI's `run` and the page's worker.
 
+use schedlab_core::csvout::CsvOut;
 use schedlab_core::error::Result;
 use schedlab_core::params::Params;
+use schedlab_metrics::catalog::{self, MetricInfo, Table, METRICS};
 use schedlab_metrics::{against_reference, evaluate, JobMetrics, RestartMix, Summary};
 use schedlab_model::cluster::Cluster;
 use schedlab_model::perf::ModelZoo;
@@ -165,92 +167,28 @@ pub fn finish_policy(
     }
 }
 
-fn hours(s: f64) -> String {
-    format!("{:.2}", s / 3600.0)
-}
-
-/// A human-readable table (hours for times).
+/// A human-readable table of every run's metrics, its columns from the
+/// metric catalog (`metrics::catalog`): the main metrics always ("–" where
+/// one does not apply), due-date, cost and prediction metrics when some run
+/// has them.
 pub fn to_table(r: &RunReport) -> String {
-    let mut rows = vec![vec![
-        "policy".to_string(),
-        "done".into(),
-        "avg JCT h".into(),
-        "p50 h".into(),
-        "p90 h".into(),
-        "p99 h".into(),
-        "makespan h".into(),
-        "avg queue h".into(),
-        "GPU-h".into(),
-        "util".into(),
-        "restarts/job".into(),
-        "max FTF".into(),
-        "kWh".into(),
-        "wall s".into(),
-    ]];
-    // Due-date columns only when some job has a due date.
-    let due = r
-        .results
-        .iter()
-        .any(|p| p.jobs.iter().any(|j| j.tardiness_s.is_some()));
-    if due {
-        rows[0].insert(12, "due missed".into());
-        rows[0].insert(12, "tardy h".into());
-    }
-    // Cost columns (STS: GPU price and tardiness penalty) only when a run has a cost.
-    let costed = r.results.iter().any(|p| p.metrics.total_cost_usd > 0.0);
-    let cost_at = rows[0].len() - 2;
-    if costed {
-        for (k, h) in ["GPU $", "tardy $", "cost $"].iter().enumerate() {
-            rows[0].insert(cost_at + k, h.to_string());
-        }
-    }
-    // Prediction-error columns only when completions were predicted.
-    let predicted = r.results.iter().any(|p| p.metrics.predicted_frac > 0.0);
-    if predicted {
-        let at = rows[0].len() - 1;
-        for (k, h) in ["pred err %", "p95 pred %", "p99 pred %"]
-            .iter()
-            .enumerate()
-        {
-            rows[0].insert(at + k, h.to_string());
-        }
-    }
-    for p in &r.results {
-        let m = &p.metrics;
-        let mut row = vec![
-            p.policy.clone(),
-            format!("{}/{}", m.completed, m.jobs),
-            hours(m.avg_jct_s),
-            hours(m.p50_jct_s),
-            hours(m.p90_jct_s),
-            hours(m.p99_jct_s),
-            hours(m.makespan_s),
-            hours(m.avg_queue_s),
-            format!("{:.1}", m.gpu_hours),
-            format!("{:.3}", m.utilization),
-            format!("{:.2}", m.avg_restarts),
-            format!("{:.2}", m.ftf_rho_max),
-            format!("{:.1}", m.energy_kwh),
-            format!("{:.3}", p.wall_s),
-        ];
-        if due {
-            row.insert(12, format!("{:.3}", m.due_missed_frac));
-            row.insert(12, hours(m.avg_tardiness_s));
-        }
-        if costed {
-            for (k, usd) in [m.gpu_cost_usd, m.tardiness_cost_usd, m.total_cost_usd]
-                .iter()
-                .enumerate()
-            {
-                row.insert(cost_at + k, format!("{usd:.2}"));
-            }
-        }
-        if predicted {
-            let at = row.len() - 1;
-            row.insert(at, format!("{:.1}", m.p99_pred_error_pct));
-            row.insert(at, format!("{:.1}", m.p95_pred_error_pct));
-            row.insert(at, format!("{:.1}", m.avg_pred_error_pct));
-        }
+    let values: Vec<Vec<(&MetricInfo, Option<f64>)>> =
+        r.results.iter().map(|p| p.metrics.values()).collect();
+    let shown: Vec<usize> = (0..METRICS.len())
+        .filter(|&i| match METRICS[i].table {
+            Table::Main => true,
+            Table::WhenApplies => values.iter().any(|v| v[i].1.is_some()),
+            Table::Speedup | Table::None => false,
+        })
+        .collect();
+    let mut header = vec!["policy".to_string()];
+    header.extend(shown.iter().map(|&i| METRICS[i].header()));
+    header.push("wall s".into());
+    let mut rows = vec![header];
+    for (p, v) in r.results.iter().zip(&values) {
+        let mut row = vec![p.policy.clone()];
+        row.extend(shown.iter().map(|&i| v[i].0.show(v[i].1)));
+        row.push(format!("{:.3}", p.wall_s));
         rows.push(row);
     }
     let mut out = format!(
@@ -267,8 +205,11 @@ pub fn to_table(r: &RunReport) -> String {
     for p in &r.results {
         if p.stop_reason != "all jobs completed" {
             out.push_str(&format!(
-                "note: {} stopped early: {}\n",
-                p.policy, p.stop_reason
+                "note: {} stopped early: {} ({} of {} jobs unfinished)\n",
+                p.policy,
+                p.stop_reason,
+                p.metrics.jobs - p.metrics.completed,
+                p.metrics.jobs
             ));
         }
     }
@@ -304,35 +245,19 @@ fn pools_table(r: &RunReport) -> String {
 }
 
 /// Speedups against the reference run of runs with pools (per-pool FCFS
-/// without sharing; docs/METRICS.md).
+/// without sharing; docs/METRICS.md), the catalog's speedup metrics.
 fn speedup_table(r: &RunReport) -> String {
-    let mut rows = vec![[
-        "policy",
-        "speedup geo",
-        "mean",
-        "JCT ratio",
-        "p5",
-        "p95",
-        "slowed %",
-        "total slowdown min",
-        "max slowdown min",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect::<Vec<_>>()];
+    let metrics: Vec<&MetricInfo> = METRICS
+        .iter()
+        .filter(|m| m.table == Table::Speedup)
+        .collect();
+    let mut header = vec!["policy".to_string()];
+    header.extend(metrics.iter().map(|m| m.header()));
+    let mut rows = vec![header];
     for p in &r.results {
-        let s = &p.metrics.speedup;
-        rows.push(vec![
-            p.policy.clone(),
-            format!("{:.2}", s.speedup_geo),
-            format!("{:.2}", s.speedup_mean),
-            format!("{:.2}", s.speedup_jct_ratio),
-            format!("{:.2}", s.speedup_p5),
-            format!("{:.1}", s.speedup_p95),
-            format!("{:.2}", 100.0 * s.slowed_frac),
-            format!("{:.0}", s.slowdown_total_s / 60.0),
-            format!("{:.0}", s.slowdown_max_s / 60.0),
-        ]);
+        let mut row = vec![p.policy.clone()];
+        row.extend(metrics.iter().map(|m| m.show(p.metrics.value(m.key))));
+        rows.push(row);
     }
     format!(
         "against per-pool FCFS without sharing ({REFERENCE_POLICY}):\n{}",
@@ -340,47 +265,26 @@ fn speedup_table(r: &RunReport) -> String {
     )
 }
 
-/// One CSV row per policy with every summary metric.
+/// One CSV row per policy with every metric of the catalog, unscaled
+/// (seconds, fractions), "–" where a metric does not apply.
 pub fn to_csv(r: &RunReport) -> String {
-    let mut w = csv::Writer::from_writer(Vec::new());
-    let _ = w.write_record([
-        "policy",
-        "jobs",
-        "completed",
-        "avg_jct_s",
-        "p50_jct_s",
-        "p90_jct_s",
-        "p99_jct_s",
-        "makespan_s",
-        "avg_queue_s",
-        "gpu_hours",
-        "utilization",
-        "avg_restarts",
-        "ftf_rho_max",
-        "ftf_unfair_frac",
-        "wall_s",
-    ]);
+    let mut w = CsvOut::new();
+    let mut header = vec!["policy"];
+    header.extend(METRICS.iter().map(|m| m.key));
+    header.push("wall_s");
+    w.row(header);
     for p in &r.results {
-        let m = &p.metrics;
-        let _ = w.write_record([
-            p.policy.clone(),
-            m.jobs.to_string(),
-            m.completed.to_string(),
-            m.avg_jct_s.to_string(),
-            m.p50_jct_s.to_string(),
-            m.p90_jct_s.to_string(),
-            m.p99_jct_s.to_string(),
-            m.makespan_s.to_string(),
-            m.avg_queue_s.to_string(),
-            m.gpu_hours.to_string(),
-            m.utilization.to_string(),
-            m.avg_restarts.to_string(),
-            m.ftf_rho_max.to_string(),
-            m.ftf_unfair_frac.to_string(),
-            p.wall_s.to_string(),
-        ]);
+        let mut row = vec![p.policy.clone()];
+        row.extend(
+            p.metrics
+                .values()
+                .into_iter()
+                .map(|(_, v)| v.map_or_else(|| catalog::ABSENT.to_string(), |x| x.to_string())),
+        );
+        row.push(p.wall_s.to_string());
+        w.row(row);
     }
-    String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
+    w.finish()
 }
 
 /// Right-aligned text table (first column left-aligned) with a rule under the header.

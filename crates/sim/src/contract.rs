@@ -6,6 +6,12 @@
 use super::view::{Decision, View};
 use serde::Serialize;
 
+/// The shortest round, lease or time-slice the engine runs, in seconds: the
+/// resolution of every trace's times; below it a run only multiplies policy
+/// calls (and at 1e-300 s simulated time stops advancing). Policies declare
+/// their round and lease parameters with it as the lower bound.
+pub const SHORTEST_ROUND_S: f64 = 1.0;
+
 /// When the engine calls a policy.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Trigger {
@@ -47,6 +53,20 @@ pub trait Policy: PolicyClone + Send {
         Knowledge::Declared
     }
     fn schedule(&mut self, view: &View<'_>, out: &mut Decision);
+    /// Asked after a round call that changed nothing: would every further
+    /// round decide the same until something happens (an arrival, a
+    /// completion, a rate change at an epoch boundary, a wake-up)? A policy
+    /// that says so is not called again until then (the engine skips the
+    /// quiet rounds, so a job of 1e9 s costs no more than its events); when
+    /// next called, it brings its per-round bookkeeping up from the rounds
+    /// that passed, so that results are those of calling every round. The
+    /// default, false, keeps every round.
+    fn steady(&self) -> bool {
+        false
+    }
+    /// Tells a `steady` policy how many rounds the engine skipped since its
+    /// last call (before the next call), to book them as if they had run.
+    fn skipped(&mut self, _rounds: u64) {}
 }
 
 /// Copies a policy behind a `Box<dyn Policy>` (a fork runs a copy). One

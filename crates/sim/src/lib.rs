@@ -23,7 +23,7 @@ pub use config::{
     Calibration, DelayRule, EngineConfig, EngineSettings, Measure, Reconfig, ReconfigRule,
     ENGINE_PARAMS,
 };
-pub use contract::{Knowledge, Policy, PolicyClone, Trigger};
+pub use contract::{Knowledge, Policy, PolicyClone, Trigger, SHORTEST_ROUND_S};
 pub use engine::{Forecast, JobResult, Outcome, Progress, Simulation, TypeTime};
 pub use insight::{ConfigCol, RoundInsight};
 pub use pools::PoolResult;

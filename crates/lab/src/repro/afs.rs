@@ -417,8 +417,8 @@ pub fn reproduce(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<AfsRe
             let row = RunRow {
                 label: v.label.to_string(),
                 completed: r.metrics.completed,
-                avg_jct_s: r.metrics.avg_jct_s,
-                p99_jct_s: r.metrics.p99_jct_s,
+                avg_jct_s: r.metrics.avg_jct_s.unwrap_or(f64::NAN),
+                p99_jct_s: r.metrics.p99_jct_s.unwrap_or(f64::NAN),
                 mean_ql: ts.time_mean(&ql),
                 mean_ce: ts.time_mean(&ts.ce),
                 wall_s: r.wall_s,

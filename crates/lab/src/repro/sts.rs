@@ -196,9 +196,9 @@ fn run_one(
         .max()
         .unwrap_or(0);
     Ok(RunCost {
-        gpu: m.gpu_cost_usd,
-        tardy: m.tardiness_cost_usd,
-        missed: m.due_missed_frac * m.jobs as f64,
+        gpu: m.gpu_cost_usd.unwrap_or(f64::NAN),
+        tardy: m.tardiness_cost_usd.unwrap_or(f64::NAN),
+        missed: m.due_missed_frac.unwrap_or(f64::NAN) * m.jobs as f64,
         max_queue,
         wall_s: run.wall_s,
     })

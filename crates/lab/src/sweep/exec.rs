@@ -16,8 +16,7 @@ use std::sync::Mutex;
 
 /// Reads a file the manifest names and checks it is the one planned.
 fn read_planned(path: &str, sha256: &str) -> Result<String> {
-    let bytes =
-        std::fs::read(path).map_err(|e| Error::input(path, 0, "", format!("cannot read: {e}")))?;
+    let bytes = schedlab_core::textio::read_bytes(path)?;
     if sha256_hex(&bytes) != sha256 {
         return Err(Error::input(
             path,
@@ -26,7 +25,7 @@ fn read_planned(path: &str, sha256: &str) -> Result<String> {
             "the file changed since the sweep was planned; plan it again",
         ));
     }
-    String::from_utf8(bytes).map_err(|_| Error::input(path, 0, "", "not UTF-8 text"))
+    schedlab_core::textio::text_of(path, bytes)
 }
 
 /// The run's trace.

@@ -160,9 +160,15 @@ impl Manifest {
     pub fn read(dir: &Path) -> Result<Manifest> {
         let path = Manifest::path(dir);
         let name = path.display().to_string();
-        let text = std::fs::read_to_string(&path).map_err(|e| {
-            Error::input(&name, 0, "", format!("cannot read the manifest ({e}); run `schedlab sweep plan SPEC --out DIR` first"))
-        })?;
+        if !path.exists() {
+            return Err(Error::input(
+                &name,
+                0,
+                "",
+                "no manifest here; run `schedlab sweep plan SPEC --out DIR` first",
+            ));
+        }
+        let text = schedlab_core::textio::read_text(&name)?;
         let m: Manifest = serde_json::from_str(&text)
             .map_err(|e| Error::input(&name, e.line(), "", e.to_string()))?;
         for (i, r) in m.runs.iter().enumerate() {

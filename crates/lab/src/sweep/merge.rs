@@ -112,26 +112,25 @@ fn metric_keys() -> impl Iterator<Item = &'static str> {
     schedlab_metrics::catalog::METRICS.iter().map(|m| m.key)
 }
 
+/// A metric's cell: its number, or "–" when it does not apply to the run.
 fn cell(v: &serde_json::Value) -> String {
     match v {
         serde_json::Value::String(s) => s.clone(),
+        serde_json::Value::Null => schedlab_metrics::catalog::ABSENT.to_string(),
         other => other.to_string(),
     }
 }
 
 impl Table {
-    /// CSV with a header line.
+    /// CSV with a header line (through the one CSV writer: a trace named
+    /// `=1+2.csv` is written as text, not a formula).
     pub fn to_csv(&self) -> Result<String> {
-        let mut w = csv::Writer::from_writer(Vec::new());
-        let err = |e: csv::Error| Error::Internal(format!("merge: {e}"));
-        w.write_record(&self.columns).map_err(err)?;
+        let mut w = schedlab_core::csvout::CsvOut::new();
+        w.row(&self.columns);
         for row in &self.rows {
-            w.write_record(row).map_err(err)?;
+            w.row(row);
         }
-        let bytes = w
-            .into_inner()
-            .map_err(|e| Error::Internal(format!("merge: {e}")))?;
-        String::from_utf8(bytes).map_err(|e| Error::Internal(format!("merge: {e}")))
+        Ok(w.finish())
     }
 
     /// `{"columns": [...], "rows": [[...], ...]}`.

@@ -23,4 +23,4 @@ pub mod spec;
 pub mod store;
 
 pub use manifest::{Manifest, RunSpec, TraceSource, ZooSpec};
-pub use spec::plan;
+pub use spec::{plan, plan_with, MAX_RUNS};

@@ -14,8 +14,7 @@ use std::path::Path;
 
 /// (path made absolute, SHA-256) of a file the runs will read.
 fn pinned(path: &str) -> Result<(String, String)> {
-    let bytes =
-        std::fs::read(path).map_err(|e| Error::input(path, 0, "", format!("cannot read: {e}")))?;
+    let bytes = schedlab_core::textio::read_bytes(path)?;
     let abs =
         std::path::absolute(path).map_or(path.to_string(), |p| p.to_string_lossy().into_owned());
     Ok((abs, sha256_hex(&bytes)))
@@ -146,8 +145,8 @@ pub fn afs_report_from(dir: &Path) -> Result<afs::AfsReport> {
         let row = RunRow {
             label: tag(r, "label"),
             completed: metrics.completed,
-            avg_jct_s: metrics.avg_jct_s,
-            p99_jct_s: metrics.p99_jct_s,
+            avg_jct_s: metrics.avg_jct_s.unwrap_or(f64::NAN),
+            p99_jct_s: metrics.p99_jct_s.unwrap_or(f64::NAN),
             mean_ql: res.mean_queue.unwrap_or(f64::NAN),
             mean_ce: res.mean_ce.unwrap_or(f64::NAN),
             wall_s: res.wall_s,

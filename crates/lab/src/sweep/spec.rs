@@ -217,6 +217,15 @@ enum TraceTemplate {
 
 /// Expands a spec into a manifest. `spec_path` locates relative trace files.
 pub fn plan(spec_path: &str, text: &str) -> Result<Manifest> {
+    plan_with(spec_path, text, false)
+}
+
+/// Runs a plan may have without `--force`: a grid of a million runs took
+/// 25 s, 2.9 GB and 717 MB on disk to plan, without a word.
+pub const MAX_RUNS: usize = 100_000;
+
+/// As [`plan`]; `force` allows more than [`MAX_RUNS`] runs.
+pub fn plan_with(spec_path: &str, text: &str, force: bool) -> Result<Manifest> {
     let src = Source {
         file: spec_path,
         text,
@@ -415,6 +424,28 @@ pub fn plan(spec_path: &str, text: &str) -> Result<Manifest> {
     }
 
     // Runs: trace x cluster x policy x parameter combination x seed.
+    let combos: usize = spec
+        .policies
+        .iter()
+        .map(|policy| {
+            axes.get("engine")
+                .into_iter()
+                .chain(axes.get(policy))
+                .flatten()
+                .fold(1usize, |n, (_, values)| n.saturating_mul(values.len()))
+        })
+        .fold(0usize, usize::saturating_add);
+    let planned = templates
+        .len()
+        .saturating_mul(spec.clusters.len().max(1))
+        .saturating_mul(combos)
+        .saturating_mul(seeds.len());
+    if planned > MAX_RUNS && !force {
+        return Err(Error::config(format!(
+            "{spec_path}: the grid has {planned} runs, above {MAX_RUNS}; \
+             plan it anyway with --force"
+        )));
+    }
     let mut runs = Vec::new();
     let mut seen = BTreeSet::new();
     for tpl in &templates {
@@ -530,13 +561,14 @@ fn absolute(base: &Path, p: &str) -> String {
 }
 
 fn read_bytes(src: &Source, tokens: &[&str], field: &str, path: &str) -> Result<Vec<u8>> {
-    std::fs::read(path).map_err(|e| {
-        src.error(
+    if !Path::new(path).exists() {
+        return Err(src.error(
             tokens,
             field,
-            format!("'{path}' is neither a bundled trace nor a readable file ({e})"),
-        )
-    })
+            format!("'{path}' is neither a bundled trace nor a file"),
+        ));
+    }
+    schedlab_core::textio::read_bytes(path).map_err(|e| src.error(tokens, field, e.to_string()))
 }
 
 #[cfg(test)]

@@ -72,9 +72,11 @@ pub fn result_path(dir: &Path, id: &str) -> PathBuf {
 /// Reads and verifies the result of run `id`.
 pub fn read_result(dir: &Path, id: &str) -> Stored {
     let path = result_path(dir, id);
-    let bytes = match std::fs::read(&path) {
+    if !path.exists() {
+        return Stored::Missing;
+    }
+    let bytes = match schedlab_core::textio::read_bytes(&path.to_string_lossy()) {
         Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Stored::Missing,
         Err(e) => return Stored::Corrupt(format!("unreadable: {e}")),
     };
     let env: StoredEnvelope = match serde_json::from_slice(&bytes) {

@@ -9,7 +9,7 @@
 //! file with columns `pool,quota`.
 
 use schedlab_core::error::{Error, Result};
-use schedlab_core::textio::{csv_error, reader, Columns, Row};
+use schedlab_core::textio::CsvTable;
 use serde::Serialize;
 
 /// A pool's index in [`Pools`] (and in `JobState::pool`).
@@ -82,30 +82,14 @@ impl Pools {
 
     /// Parses a pools file: CSV with columns `pool` and `quota`.
     pub fn parse_csv(file: &str, text: &str) -> Result<Pools> {
-        let mut rdr = reader(text);
-        let header = rdr.headers().map_err(|e| csv_error(file, &e))?.clone();
-        let cols = Columns::new(&header);
-        if !cols.has_all(&["pool", "quota"]) {
-            return Err(Error::input(
-                file,
-                1,
-                "",
-                "a pools file needs the columns pool,quota",
-            ));
-        }
+        let mut table = CsvTable::open(file, text)?;
+        table.require(&["pool", "quota"], "a pools file")?;
         let mut pools = Pools::default();
-        for (i, rec) in rdr.records().enumerate() {
-            let rec = rec.map_err(|e| csv_error(file, &e))?;
-            let row = Row {
-                file,
-                line: i + 2,
-                cols: &cols,
-                rec: &rec,
-            };
+        table.rows(|row| {
             let name = row.required_text("pool")?;
             let quota = row.u32("quota")?;
-            pools.add(name, quota).map_err(|m| row.error("pool", m))?;
-        }
+            pools.add(name, quota).map_err(|m| row.error("pool", m))
+        })?;
         if pools.is_empty() {
             return Err(Error::input(file, 1, "", "no pools in the file"));
         }

@@ -19,7 +19,7 @@ use super::goodput::efficiency::ValidationRow;
 use super::goodput::Observation;
 use crate::cluster::GpuKind;
 use schedlab_core::error::{Error, Result};
-use schedlab_core::textio::{csv_error, reader, Columns, Row};
+use schedlab_core::textio::{CsvTable, Row};
 
 /// Label of profile files without a type suffix (Pollux's g4dn.12xlarge, T4).
 pub const DEFAULT_LABEL: &str = "aws";
@@ -182,45 +182,30 @@ fn non_negative(row: &Row, field: &str) -> Result<f64> {
     Ok(v)
 }
 
+/// Reads a profile CSV's rows after checking its columns; a file without
+/// rows is an error (it would silently leave the built-in model in use).
 fn for_rows(
     file: &str,
     text: &str,
     need: &[&str],
     mut f: impl FnMut(&Row) -> Result<()>,
 ) -> Result<()> {
-    let mut rdr = reader(text);
-    let header = rdr.headers().map_err(|e| csv_error(file, &e))?.clone();
-    let cols = Columns::new(&header);
-    for n in need {
-        if !cols.has(n) {
-            return Err(Error::input(
-                file,
-                1,
-                *n,
-                format!("missing column '{n}' (header: {})", cols.names().join(",")),
-            ));
-        }
+    let mut table = CsvTable::open(file, text)?;
+    table.require(need, "a profile file")?;
+    let mut rows = 0usize;
+    table.rows(|row| {
+        rows += 1;
+        f(row)
+    })?;
+    if rows == 0 {
+        return Err(Error::input(
+            file,
+            table.header_line(),
+            "",
+            "the file has a header but no rows: no profile to fit",
+        ));
     }
-    let mut rec = csv::StringRecord::new();
-    loop {
-        match rdr.read_record(&mut rec) {
-            Ok(false) => return Ok(()),
-            Ok(true) => {
-                if rec.iter().all(|c| c.trim().is_empty()) {
-                    continue;
-                }
-                let line = rec.position().map_or(0, |p| p.line() as usize);
-                let row = Row {
-                    file,
-                    line,
-                    cols: &cols,
-                    rec: &rec,
-                };
-                f(&row)?;
-            }
-            Err(e) => return Err(csv_error(file, &e)),
-        }
-    }
+    Ok(())
 }
 
 fn placement_row(row: &Row) -> Result<Observation> {

@@ -107,15 +107,52 @@ struct ModelEntry {
 
 /// Reads table models from JSON; errors name the file, the model and the field.
 pub fn table_models_from_json(file: &str, text: &str) -> Result<Vec<ModelInfo>> {
-    let entries: Vec<ModelEntry> =
-        serde_json::from_str(text).map_err(|e| Error::input(file, e.line(), "", e.to_string()))?;
+    let clip = schedlab_core::textio::clip;
+    let entries: Vec<&serde_json::value::RawValue> = serde_json::from_str(text).map_err(|e| {
+        Error::input(
+            file,
+            e.line(),
+            "",
+            format!("not a JSON list of table models: {}", clip(&e.to_string())),
+        )
+    })?;
+    let lines = schedlab_core::textio::LineIndex::new(text);
+    let base = text.as_ptr() as usize;
+    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
     let mut out = Vec::new();
-    for m in entries {
+    for raw in entries {
+        // The line the entry starts on, so errors point into the file.
+        let line = lines.line_of((raw.get().as_ptr() as usize).saturating_sub(base));
+        let m: ModelEntry = serde_json::from_str(raw.get()).map_err(|e| {
+            Error::input(
+                file,
+                line + e.line().saturating_sub(1),
+                "",
+                clip(&e.to_string()),
+            )
+        })?;
         let err = |field: &str, msg: String| {
-            Error::input(file, 0, field, format!("model '{}': {msg}", m.name))
+            Error::input(
+                file,
+                line,
+                field,
+                format!("model '{}': {msg}", clip(&m.name)),
+            )
         };
+        let key = m.name.trim().to_ascii_lowercase();
+        if let Some(first) = seen.insert(key, line) {
+            return Err(err(
+                "name",
+                format!("declared twice (first on line {first}); give each model its own name"),
+            ));
+        }
         if m.name.trim().is_empty() {
-            return Err(Error::input(file, 0, "name", "a table model needs a name"));
+            return Err(Error::input(
+                file,
+                line,
+                "name",
+                "a table model needs a name",
+            ));
         }
         if !(m.restart_s >= 0.0 && m.restart_s.is_finite()) {
             return Err(err(

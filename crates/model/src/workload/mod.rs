@@ -17,8 +17,19 @@ use crate::cluster::Pools;
 use schedlab_core::error::{Error, Result};
 use serde::Serialize;
 
-/// Largest trace text accepted (a clear error instead of exhausting memory).
+/// Largest trace text accepted by default (a clear error instead of
+/// exhausting memory; `textio::input_limit` is the limit in force).
 pub const MAX_TRACE_BYTES: usize = schedlab_core::textio::MAX_INPUT_BYTES;
+
+/// The engine's horizon: 100 years of simulated time. A job longer than
+/// this alone, or arriving this long after the first, could never finish
+/// within any run (`engine.max_days` goes up to the same horizon), and
+/// times near 2^32 or 1e19 s are corrupt values, not workloads.
+pub const HORIZON_S: f64 = 100.0 * 365.0 * 86_400.0;
+
+/// Formats whose files are production logs: a repeated job id there is the
+/// log's own (a resubmission), so it is counted and reported, not refused.
+const LOG_FORMATS: &[Format] = &[Format::Philly, Format::Helios, Format::Alibaba, Format::Pai];
 
 /// A list of jobs sorted by arrival, with where they came from.
 #[derive(Debug, Clone, Serialize)]
@@ -52,18 +63,9 @@ impl Trace {
     /// Parses trace text with explicit import options (format, fill rule,
     /// second table).
     pub fn parse_with(file: &str, text: &str, opts: &ImportOptions) -> Result<Trace> {
-        let aux_len = opts.aux.map_or(0, |(_, t)| t.len());
-        if text.len() > MAX_TRACE_BYTES || aux_len > MAX_TRACE_BYTES {
-            return Err(Error::input(
-                file,
-                0,
-                "",
-                format!(
-                    "file is {} MB; the limit is {} MB",
-                    text.len() >> 20,
-                    MAX_TRACE_BYTES >> 20
-                ),
-            ));
+        schedlab_core::textio::check_size(file, text.len())?;
+        if let Some((aux_file, aux_text)) = opts.aux {
+            schedlab_core::textio::check_size(aux_file, aux_text.len())?;
         }
         let imported = formats::import(file, text, opts)?;
         let mut trace = Trace {
@@ -93,80 +95,66 @@ impl Trace {
     }
 
     /// Validates every job, sorts by arrival (stable) and numbers them.
+    /// Errors name the file's own column (`num_replicas`, not `gpus`).
     fn finish(&mut self, file: &str) -> Result<()> {
         if self.jobs.is_empty() {
             return Err(Error::input(file, 0, "", "the trace has no jobs"));
         }
+        let format = Format::by_name(&self.format);
+        let first = self
+            .jobs
+            .iter()
+            .map(|j| j.arrival)
+            .fold(f64::INFINITY, f64::min);
         for (i, j) in self.jobs.iter().enumerate() {
-            let line = if j.source_line > 0 {
-                j.source_line as usize
-            } else {
-                0
-            };
-            let err = |field: &str, msg: String| {
-                let what = if line == 0 {
-                    format!("job {} ('{}'): {msg}", i, j.name)
-                } else {
-                    msg
-                };
-                Error::input(file, line, field, what)
-            };
-            if !j.arrival.is_finite() || j.arrival < 0.0 {
-                return Err(err(
-                    "arrival",
-                    format!("arrival time {} is negative", j.arrival),
-                ));
-            }
-            if j.gpus == 0 {
-                return Err(err("gpus", "a job must request at least one GPU".into()));
-            }
-            if j.max_gpus > 0 && j.min_gpus > j.max_gpus {
-                return Err(err(
-                    "min_gpus",
-                    format!("min_gpus {} exceeds max_gpus {}", j.min_gpus, j.max_gpus),
-                ));
-            }
-            if let Some(d) = j.duration {
-                if !(d > 0.0 && d.is_finite()) {
-                    return Err(err("duration", format!("duration {d} must be positive")));
-                }
-            }
-            if let Some(w) = j.work {
-                if !(w > 0.0 && w.is_finite()) {
-                    return Err(err("work", format!("work {w} must be positive")));
-                }
-            }
-            if !(j.weight > 0.0 && j.weight.is_finite()) {
-                return Err(err(
-                    "weight",
-                    format!("weight {} must be positive", j.weight),
-                ));
-            }
-            if let Some(m) = j.mem_gb {
-                if !(m > 0.0 && m.is_finite()) {
-                    return Err(err(
-                        "mem_gb",
-                        format!("memory need {m} GB must be positive"),
-                    ));
-                }
-            }
-            if let Some(d) = j.due {
-                if !d.is_finite() {
-                    return Err(err("due", "due date must be finite".into()));
-                }
-                if d < j.arrival {
-                    return Err(err(
-                        "due",
-                        format!("due date {d} is before the job's arrival {}", j.arrival),
-                    ));
-                }
-            }
+            check_job(file, format, i, j, first)?;
         }
+        self.check_names(file, format)?;
         schedlab_core::sorting::sort_by(&mut self.jobs, |a, b| a.arrival.total_cmp(&b.arrival));
         for (i, j) in self.jobs.iter_mut().enumerate() {
             j.id = i as u32;
         }
         Ok(())
+    }
+
+    /// Refuses two jobs of one name (results are reported by name), except
+    /// in production logs, where repeats are counted in a note.
+    fn check_names(&mut self, file: &str, format: Option<Format>) -> Result<()> {
+        let mut seen: std::collections::HashMap<&str, u32> =
+            std::collections::HashMap::with_capacity(self.jobs.len());
+        let mut repeats = 0usize;
+        let mut first_repeat = None;
+        for j in &self.jobs {
+            if let Some(line) = seen.insert(j.name.as_str(), j.source_line) {
+                repeats += 1;
+                first_repeat.get_or_insert((j, line));
+            }
+        }
+        let Some((j, earlier)) = first_repeat else {
+            return Ok(());
+        };
+        if format.is_some_and(|f| LOG_FORMATS.contains(&f)) {
+            self.notes.push(format!(
+                "{repeats} jobs repeat an earlier job's id (the log's resubmissions); each is run as its own job"
+            ));
+            return Ok(());
+        }
+        let column = format.map_or("name", |f| f.column("name"));
+        let earlier = if earlier > 0 {
+            format!(" (first on line {earlier})")
+        } else {
+            String::new()
+        };
+        Err(Error::input(
+            file,
+            j.source_line as usize,
+            column,
+            format!(
+                "job '{}' is named twice{earlier}; {repeats} repeated name{} in all: give every job its own name",
+                schedlab_core::textio::clip(&j.name),
+                if repeats > 1 { "s" } else { "" }
+            ),
+        ))
     }
 
     /// The jobs of one tenant (all when None), the first `max_jobs` by
@@ -202,6 +190,124 @@ impl Trace {
         let last = self.jobs.last().map_or(0.0, |j| j.arrival);
         last - first
     }
+}
+
+/// Checks one job's values (`i` its position in the file, `first` the
+/// earliest arrival), naming the file's column for the field at fault.
+fn check_job(file: &str, format: Option<Format>, i: usize, j: &JobSpec, first: f64) -> Result<()> {
+    let line = j.source_line as usize;
+    let err = |field: &str, msg: String| {
+        let what = if line == 0 {
+            format!(
+                "job {i} ('{}'): {msg}",
+                schedlab_core::textio::clip(&j.name)
+            )
+        } else {
+            msg
+        };
+        let column = format.map_or(field, |f| f.column(field));
+        Error::input(file, line, column, what)
+    };
+    let years = |s: f64| s / (365.0 * 86_400.0);
+    if !j.arrival.is_finite() || j.arrival < 0.0 {
+        return Err(err(
+            "arrival",
+            format!("arrival time {} is negative", j.arrival),
+        ));
+    }
+    if j.arrival - first > HORIZON_S {
+        return Err(err(
+            "arrival",
+            format!(
+                "arrival {:e} s is {:.0} years after the first job's: beyond the engine's horizon of {:.0} years",
+                j.arrival,
+                years(j.arrival - first),
+                years(HORIZON_S)
+            ),
+        ));
+    }
+    if j.gpus == 0 {
+        return Err(err("gpus", "a job must request at least one GPU".into()));
+    }
+    if j.max_gpus > 0 && j.min_gpus > j.max_gpus {
+        return Err(err(
+            "min_gpus",
+            format!("min_gpus {} exceeds max_gpus {}", j.min_gpus, j.max_gpus),
+        ));
+    }
+    if j.max_gpus > 0 && j.gpus > j.max_gpus {
+        return Err(err(
+            "gpus",
+            format!(
+                "the request of {} GPUs exceeds max_gpus {}",
+                j.gpus, j.max_gpus
+            ),
+        ));
+    }
+    if j.min_gpus > 0 && j.gpus < j.min_gpus {
+        return Err(err(
+            "gpus",
+            format!(
+                "the request of {} GPUs is below min_gpus {}",
+                j.gpus, j.min_gpus
+            ),
+        ));
+    }
+    if j.max_batch_size > 0 && j.batch_size > j.max_batch_size {
+        return Err(err(
+            "batch_size",
+            format!(
+                "batch size {} exceeds max_batch_size {}",
+                j.batch_size, j.max_batch_size
+            ),
+        ));
+    }
+    if let Some(d) = j.duration {
+        if !(d > 0.0 && d.is_finite()) {
+            return Err(err("duration", format!("duration {d} must be positive")));
+        }
+        if d > HORIZON_S {
+            return Err(err(
+                "duration",
+                format!(
+                    "duration {d:e} s is {:.3e} years: beyond the engine's horizon of {:.0} years",
+                    years(d),
+                    years(HORIZON_S)
+                ),
+            ));
+        }
+    }
+    if let Some(w) = j.work {
+        if !(w > 0.0 && w.is_finite()) {
+            return Err(err("work", format!("work {w} must be positive")));
+        }
+    }
+    if !(j.weight > 0.0 && j.weight.is_finite()) {
+        return Err(err(
+            "weight",
+            format!("weight {} must be positive", j.weight),
+        ));
+    }
+    if let Some(m) = j.mem_gb {
+        if !(m > 0.0 && m.is_finite()) {
+            return Err(err(
+                "mem_gb",
+                format!("memory need {m} GB must be positive"),
+            ));
+        }
+    }
+    if let Some(d) = j.due {
+        if !d.is_finite() {
+            return Err(err("due", "due date must be finite".into()));
+        }
+        if d < j.arrival {
+            return Err(err(
+                "due",
+                format!("due date {d} is before the job's arrival {}", j.arrival),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Loads a trace by bundled name or from text (the CLI reads the file).

@@ -34,7 +34,7 @@ use schedlab_sim::{Decision, View};
 pub(crate) const QUANTUM_S: ParamSpec = ParamSpec::float(
     "quantum_s",
     "7200",
-    1e-3,
+    crate::SHORTEST_ROUND_S,
     1e9,
     "Processor-sharing quantum when jobs outnumber GPUs, at full trace scale (the paper's 2 h)",
 );

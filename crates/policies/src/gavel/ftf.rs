@@ -47,6 +47,7 @@ fn build(p: &Params, _seed: u64) -> Result<Box<dyn Policy>> {
         tol: s.tol,
         max_checks: s.max_checks,
         ledger: Ledger::default(),
+        alone: false,
     }))
 }
 
@@ -59,6 +60,8 @@ pub struct GavelFtf {
     tol: f64,
     max_checks: u32,
     ledger: Ledger,
+    /// The last round had one active job.
+    alone: bool,
 }
 
 /// Themis' view of each job (E23 terms).
@@ -104,5 +107,16 @@ impl Policy for GavelFtf {
         out.solver_s = t0.elapsed().as_secs_f64();
         out.fallback = a.alloc.fallback;
         run_round(view, out, &m, &a.alloc.x, &mut self.ledger, self.round_s);
+        // The FTF allocation moves with time (ages, remaining work) unless
+        // one job is alone: then it goes to that job's best type.
+        self.alone = m.jobs.len() == 1;
+    }
+
+    fn steady(&self) -> bool {
+        self.alone && self.ledger.steady
+    }
+
+    fn skipped(&mut self, rounds: u64) {
+        self.ledger.replay(rounds, self.round_s);
     }
 }

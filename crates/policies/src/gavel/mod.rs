@@ -104,4 +104,12 @@ impl Policy for Gavel {
         out.fallback = a.fallback;
         rounds::run_round(view, out, &m, &a.x, &mut self.ledger, self.round_s);
     }
+
+    fn steady(&self) -> bool {
+        self.ledger.steady
+    }
+
+    fn skipped(&mut self, rounds: u64) {
+        self.ledger.replay(rounds, self.round_s);
+    }
 }

@@ -23,6 +23,12 @@ pub struct Ledger {
     t: Vec<Vec<f64>>,
     /// c[type column].
     c: Vec<f64>,
+    /// The last round's (job, type column) choices, in the order recorded.
+    last: Vec<(u32, usize)>,
+    /// The last round can only repeat until something happens: every job
+    /// got a type, and its allocation x lies on that type alone, so its
+    /// other pairs have priority 0 and the same choices always fit.
+    pub steady: bool,
 }
 
 impl Ledger {
@@ -60,6 +66,18 @@ impl Ledger {
     fn record(&mut self, job: u32, k: usize, round_s: f64) {
         self.t[job as usize][k] += round_s;
         self.c[k] += round_s;
+    }
+
+    /// Books `rounds` skipped rounds of the last round's choices, one by
+    /// one as if each had run (the same sums to the bit).
+    pub fn replay(&mut self, rounds: u64, round_s: f64) {
+        let last = std::mem::take(&mut self.last);
+        for _ in 0..rounds {
+            for &(j, k) in &last {
+                self.record(j, k, round_s);
+            }
+        }
+        self.last = last;
     }
 }
 
@@ -135,10 +153,23 @@ pub fn run_round(
             }
         }
     }
+    ledger.last.clear();
     for (r, s) in scheduled.iter().enumerate() {
         if let Some(k) = s {
             ledger.record(m.jobs[r], *k, round_s);
+            ledger.last.push((m.jobs[r], *k));
         }
     }
+    ledger.steady = !m.jobs.is_empty()
+        && scheduled.iter().enumerate().all(|(r, s)| {
+            s.is_some_and(|k| {
+                (0..kinds).all(|o| {
+                    o == k
+                        || x.get(r)
+                            .and_then(|row| row.get(o))
+                            .is_none_or(|v| *v <= 1e-9)
+                })
+            })
+        });
     out.apply_plan(view, plan);
 }

@@ -43,7 +43,7 @@ schedlab_core::settings! {
         clip: f64 = float("0.01", 0.0, 1.0, "zeta_min: within a class a job gets GPUs only while its efficiency speedup(g)/g stays at or above this"),
         delta: f64 = float("0.01", 0.01, 0.9, "Step by which zeta is relaxed when a class's capped FIFO pass leaves its share partly unused"),
         realise: Realise = choice("fluid", "How fractional shares run on whole GPUs: fluid (the artifact's simulator: the fractions as time-shared parts of GPUs, throughput interpolated) or rotate (its testbed: whole GPUs passed round the jobs with a fraction every quantum_s)"),
-        quantum_s: f64 = float("600", 0.001, 1e9, "Time-slice of the rotate realisation: the GPUs that fractional shares add up to rotate among those jobs, each holding one for quantum x its fraction"),
+        quantum_s: f64 = float("600", 1.0, 1e9, "Time-slice (at least 1 s, the shortest round: shorter slices let simulated time stall) of the rotate realisation: the GPUs that fractional shares add up to rotate among those jobs, each holding one for quantum x its fraction"),
     }
 }
 

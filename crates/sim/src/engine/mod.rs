@@ -88,6 +88,15 @@ pub struct Simulation {
     notes: Vec<String>,
     /// The policy declared oracle knowledge of job lengths (`View::oracle`).
     oracle: bool,
+    /// The watchdog: where simulated time last moved by [`MIN_ADVANCE_S`]
+    /// and how many events have passed since.
+    stall_mark: f64,
+    stall_events: u64,
+    /// The last round call changed nothing and the policy is `steady`:
+    /// the rounds until the next event are skipped.
+    quiet: bool,
+    /// Rounds skipped since the policy's last call (told before the next).
+    skipped: u64,
 }
 
 /// Draws each job's true work around its declared work (`engine.length_noise`):
@@ -122,6 +131,16 @@ fn draw_early_stops(jobs: &mut [JobState], zoo: &ModelZoo, seed: u64) {
 /// Calls with nothing running and nothing arriving before a round-based
 /// run is declared stuck.
 const STUCK_CALLS: u32 = 10_000;
+
+/// The watchdog's step: simulated time must move by this much (1 ms, far
+/// below any trace's resolution or round) within [`stall_budget`] events.
+const MIN_ADVANCE_S: f64 = 1e-3;
+
+/// Events allowed without time moving by [`MIN_ADVANCE_S`]: every job can
+/// arrive, start, change rate and finish at one instant, plus a margin.
+fn stall_budget(jobs: usize) -> u64 {
+    10_000 + 8 * jobs as u64
+}
 
 impl Simulation {
     /// Checks the trace against the cluster and zoo, resolves each job's
@@ -178,6 +197,13 @@ impl Simulation {
             draw_early_stops(&mut jobs, &zoo, cfg.seed);
         }
         let trigger = policy.trigger();
+        if let Some(r) = trigger.round_s.filter(|r| !(*r >= crate::SHORTEST_ROUND_S)) {
+            return Err(Error::config(format!(
+                "policy {}: a round of {r} s is shorter than the engine's shortest of {} s",
+                policy.name(),
+                crate::SHORTEST_ROUND_S
+            )));
+        }
         let oracle = policy.knowledge() == crate::Knowledge::Oracle;
         let first = trace.jobs.first().map_or(0.0, |j| j.arrival);
         let next_tick = trigger.round_s.map(|r| (first / r).ceil() * r);
@@ -218,6 +244,10 @@ impl Simulation {
             rates: Arc::default(),
             notes,
             oracle,
+            stall_mark: first,
+            stall_events: 0,
+            quiet: false,
+            skipped: 0,
             cluster,
             zoo,
         })
@@ -346,11 +376,15 @@ impl Simulation {
             return Ok(false);
         };
         if t > self.cfg.max_time {
+            // The run goes on to its horizon: jobs holding GPUs keep
+            // accruing GPU time and progress until it (metrics count it).
+            self.set_time(self.cfg.max_time);
             self.stop("max_days reached");
             return Ok(false);
         }
         self.set_time(t);
         self.events += 1;
+        self.watchdog()?;
 
         // Completions and rate changes first (a freed GPU is free for arrivals at the same time).
         let mut woke = false;
@@ -422,6 +456,9 @@ impl Simulation {
         } else if due && !self.active.is_empty() {
             self.deferred_call = false;
             self.call_policy(tick)?;
+            if tick && self.quiet {
+                self.skip_quiet_rounds();
+            }
         }
         if arrived && self.cfg.predict {
             self.predict_at_arrival(first_arrival as u32)?;
@@ -431,6 +468,58 @@ impl Simulation {
             return Ok(false);
         }
         Ok(true)
+    }
+
+    /// Moves the next round tick past every round before the next event
+    /// (the policy said nothing changes until one): ticks stay the same
+    /// multiples of the round, summed one by one as when every round runs,
+    /// so the call after the event sees the same time to the bit.
+    fn skip_quiet_rounds(&mut self) {
+        let (Some(r), Some(mut tick)) = (self.trigger.round_s, self.next_tick) else {
+            return;
+        };
+        let mut next_event = self.queue.peek_time().unwrap_or(f64::INFINITY);
+        if let Some(a) = self.specs.get(self.next_arrival) {
+            next_event = next_event.min(a.arrival);
+        }
+        // Past the horizon the run stops anyway.
+        let until = next_event.min(self.cfg.max_time + r);
+        if !until.is_finite() {
+            return;
+        }
+        // The tick just taken is the one after the call: not skipped.
+        let mut rounds = 0u64;
+        while tick < until {
+            tick += r;
+            rounds += 1;
+        }
+        self.skipped += rounds;
+        self.next_tick = Some(tick);
+    }
+
+    /// Refuses to go on when simulated time has not moved by
+    /// [`MIN_ADVANCE_S`] over [`stall_budget`] events: a run that cannot
+    /// make progress (a policy waking itself 1e-300 s ahead) would
+    /// otherwise spin until memory runs out.
+    fn watchdog(&mut self) -> Result<()> {
+        if self.now >= self.stall_mark + MIN_ADVANCE_S {
+            self.stall_mark = self.now;
+            self.stall_events = 0;
+            return Ok(());
+        }
+        self.stall_events += 1;
+        if self.stall_events <= stall_budget(self.jobs.len()) {
+            return Ok(());
+        }
+        let name = self.policy_name().to_string();
+        let cause = match self.trigger.round_s {
+            Some(r) if r < 1.0 => format!("its round of {r} s ({name}.round_s)"),
+            _ => format!("its wake-ups (a lease, quantum or tick setting of {name})"),
+        };
+        Err(Error::config(format!(
+            "policy {name}: simulated time stayed at t = {:.3} s for {} events, so the run cannot make progress; check {cause}",
+            self.now, self.stall_events
+        )))
     }
 
     fn stop(&mut self, why: &str) {
@@ -525,6 +614,9 @@ impl Simulation {
         let want_insight = self.recorder.wants_insight();
         let mut policy = self.policy.take().expect("the policy is not lent out");
         let breach;
+        if self.skipped > 0 {
+            policy.skipped(std::mem::take(&mut self.skipped));
+        }
         {
             let view = View {
                 now: self.now,
@@ -550,6 +642,8 @@ impl Simulation {
             policy.schedule(&view, &mut decision);
             breach = view.take_breach();
         }
+        self.quiet =
+            tick && decision.changes.is_empty() && decision.wake_at.is_none() && policy.steady();
         self.policy = Some(policy);
         if let Some(why) = breach {
             return Err(Error::Internal(format!(
@@ -575,6 +669,8 @@ impl Simulation {
         let solver_paired = std::mem::take(&mut decision.solver_paired);
         let fallback = decision.fallback.clone();
         let delay = self.decision_delay(policy_s, &decision);
+        // A decision that takes effect later is not a quiet round.
+        self.quiet &= delay <= 0.0;
         if delay > 0.0 {
             self.defer_decision(decision, delay);
         } else {

@@ -4,7 +4,7 @@ use crate::state::JobState;
 use schedlab_core::error::{Error, Result};
 use schedlab_model::cluster::{Cluster, GpuKind};
 use schedlab_model::perf::{BatchChoice, ModelZoo, RateQuery};
-use schedlab_model::workload::{Adaptivity, JobSpec, Trace};
+use schedlab_model::workload::{Adaptivity, JobSpec, Trace, HORIZON_S};
 
 /// Resolves each job's model and declared work (`rules::declared_work`),
 /// refusing jobs the cluster can never run.
@@ -22,6 +22,8 @@ pub(crate) fn resolve_jobs(
     notes: &mut Vec<String>,
 ) -> Result<Vec<JobState>> {
     let file = trace.name.as_str();
+    // Errors name the trace file's own columns (`application`, not `model`).
+    let format = schedlab_model::workload::Format::by_name(&trace.format);
     cluster.pools.check(&cluster.name, cluster.total_gpus)?;
     let mut out = Vec::with_capacity(specs.len());
     let mut placeholders = 0usize;
@@ -32,8 +34,12 @@ pub(crate) fn resolve_jobs(
         } else {
             String::new()
         };
-        let err = |field: &str, msg: String| Error::input(file, line, field, format!("{who}{msg}"));
+        let err = |field: &str, msg: String| {
+            let column = format.map_or(field, |f| f.column(field));
+            Error::input(file, line, column, format!("{who}{msg}"))
+        };
         let model = zoo.lookup(&spec.model).ok_or_else(|| {
+            let names = zoo.names();
             let hint = if spec
                 .model
                 .starts_with(schedlab_model::perf::sts_data::MODEL_PREFIX)
@@ -45,9 +51,10 @@ pub(crate) fn resolve_jobs(
             err(
                 "model",
                 format!(
-                    "unknown model '{}'{hint} (known: {})",
-                    spec.model,
-                    zoo.names().join(", ")
+                    "unknown model '{}'{}{hint} (`schedlab list models` lists all {})",
+                    schedlab_core::textio::clip(&spec.model),
+                    schedlab_core::textio::suggest(&spec.model, names.iter().copied()),
+                    names.len()
                 ),
             )
         })?;
@@ -126,6 +133,39 @@ pub(crate) fn resolve_jobs(
             };
             zoo.rate(model, &q).per_s > 0.0
         });
+        // A job that no GPU type can finish within the engine's horizon
+        // (a rate of 1e-300) would hold the run forever.
+        let fastest = kinds
+            .iter()
+            .map(|&k| {
+                let per_node = cluster.max_node_gpus(k).max(1);
+                let gpus = spec.gpus.min(cluster.gpus_of(k)).max(1);
+                let q = RateQuery {
+                    kind: k,
+                    gpus,
+                    nodes: gpus.div_ceil(per_node),
+                    batch: BatchChoice::Fixed(if spec.batch_size > 0 {
+                        spec.batch_size
+                    } else {
+                        info.default_batch
+                    }),
+                    progress: 0.0,
+                };
+                zoo.rate(model, &q).per_s
+            })
+            .fold(0.0, f64::max);
+        if progresses && work / fastest > HORIZON_S {
+            return Err(err(
+                "model",
+                format!(
+                    "model '{}' runs at {fastest:.3e} work units/s on {} GPUs: the job's {work:.3e} units would take {:.3e} years, beyond the engine's horizon of {:.0} years",
+                    info.name,
+                    spec.gpus,
+                    work / fastest / (365.0 * 86_400.0),
+                    HORIZON_S / (365.0 * 86_400.0)
+                ),
+            ));
+        }
         if !progresses {
             return Err(err(
                 "model",

@@ -206,9 +206,9 @@ fn run_toy(opts: &Options) -> Result<Vec<ToyRow>> {
         let paper = TOY.iter().find(|t| t.0 == name).expect("published");
         rows.push(ToyRow {
             policy: format!("{name} ({policy})"),
-            mean_jct: run.metrics.avg_jct_s,
+            mean_jct: run.metrics.avg_jct_s.unwrap_or(f64::NAN),
             paper_mean_jct: paper.1,
-            mean_err_pct: run.metrics.avg_pred_error_pct,
+            mean_err_pct: run.metrics.avg_pred_error_pct.unwrap_or(f64::NAN),
             paper_err_pct: paper.2,
             ends,
             paper_ends: paper.3.to_vec(),
@@ -264,25 +264,25 @@ fn run_fig7_trace(
         let run = run_policy(&trace, &cluster, &zoo, name, &o, opts.seed, &mut |_| true)?;
         progress(&format!(
             "pcs {id} {scheme:<9} ({name}): avg JCT {:.1} h, avg error {:.2}%, p99 {:.1}%, {:.1} s",
-            run.metrics.avg_jct_s / 3600.0,
-            run.metrics.avg_pred_error_pct,
-            run.metrics.p99_pred_error_pct,
+            run.metrics.avg_jct_s.unwrap_or(f64::NAN) / 3600.0,
+            run.metrics.avg_pred_error_pct.unwrap_or(f64::NAN),
+            run.metrics.p99_pred_error_pct.unwrap_or(f64::NAN),
             run.wall_s
         ));
         results.push((i, run.metrics, run.wall_s));
     }
-    let afs = results[0].1.avg_jct_s;
+    let afs = results[0].1.avg_jct_s.unwrap_or(f64::NAN);
     Ok(results
         .into_iter()
         .map(|(i, m, wall_s)| Fig7Row {
             trace: id.to_string(),
             scheme: SCHEMES[i].0.to_string(),
             policy: SCHEMES[i].1.to_string(),
-            norm_jct: m.avg_jct_s / afs,
+            norm_jct: m.avg_jct_s.unwrap_or(f64::NAN) / afs,
             paper_norm_jct: published.norm_jct[i],
-            avg_err: m.avg_pred_error_pct,
+            avg_err: m.avg_pred_error_pct.unwrap_or(f64::NAN),
             paper_avg_err: published.avg_err[i],
-            p99_err: m.p99_pred_error_pct,
+            p99_err: m.p99_pred_error_pct.unwrap_or(f64::NAN),
             paper_p99_err: published.p99_err[i],
             wall_s,
         })

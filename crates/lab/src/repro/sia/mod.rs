@@ -198,8 +198,7 @@ pub fn artifact_traces(dir: &std::path::Path, max_gpus: u32, seed: u64) -> Resul
     let mut out = Vec::new();
     for f in files {
         let name = f.display().to_string();
-        let text = std::fs::read_to_string(&f)
-            .map_err(|e| Error::input(&name, 0, "", format!("cannot read: {e}")))?;
+        let text = schedlab_core::textio::read_text(&name)?;
         let mut trace = Trace::parse(&name, &text, None)?;
         for j in &mut trace.jobs {
             if j.model == "ncf" {

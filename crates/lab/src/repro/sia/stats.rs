@@ -119,9 +119,9 @@ pub(super) fn run_stats(setting: &str, workload: &str, trace: &Trace, run: &Poli
         policy: run.policy.clone(),
         jobs: m.jobs,
         completed: m.completed,
-        avg_jct_h: m.avg_jct_s / 3600.0,
-        p99_jct_h: m.p99_jct_s / 3600.0,
-        makespan_h: m.makespan_s / 3600.0,
+        avg_jct_h: m.avg_jct_s.unwrap_or(f64::NAN) / 3600.0,
+        p99_jct_h: m.p99_jct_s.unwrap_or(f64::NAN) / 3600.0,
+        makespan_h: m.makespan_s.unwrap_or(f64::NAN) / 3600.0,
         gpu_h_per_job: m.gpu_hours / m.jobs.max(1) as f64,
         contention_avg: c_avg,
         contention_max: c_max,
@@ -159,8 +159,8 @@ pub struct FtfStats {
 impl FtfStats {
     pub(super) fn of(run: &PolicyRun) -> FtfStats {
         FtfStats {
-            rho_max: run.metrics.ftf_rho_max,
-            unfair_frac: run.metrics.ftf_unfair_frac,
+            rho_max: run.metrics.ftf_rho_max.unwrap_or(f64::NAN),
+            unfair_frac: run.metrics.ftf_unfair_frac.unwrap_or(f64::NAN),
             jobs: run.jobs.iter().filter(|j| j.ftf_rho.is_some()).count(),
         }
     }

@@ -9,11 +9,11 @@
 //! accepts (`|`-separated); a single model the catalog knows pins the job's
 //! GPU type, anything else leaves it free (reported).
 
-use super::{for_each_record, Csv, Out, Raw};
+use super::{Out, Raw};
 use crate::cluster::GpuKind;
 use crate::workload::job::JobSpec;
 use schedlab_core::error::Result;
-use schedlab_core::textio::Row;
+use schedlab_core::textio::CsvTable;
 use std::collections::BTreeMap;
 
 /// Alibaba's GPU model names mapped to the catalog (`V100M16`/`V100M32` are
@@ -29,20 +29,14 @@ fn catalog_name(spec: &str) -> Option<&'static str> {
     })
 }
 
-pub(super) fn read(csv: Csv, out: &mut Out) -> Result<()> {
-    let Csv { file, rdr, cols } = csv;
+pub(super) fn read(table: &mut CsvTable, out: &mut Out) -> Result<()> {
     out.shift_to_zero = true;
     let mut fractional = 0usize;
     let mut fractional_gpus = 0.0;
     let mut censored = 0usize;
     let mut unpinned: BTreeMap<String, usize> = BTreeMap::new();
-    for_each_record(file, rdr, |line, rec| {
-        let row = Row {
-            file,
-            line,
-            cols,
-            rec,
-        };
+    table.rows(|row| {
+        let line = row.line;
         let name = row.required_text("name")?;
         let gpus = row.u32("num_gpu")?;
         if gpus == 0 {

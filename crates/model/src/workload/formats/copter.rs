@@ -5,21 +5,15 @@
 //! Every job is adaptive and runs its model's whole work (the rows give no GPU count:
 //! the request is the smallest configuration that runs on every type).
 
-use super::{for_each_record, Csv, Out};
+use super::Out;
 use crate::perf::copter::row_model;
 use crate::workload::job::JobSpec;
 use schedlab_core::error::Result;
-use schedlab_core::textio::Row;
+use schedlab_core::textio::CsvTable;
 
-pub(super) fn read(csv: Csv, out: &mut Out) -> Result<()> {
-    let Csv { file, rdr, cols } = csv;
-    for_each_record(file, rdr, |line, rec| {
-        let row = Row {
-            file,
-            line,
-            cols,
-            rec,
-        };
+pub(super) fn read(table: &mut CsvTable, out: &mut Out) -> Result<()> {
+    table.rows(|row| {
+        let line = row.line;
         let arrival = row.f64("time")?;
         if arrival < 0.0 || !arrival.is_finite() {
             return Err(row.error(

@@ -3,20 +3,14 @@
 //! long each job ran on its GPUs, nothing about elasticity. Model names the
 //! AFS zoo knows are kept; the others are filled by the fill rule.
 
-use super::{for_each_record, Csv, Out, Raw};
+use super::{Out, Raw};
 use crate::workload::job::JobSpec;
 use schedlab_core::error::Result;
-use schedlab_core::textio::Row;
+use schedlab_core::textio::CsvTable;
 
-pub(super) fn read(csv: Csv, out: &mut Out) -> Result<()> {
-    let Csv { file, rdr, cols } = csv;
-    for_each_record(file, rdr, |line, rec| {
-        let row = Row {
-            file,
-            line,
-            cols,
-            rec,
-        };
+pub(super) fn read(table: &mut CsvTable, out: &mut Out) -> Result<()> {
+    table.rows(|row| {
+        let line = row.line;
         let id = row.required_text("job_id")?;
         let duration = row.f64("duration")?;
         let gpus = row.u32("num_gpus")?;
@@ -31,7 +25,7 @@ pub(super) fn read(csv: Csv, out: &mut Out) -> Result<()> {
             return Ok(());
         }
         let mut job = JobSpec::new(format!("job-{id}"), arrival, "", gpus).with_duration(duration);
-        job.batch_size = row.u32_opt("batch_size")?.unwrap_or(0);
+        job.batch_size = row.positive_u32_opt("batch_size")?.unwrap_or(0);
         job.tenant = row
             .text("user")
             .or(row.text("vc"))

@@ -6,25 +6,19 @@
 //! state kept (failed and cancelled jobs still held their GPUs), tenant =
 //! virtual cluster (the pools), arrivals shifted so the first job is at 0.
 
-use super::{for_each_record, Csv, Out, Raw};
+use super::{Out, Raw};
 use crate::workload::job::JobSpec;
 use crate::workload::timestamp::parse_time;
 use schedlab_core::error::Result;
-use schedlab_core::textio::Row;
+use schedlab_core::textio::CsvTable;
 
 /// Slurm states of jobs that have not finished: no run time yet.
 const UNFINISHED: &[&str] = &["PENDING", "RUNNING", "REQUEUED", "SUSPENDED"];
 
-pub(super) fn read(csv: Csv, out: &mut Out) -> Result<()> {
-    let Csv { file, rdr, cols } = csv;
+pub(super) fn read(table: &mut CsvTable, out: &mut Out) -> Result<()> {
     out.shift_to_zero = true;
-    for_each_record(file, rdr, |line, rec| {
-        let row = Row {
-            file,
-            line,
-            cols,
-            rec,
-        };
+    table.rows(|row| {
+        let line = row.line;
         let id = row.required_text("job_id")?;
         let gpus = row.u32("gpu_num")?;
         if gpus == 0 {

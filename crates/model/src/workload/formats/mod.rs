@@ -22,7 +22,7 @@ pub use pollux::write_pollux;
 use super::fill::{self, Fill, FillReport};
 use super::job::JobSpec;
 use schedlab_core::error::{Error, Result};
-use schedlab_core::textio::{csv_error, reader, Columns};
+use schedlab_core::textio::{clip, Columns, CsvTable};
 use std::collections::BTreeMap;
 
 /// A supported trace format.
@@ -149,33 +149,158 @@ impl Format {
         }
     }
 
+    /// The columns that identify each CSV format, in the order they are
+    /// tried (the first whose columns are all present wins).
+    const SIGNATURES: &'static [(Format, &'static [&'static str])] = &[
+        (Format::Native, &["arrival", "gpus"]),
+        (
+            Format::Pcs,
+            &["app_id", "submit_time", "service", "num_jobs"],
+        ),
+        (Format::Copter, &["name", "time", "category", "application"]),
+        (
+            Format::Pollux,
+            &["name", "time", "application", "num_replicas", "batch_size"],
+        ),
+        (
+            Format::Duration,
+            &["job_id", "num_gpus", "submit_time", "duration"],
+        ),
+        (
+            Format::Tiresias,
+            &["job_id", "num_gpu", "submit_time", "duration"],
+        ),
+        (
+            Format::PhillyCsv,
+            &["timestamp", "duration", "num_gpus", "cluster"],
+        ),
+        (
+            Format::Helios,
+            &["job_id", "gpu_num", "submit_time", "duration"],
+        ),
+        (
+            Format::Pai,
+            &["job_name", "task_name", "inst_num", "plan_gpu"],
+        ),
+        (
+            Format::Alibaba,
+            &["num_gpu", "gpu_milli", "creation_time", "deletion_time"],
+        ),
+    ];
+
     /// Chooses a CSV format from the header's column names.
     pub fn detect(cols: &Columns) -> Option<Format> {
-        if cols.has_all(&["arrival", "gpus"]) {
-            Some(Format::Native)
-        } else if cols.has_all(&["app_id", "submit_time", "service", "num_jobs"]) {
-            Some(Format::Pcs)
-        } else if cols.has_all(&["name", "time", "category", "application"])
-            && !cols.has_all(&["num_replicas"])
-        {
-            Some(Format::Copter)
-        } else if cols.has_all(&["name", "time", "application", "num_replicas", "batch_size"]) {
-            Some(Format::Pollux)
-        } else if cols.has_all(&["job_id", "num_gpus", "submit_time", "duration"]) {
-            Some(Format::Duration)
-        } else if cols.has_all(&["job_id", "num_gpu", "submit_time", "duration"]) {
-            Some(Format::Tiresias)
-        } else if cols.has_all(&["timestamp", "duration", "num_gpus", "cluster"]) {
-            Some(Format::PhillyCsv)
-        } else if cols.has_all(&["job_id", "gpu_num", "submit_time", "duration"]) {
-            Some(Format::Helios)
-        } else if cols.has_all(&["job_name", "task_name", "inst_num", "plan_gpu"]) {
-            Some(Format::Pai)
-        } else if cols.has_all(&["num_gpu", "gpu_milli", "creation_time", "deletion_time"]) {
-            Some(Format::Alibaba)
+        Self::SIGNATURES
+            .iter()
+            .filter(|(f, need)| {
+                // A COpter workload never has Pollux's replica counts.
+                cols.has_all(need) && !(*f == Format::Copter && cols.has("num_replicas"))
+            })
+            .map(|(f, _)| *f)
+            .next()
+    }
+
+    /// For a header no format matches: the (at most two) formats sharing
+    /// the most columns with it, each with the columns it lacks.
+    pub fn closest(cols: &Columns) -> String {
+        let mut scored: Vec<(usize, Format, Vec<&str>)> = Self::SIGNATURES
+            .iter()
+            .map(|(f, need)| {
+                let missing: Vec<&str> = need.iter().copied().filter(|n| !cols.has(n)).collect();
+                (need.len() - missing.len(), *f, missing)
+            })
+            .collect();
+        scored.sort_by(|a, b| b.0.cmp(&a.0).then(a.2.len().cmp(&b.2.len())));
+        let near: Vec<String> = scored
+            .iter()
+            .filter(|(shared, _, _)| *shared > 0)
+            .take(2)
+            .map(|(_, f, missing)| format!("'{}' (lacks {})", f.name(), missing.join(", ")))
+            .collect();
+        if near.is_empty() {
+            "no format shares a column with it; see `schedlab list formats`".into()
         } else {
-            None
+            format!(
+                "closest: {}; see `schedlab list formats` or name one with --trace-format",
+                near.join(", ")
+            )
         }
+    }
+
+    /// The file's own name for a job field, for checks made after import
+    /// (`gpus` is `num_replicas` in a Pollux workload).
+    pub fn column(self, field: &str) -> &'static str {
+        use Format::*;
+        let map: &[(&str, &'static str)] = match self {
+            Native => &[],
+            Pollux => &[
+                ("arrival", "time"),
+                ("gpus", "num_replicas"),
+                ("model", "application"),
+            ],
+            Duration => &[
+                ("arrival", "submit_time"),
+                ("gpus", "num_gpus"),
+                ("name", "job_id"),
+            ],
+            Tiresias => &[
+                ("arrival", "submit_time"),
+                ("gpus", "num_gpu"),
+                ("model", "model_name"),
+                ("name", "job_id"),
+            ],
+            PhillyCsv => &[
+                ("arrival", "timestamp"),
+                ("gpus", "num_gpus"),
+                ("tenant", "cluster"),
+            ],
+            Helios => &[
+                ("arrival", "submit_time"),
+                ("gpus", "gpu_num"),
+                ("name", "job_id"),
+                ("tenant", "vc"),
+            ],
+            Pai => &[
+                ("arrival", "start_time"),
+                ("gpus", "plan_gpu"),
+                ("name", "job_name"),
+                ("tenant", "user"),
+                ("duration", "end_time"),
+            ],
+            Alibaba => &[
+                ("arrival", "creation_time"),
+                ("gpus", "num_gpu"),
+                ("duration", "deletion_time"),
+                ("gpu_type", "gpu_spec"),
+                ("tenant", "qos"),
+            ],
+            Gavel => &[
+                ("arrival", "arrival_time"),
+                ("gpus", "scale_factor"),
+                ("work", "total_steps"),
+                ("weight", "priority_weight"),
+                ("model", "job_type"),
+            ],
+            Pcs => &[
+                ("arrival", "submit_time"),
+                ("gpus", "num_jobs"),
+                ("work", "service"),
+                ("model", "model_name"),
+                ("name", "app_id"),
+            ],
+            Copter => &[("arrival", "time"), ("model", "application")],
+            Philly => &[
+                ("arrival", "submitted_time"),
+                ("gpus", "attempts.detail.gpus"),
+                ("duration", "attempts"),
+                ("name", "jobid"),
+                ("tenant", "vc"),
+            ],
+        };
+        map.iter()
+            .find(|(f, _)| *f == field)
+            .map(|(_, c)| *c)
+            .unwrap_or_else(|| native_column(field))
     }
 
     /// Chooses the format from the text: JSON (Philly), tab-separated
@@ -222,22 +347,17 @@ pub fn import(file: &str, text: &str, opts: &ImportOptions) -> Result<Imported> 
         None => match Format::sniff(text) {
             Some(f) => f,
             None => {
-                let mut rdr = reader(text);
-                let header = rdr.headers().map_err(|e| csv_error(file, &e))?.clone();
-                let cols = Columns::new(&header);
-                Format::detect(&cols).ok_or_else(|| {
+                let table = CsvTable::open(file, text)?;
+                let cols = table.columns();
+                Format::detect(cols).ok_or_else(|| {
                     Error::input(
                         file,
-                        1,
+                        table.header_line(),
                         "",
                         format!(
-                            "unrecognised trace header '{}'; expected one of: {}",
-                            cols.names().join(","),
-                            Format::ALL
-                                .iter()
-                                .map(|(_, _, d)| *d)
-                                .collect::<Vec<_>>()
-                                .join(" | ")
+                            "unrecognised trace header '{}'; {}",
+                            clip(&cols.names().join(",")),
+                            Format::closest(cols)
                         ),
                     )
                 })?
@@ -266,24 +386,18 @@ pub fn import(file: &str, text: &str, opts: &ImportOptions) -> Result<Imported> 
         Format::Gavel => gavel::read(file, text, &mut out)?,
         Format::Pai => pai::read(file, text, opts.aux, &mut out)?,
         _ => {
-            let mut rdr = reader(text);
-            let header = rdr.headers().map_err(|e| csv_error(file, &e))?.clone();
-            let cols = Columns::new(&header);
-            let csv = Csv {
-                file,
-                rdr: &mut rdr,
-                cols: &cols,
-            };
+            let mut table = CsvTable::open(file, text)?;
+            let t = &mut table;
             match format {
-                Format::Native => native::read(csv, &mut out)?,
-                Format::Pollux => pollux::read(csv, &mut out)?,
-                Format::Duration => duration::read(csv, &mut out)?,
-                Format::Helios => helios::read(csv, &mut out)?,
-                Format::PhillyCsv => philly_csv::read(csv, &mut out)?,
-                Format::Alibaba => alibaba::read(csv, &mut out)?,
-                Format::Tiresias => tiresias::read(csv, &mut out)?,
-                Format::Pcs => pcs::read(csv, &mut out)?,
-                Format::Copter => copter::read(csv, &mut out)?,
+                Format::Native => native::read(t, &mut out)?,
+                Format::Pollux => pollux::read(t, &mut out)?,
+                Format::Duration => duration::read(t, &mut out)?,
+                Format::Helios => helios::read(t, &mut out)?,
+                Format::PhillyCsv => philly_csv::read(t, &mut out)?,
+                Format::Alibaba => alibaba::read(t, &mut out)?,
+                Format::Tiresias => tiresias::read(t, &mut out)?,
+                Format::Pcs => pcs::read(t, &mut out)?,
+                Format::Copter => copter::read(t, &mut out)?,
                 Format::Philly | Format::Gavel | Format::Pai => unreachable_format(format)?,
             }
         }
@@ -296,13 +410,6 @@ fn unreachable_format(format: Format) -> Result<()> {
         "format {} is not a plain CSV format",
         format.name()
     )))
-}
-
-/// A CSV reader with its header, handed to CSV importers.
-pub(crate) struct Csv<'a, 'r> {
-    pub file: &'a str,
-    pub rdr: &'r mut csv::Reader<&'a [u8]>,
-    pub cols: &'r Columns,
 }
 
 /// A job read from a duration-only trace, before the fill rule runs.
@@ -378,24 +485,11 @@ impl Out {
     }
 }
 
-/// Iterates records with their 1-based line numbers.
-pub(crate) fn for_each_record(
-    file: &str,
-    rdr: &mut csv::Reader<&[u8]>,
-    mut f: impl FnMut(usize, &csv::StringRecord) -> Result<()>,
-) -> Result<()> {
-    let mut rec = csv::StringRecord::new();
-    loop {
-        match rdr.read_record(&mut rec) {
-            Ok(false) => return Ok(()),
-            Ok(true) => {
-                let line = rec.position().map_or(0, |p| p.line() as usize);
-                if rec.iter().all(|c| c.trim().is_empty()) {
-                    continue;
-                }
-                f(line, &rec)?;
-            }
-            Err(e) => return Err(csv_error(file, &e)),
-        }
-    }
+/// A job field's column in the native format (the field's own name).
+fn native_column(field: &str) -> &'static str {
+    native::NATIVE_COLUMNS
+        .iter()
+        .find(|c| **c == field)
+        .copied()
+        .unwrap_or("")
 }

@@ -1,9 +1,9 @@
 //! schedlab's native CSV trace format (see `docs/TRACE_FORMAT.md`).
 
-use super::{for_each_record, Csv, Out};
+use super::Out;
 use crate::workload::job::{Adaptivity, JobSpec};
 use schedlab_core::error::Result;
-use schedlab_core::textio::Row;
+use schedlab_core::textio::CsvTable;
 
 /// Column order written by [`write_native`]; readers accept any order.
 pub const NATIVE_COLUMNS: &[&str] = &[
@@ -26,16 +26,10 @@ pub const NATIVE_COLUMNS: &[&str] = &[
     "mem_gb",
 ];
 
-pub(super) fn read(csv: Csv, out: &mut Out) -> Result<()> {
-    let Csv { file, rdr, cols } = csv;
+pub(super) fn read(table: &mut CsvTable, out: &mut Out) -> Result<()> {
     let jobs = &mut out.jobs;
-    for_each_record(file, rdr, |line, rec| {
-        let row = Row {
-            file,
-            line,
-            cols,
-            rec,
-        };
+    table.rows(|row| {
+        let line = row.line;
         let name = row
             .text("name")
             .map(str::to_string)
@@ -47,11 +41,11 @@ pub(super) fn read(csv: Csv, out: &mut Out) -> Result<()> {
             row.u32("gpus")?,
         );
         job.tenant = row.text("tenant").unwrap_or("").to_string();
-        job.min_gpus = row.u32_opt("min_gpus")?.unwrap_or(0);
-        job.max_gpus = row.u32_opt("max_gpus")?.unwrap_or(0);
+        job.min_gpus = row.positive_u32_opt("min_gpus")?.unwrap_or(0);
+        job.max_gpus = row.positive_u32_opt("max_gpus")?.unwrap_or(0);
         job.gpu_type = row.text("gpu_type").map(str::to_string);
-        job.batch_size = row.u32_opt("batch_size")?.unwrap_or(0);
-        job.max_batch_size = row.u32_opt("max_batch_size")?.unwrap_or(0);
+        job.batch_size = row.positive_u32_opt("batch_size")?.unwrap_or(0);
+        job.max_batch_size = row.positive_u32_opt("max_batch_size")?.unwrap_or(0);
         job.work = row.f64_opt("work")?;
         job.duration = row.f64_opt("duration")?;
         if let Some(a) = row.text("adaptivity") {
@@ -92,10 +86,10 @@ pub fn write_native(jobs: &[JobSpec], header_comment: &str) -> String {
         out.push_str(line);
         out.push('\n');
     }
-    let mut w = csv::WriterBuilder::new().from_writer(Vec::new());
-    let _ = w.write_record(NATIVE_COLUMNS);
+    let mut w = schedlab_core::csvout::CsvOut::new();
+    w.row(NATIVE_COLUMNS);
     for j in jobs {
-        let _ = w.write_record([
+        w.row([
             j.name.clone(),
             j.arrival.to_string(),
             j.tenant.clone(),
@@ -119,6 +113,6 @@ pub fn write_native(jobs: &[JobSpec], header_comment: &str) -> String {
             opt(j.mem_gb),
         ]);
     }
-    out.push_str(&String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default());
+    out.push_str(&w.finish());
     out
 }

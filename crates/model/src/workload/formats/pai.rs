@@ -13,10 +13,10 @@
 //! task start. `gpu_type` records where the task ran (not a constraint), so
 //! it does not pin the job (reported).
 
-use super::{for_each_record, Out, Raw};
+use super::{Out, Raw};
 use crate::workload::job::JobSpec;
-use schedlab_core::error::{Error, Result};
-use schedlab_core::textio::{csv_error, Columns, Row};
+use schedlab_core::error::Result;
+use schedlab_core::textio::CsvTable;
 use std::collections::BTreeMap;
 
 const TASK_COLUMNS: &[&str] = &[
@@ -43,42 +43,14 @@ const JOB_COLUMNS: &[&str] = &[
 /// Statuses of work that has not ended.
 const UNFINISHED: &[&str] = &["running", "waiting"];
 
-/// A headerless-or-not CSV: returns the reader positioned on the first data
-/// record and the columns (from the header row if it names `job_name`,
-/// else the documented positional layout).
-fn open<'a>(
-    file: &str,
-    text: &'a str,
-    positional: &[&str],
-) -> Result<(csv::Reader<&'a [u8]>, Columns)> {
-    let builder = || {
-        let mut b = csv::ReaderBuilder::new();
-        b.comment(Some(b'#'))
-            .trim(csv::Trim::All)
-            .flexible(true)
-            .has_headers(false);
-        b
-    };
-    let mut probe = builder().from_reader(text.as_bytes());
-    let mut first = csv::StringRecord::new();
-    let has_header = match probe.read_record(&mut first) {
-        Ok(true) => first.get(0).is_some_and(|c| {
-            c.trim_start_matches('\u{feff}')
-                .eq_ignore_ascii_case("job_name")
-        }),
-        Ok(false) => false,
-        Err(e) => return Err(csv_error(file, &e)),
-    };
-    if has_header {
-        let mut rdr = builder().has_headers(true).from_reader(text.as_bytes());
-        let header = rdr.headers().map_err(|e| csv_error(file, &e))?.clone();
-        Ok((rdr, Columns::new(&header)))
+/// A headerless-or-not CSV: the header row if the first line names
+/// `job_name`, else the documented positional layout.
+fn open<'a>(file: &'a str, text: &'a str, positional: &[&str]) -> Result<CsvTable<'a>> {
+    let probe = CsvTable::open(file, text)?;
+    if probe.columns().has("job_name") {
+        Ok(probe)
     } else {
-        let header = csv::StringRecord::from(positional.to_vec());
-        Ok((
-            builder().from_reader(text.as_bytes()),
-            Columns::new(&header),
-        ))
+        Ok(CsvTable::positional(file, text, positional))
     }
 }
 
@@ -100,27 +72,16 @@ struct JobRow {
 
 pub(super) fn read(file: &str, text: &str, aux: Option<(&str, &str)>, out: &mut Out) -> Result<()> {
     out.shift_to_zero = true;
-    let (mut rdr, cols) = open(file, text, TASK_COLUMNS)?;
-    for need in ["job_name", "inst_num", "plan_gpu", "start_time", "end_time"] {
-        if !cols.has(need) {
-            return Err(Error::input(
-                file,
-                1,
-                need,
-                "column missing from the task table header",
-            ));
-        }
-    }
+    let mut table = open(file, text, TASK_COLUMNS)?;
+    table.require(
+        &["job_name", "inst_num", "plan_gpu", "start_time", "end_time"],
+        "the task table",
+    )?;
     let mut order: Vec<String> = Vec::new();
     let mut jobs: BTreeMap<String, Agg> = BTreeMap::new();
     let mut types: BTreeMap<String, usize> = BTreeMap::new();
-    for_each_record(file, &mut rdr, |line, rec| {
-        let row = Row {
-            file,
-            line,
-            cols: &cols,
-            rec,
-        };
+    table.rows(|row| {
+        let line = row.line;
         let name = row.required_text("job_name")?;
         let inst = row.f64_opt("inst_num")?.unwrap_or(1.0);
         let pct = row.f64_opt("plan_gpu")?.unwrap_or(0.0);
@@ -233,23 +194,10 @@ pub(super) fn read(file: &str, text: &str, aux: Option<(&str, &str)>, out: &mut 
 
 /// Reads the job table into job_name -> facts.
 fn read_jobs(file: &str, text: &str) -> Result<BTreeMap<String, JobRow>> {
-    let (mut rdr, cols) = open(file, text, JOB_COLUMNS)?;
-    if !cols.has("job_name") {
-        return Err(Error::input(
-            file,
-            1,
-            "job_name",
-            "column missing from the job table header",
-        ));
-    }
+    let mut table = open(file, text, JOB_COLUMNS)?;
+    table.require(&["job_name"], "the job table")?;
     let mut map = BTreeMap::new();
-    for_each_record(file, &mut rdr, |line, rec| {
-        let row = Row {
-            file,
-            line,
-            cols: &cols,
-            rec,
-        };
+    table.rows(|row| {
         let name = row.required_text("job_name")?;
         map.insert(
             name.to_string(),

@@ -11,21 +11,15 @@
 //! - `sleep_time` (the gap since the previous submission) is implied by
 //!   `submit_time` and not read.
 
-use super::{for_each_record, Csv, Out};
+use super::Out;
 use crate::perf::afs_zoo_name;
 use crate::workload::job::{Adaptivity, JobSpec};
 use schedlab_core::error::Result;
-use schedlab_core::textio::Row;
+use schedlab_core::textio::CsvTable;
 
-pub(super) fn read(csv: Csv, out: &mut Out) -> Result<()> {
-    let Csv { file, rdr, cols } = csv;
-    for_each_record(file, rdr, |line, rec| {
-        let row = Row {
-            file,
-            line,
-            cols,
-            rec,
-        };
+pub(super) fn read(table: &mut CsvTable, out: &mut Out) -> Result<()> {
+    table.rows(|row| {
+        let line = row.line;
         let id = row.required_text("app_id")?;
         let arrival = row.f64("submit_time")?;
         let service = row.f64("service")?;

@@ -7,22 +7,16 @@
 //! so the first job of the file arrives at 0; the file has no job ids, so a
 //! job is named after its line.
 
-use super::{for_each_record, Csv, Out, Raw};
+use super::{Out, Raw};
 use crate::workload::job::JobSpec;
 use crate::workload::timestamp::parse_time;
 use schedlab_core::error::Result;
-use schedlab_core::textio::Row;
+use schedlab_core::textio::CsvTable;
 
-pub(super) fn read(csv: Csv, out: &mut Out) -> Result<()> {
-    let Csv { file, rdr, cols } = csv;
+pub(super) fn read(table: &mut CsvTable, out: &mut Out) -> Result<()> {
     out.shift_to_zero = true;
-    for_each_record(file, rdr, |line, rec| {
-        let row = Row {
-            file,
-            line,
-            cols,
-            rec,
-        };
+    table.rows(|row| {
+        let line = row.line;
         let submit = row.required_text("timestamp")?;
         let arrival = parse_time(submit).ok_or_else(|| {
             row.error(

@@ -2,28 +2,24 @@
 //! (optional `category` = adaptive | scale-gpus | rigid, from the Sia
 //! limited-adaptivity experiments).
 
-use super::{for_each_record, Csv, Out};
+use super::Out;
 use crate::workload::job::{Adaptivity, JobSpec};
 use schedlab_core::error::Result;
-use schedlab_core::textio::Row;
+use schedlab_core::textio::CsvTable;
 
-pub(super) fn read(csv: Csv, out: &mut Out) -> Result<()> {
-    let Csv { file, rdr, cols } = csv;
+pub(super) fn read(table: &mut CsvTable, out: &mut Out) -> Result<()> {
     let jobs = &mut out.jobs;
-    for_each_record(file, rdr, |line, rec| {
-        let row = Row {
-            file,
-            line,
-            cols,
-            rec,
-        };
+    table.rows(|row| {
+        let line = row.line;
         let mut job = JobSpec::new(
             row.required_text("name")?,
             row.f64("time")?,
             row.required_text("application")?,
             row.u32("num_replicas")?,
         );
-        job.batch_size = row.u32("batch_size")?;
+        job.batch_size = row
+            .positive_u32_opt("batch_size")?
+            .ok_or_else(|| row.error("batch_size", "missing value"))?;
         if let Some(c) = row.text("category") {
             job.adaptivity = Adaptivity::parse(c).ok_or_else(|| {
                 row.error(
@@ -43,12 +39,12 @@ pub(super) fn read(csv: Csv, out: &mut Out) -> Result<()> {
 /// the shape TunedJobs workloads are published in.
 pub fn write_pollux(jobs: &[JobSpec]) -> String {
     let categories = jobs.iter().any(|j| j.adaptivity != Adaptivity::Adaptive);
-    let mut w = csv::WriterBuilder::new().from_writer(Vec::new());
+    let mut w = schedlab_core::csvout::CsvOut::new();
     let mut header = vec!["name", "time", "application", "num_replicas", "batch_size"];
     if categories {
         header.push("category");
     }
-    let _ = w.write_record(&header);
+    w.row(&header);
     for j in jobs {
         let mut rec = vec![
             j.name.clone(),
@@ -67,7 +63,7 @@ pub fn write_pollux(jobs: &[JobSpec]) -> String {
                 .to_string(),
             );
         }
-        let _ = w.write_record(&rec);
+        w.row(&rec);
     }
-    String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
+    w.finish()
 }

@@ -5,20 +5,14 @@
 //! work). Model names the AFS zoo knows (vgg16, resnet50, googlenet,
 //! inception4) are kept; the others are filled by the fill rule.
 
-use super::{for_each_record, Csv, Out, Raw};
+use super::{Out, Raw};
 use crate::workload::job::JobSpec;
 use schedlab_core::error::Result;
-use schedlab_core::textio::Row;
+use schedlab_core::textio::CsvTable;
 
-pub(super) fn read(csv: Csv, out: &mut Out) -> Result<()> {
-    let Csv { file, rdr, cols } = csv;
-    for_each_record(file, rdr, |line, rec| {
-        let row = Row {
-            file,
-            line,
-            cols,
-            rec,
-        };
+pub(super) fn read(table: &mut CsvTable, out: &mut Out) -> Result<()> {
+    table.rows(|row| {
+        let line = row.line;
         let id = row.required_text("job_id")?;
         let gpus = row.u32("num_gpu")?;
         let arrival = row.f64("submit_time")?;

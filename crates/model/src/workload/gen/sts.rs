@@ -202,9 +202,9 @@ pub fn generate_with_data(
     }
     let nodes = p.i64("nodes") as u32;
     let n = jobs.unwrap_or_else(|| authors_jobs(nodes));
-    if n == 0 || n > 10_000_000 {
+    if n == 0 || n > super::MAX_JOBS {
         return Err(Error::config(format!(
-            "--jobs {n}: must be between 1 and 10,000,000"
+            "--jobs {n}: must be between 1 and 1,000,000"
         )));
     }
     let kinds = StsData::kinds();
