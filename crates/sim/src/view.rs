@@ -35,6 +35,8 @@ pub struct View<'a> {
     pub early_stop: bool,
     /// The engine records a per-round diagnostic (`Decision::insight`); see [`View::want_insight`].
     pub insight: bool,
+    /// The engine keeps per-job reasons (`Decision::explain`); see [`View::want_reasons`].
+    pub reasons: bool,
     /// The policy declared oracle knowledge of job lengths (its registry
     /// entry's [`crate::Knowledge`]); only then does [`View::oracle`] answer.
     pub(crate) oracle: bool,
@@ -91,6 +93,13 @@ impl<'a> View<'a> {
     /// runs that do not record it (benchmarks, the CLI) pay nothing.
     pub fn want_insight(&self) -> bool {
         self.insight
+    }
+
+    /// True when the engine will keep the reasons of this call
+    /// ([`Decision::explain`]). Policies build them only then: a reason
+    /// never changes a decision, and runs that do not record them pay nothing.
+    pub fn want_reasons(&self) -> bool {
+        self.reasons
     }
 
     pub fn spec(&self, job: u32) -> &'a JobSpec {
@@ -398,6 +407,9 @@ pub struct Decision {
     /// Jobs' groups in the policy's own terms: (job, group); the timeline
     /// keeps changes when it records (see [`Decision::set_group`]).
     pub groups: Vec<(u32, u32)>,
+    /// Why the policy did what it did, per job, when asked
+    /// ([`View::want_reasons`]; see [`Decision::explain`]).
+    pub reasons: Vec<crate::reason::Reason>,
 }
 
 impl Decision {
@@ -423,6 +435,26 @@ impl Decision {
     /// recorded for the page, never binding.
     pub fn announce_plan(&mut self, job: u32, done: f64, steps: Vec<crate::timeline::PlanStep>) {
         self.plans.push((job, done, steps));
+    }
+
+    /// Says why `job` gets what it gets in this call: the rule that decided,
+    /// the job's rank in the policy's order if the rule ranks jobs, and one
+    /// value per field of the rule. Recorded for `schedlab explain` and the
+    /// page, never binding; call it only when [`View::want_reasons`].
+    pub fn explain(
+        &mut self,
+        job: u32,
+        rule: &'static crate::reason::Rule,
+        rank: Option<u32>,
+        values: Vec<crate::reason::Val>,
+    ) {
+        debug_assert_eq!(values.len(), rule.fields.len(), "{}", rule.id);
+        self.reasons.push(crate::reason::Reason {
+            job,
+            rule,
+            rank,
+            values,
+        });
     }
 
     pub fn wake_at(&mut self, t: f64) {

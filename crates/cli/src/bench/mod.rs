@@ -44,6 +44,10 @@ pub struct BenchArgs {
     /// Also record the timeline (as the page does).
     #[arg(long)]
     pub timeline: bool,
+    /// Suite: keep every policy call's reasons (as the page and `explain` do),
+    /// to measure what they cost.
+    #[arg(long)]
+    pub reasons: bool,
 }
 
 pub fn bench(a: BenchArgs) -> Result<()> {
@@ -58,7 +62,13 @@ pub fn bench(a: BenchArgs) -> Result<()> {
             .filter(|s| !s.is_empty())
             .map(String::from)
             .collect();
-        return suite::suite(&names, a.seed, a.json.as_deref(), a.compare.as_deref());
+        return suite::suite(
+            &names,
+            a.seed,
+            a.reasons,
+            a.json.as_deref(),
+            a.compare.as_deref(),
+        );
     };
     let afs = match what {
         "engine" => false,
