@@ -4,10 +4,10 @@
 //! backfill, no reservation for the head).
 
 use super::{claim_rigid, claim_shared, Policy, PolicyInfo, Trigger, ROUND_PARAM_EVENTS};
+use crate::helpers::explain::{explain_turns, turns_if_wanted, Turn};
 use schedlab_core::error::Result;
 use schedlab_core::params::{ParamSpec, Params};
 use schedlab_model::perf::BatchChoice;
-use crate::helpers::explain::{explain_turns, turns_if_wanted, Turn};
 use schedlab_sim::{field, Decision, Field, Rule, Unit, Val, View};
 
 const PARAMS: &[ParamSpec] = &[

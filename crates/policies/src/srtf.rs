@@ -87,8 +87,9 @@ impl Policy for Srtf {
         schedlab_core::sorting::sort_by(&mut ranked, |a, b| {
             a.0.total_cmp(&b.0).then(a.1.cmp(&b.1))
         });
-        let keys: Option<BTreeMap<u32, f64>> =
-            view.want_reasons().then(|| ranked.iter().map(|(k, j)| (*j, *k)).collect());
+        let keys: Option<BTreeMap<u32, f64>> = view
+            .want_reasons()
+            .then(|| ranked.iter().map(|(k, j)| (*j, *k)).collect());
         let order: Vec<u32> = ranked.into_iter().map(|(_, j)| j).collect();
         let peak = self.peak;
         let mut turns = turns_if_wanted(view);
@@ -101,41 +102,46 @@ impl Policy for Srtf {
         );
         out.apply_plan(view, plan);
         if let (Some(turns), Some(keys)) = (turns, keys) {
-            let (runs, waits) = if self.by_service {
-                (&SRSF_RUNS, &SRSF_WAITS)
-            } else {
-                (&SRTF_RUNS, &SRTF_WAITS)
-            };
-            let by_service = self.by_service;
-            explain_turns(
-                out,
-                &turns,
-                |t| if t.placed { runs } else { waits },
-                |place, t| {
-                    let key = keys[&t.job];
-                    let remaining = if by_service {
-                        key / t.need.max(1) as f64
-                    } else {
-                        key
-                    };
-                    let mut v = vec![Val::from(place)];
-                    if by_service {
-                        v.push(Val::from(key));
-                    }
-                    v.extend([
-                        Val::from(remaining),
-                        Val::from(t.need),
-                        Val::from(t.free),
-                    ]);
-                    v
-                },
-            );
+            explain(out, &turns, &keys, self.by_service);
         }
     }
 
     fn clone_box(&self) -> Box<dyn Policy> {
         Box::new(self.clone())
     }
+}
+
+/// Reasons of a walk by remaining time (or service): each job's key and turn.
+pub(crate) fn explain(
+    out: &mut Decision,
+    turns: &[crate::helpers::explain::Turn],
+    keys: &BTreeMap<u32, f64>,
+    by_service: bool,
+) {
+    let (runs, waits) = if by_service {
+        (&SRSF_RUNS, &SRSF_WAITS)
+    } else {
+        (&SRTF_RUNS, &SRTF_WAITS)
+    };
+    explain_turns(
+        out,
+        turns,
+        |t| if t.placed { runs } else { waits },
+        |place, t| {
+            let key = keys[&t.job];
+            let remaining = if by_service {
+                key / t.need.max(1) as f64
+            } else {
+                key
+            };
+            let mut v = vec![Val::from(place)];
+            if by_service {
+                v.push(Val::from(key));
+            }
+            v.extend([Val::from(remaining), Val::from(t.need), Val::from(t.free)]);
+            v
+        },
+    );
 }
 
 const SRTF_FIELDS: &[Field] = &[

@@ -125,7 +125,10 @@ impl Tiresias {
                 let threshold = if q.level > from {
                     self.thresholds[q.level - 1]
                 } else {
-                    self.thresholds.get(q.level).copied().unwrap_or(f64::INFINITY)
+                    self.thresholds
+                        .get(q.level)
+                        .copied()
+                        .unwrap_or(f64::INFINITY)
                 };
                 let waited = if q.pending_since.is_finite() {
                     view.now - q.pending_since

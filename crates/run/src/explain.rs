@@ -180,10 +180,14 @@ impl Explanation {
             holds(j.gpus_requested as f64).trim_start_matches("holds "),
             self.policy,
             when(j.arrival),
-            j.start
-                .map_or("never started".to_string(), |t| format!("started {}", when(t))),
-            j.finish
-                .map_or("did not finish".to_string(), |t| format!("finished {}", when(t))),
+            j.start.map_or("never started".to_string(), |t| format!(
+                "started {}",
+                when(t)
+            )),
+            j.finish.map_or("did not finish".to_string(), |t| format!(
+                "finished {}",
+                when(t)
+            )),
         );
         if self.reasons.is_empty() {
             s.push_str(

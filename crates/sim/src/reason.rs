@@ -230,7 +230,8 @@ mod tests {
 
     static RULE: Rule = Rule {
         id: "test.rule",
-        words: "in queue {queue}: attained {attained} of {threshold}, waited {wait}; {missing} {ratio}",
+        words:
+            "in queue {queue}: attained {attained} of {threshold}, waited {wait}; {missing} {ratio}",
         fields: &[
             field("queue", Unit::Count),
             field("attained", Unit::GpuSeconds),
@@ -265,7 +266,10 @@ mod tests {
             fields: &[field("need", Unit::Gpus), field("free", Unit::Gpus)],
             key: None,
         };
-        assert_eq!(ONE.render(&[Val::Num(1.0), Val::Num(2.0)]), "needs 1 GPU, 2 GPUs free");
+        assert_eq!(
+            ONE.render(&[Val::Num(1.0), Val::Num(2.0)]),
+            "needs 1 GPU, 2 GPUs free"
+        );
     }
 
     #[test]

@@ -234,12 +234,23 @@ mod tests {
     #[test]
     fn calls_are_whole_and_equal_values_shared() {
         let mut log = ReasonLog::default();
-        log.keep(0.0, vec![reason(1, 0.0, "a100"), reason(2, 1.0, "a100")], |_| 1.0);
-        log.keep(5.0, vec![reason(1, 0.0, "a100"), reason(2, 0.0, "rtx")], |_| 1.0);
+        log.keep(
+            0.0,
+            vec![reason(1, 0.0, "a100"), reason(2, 1.0, "a100")],
+            |_| 1.0,
+        );
+        log.keep(
+            5.0,
+            vec![reason(1, 0.0, "a100"), reason(2, 0.0, "rtx")],
+            |_| 1.0,
+        );
         log.keep(7.0, vec![], |_| 1.0);
         assert_eq!(log.calls.len(), 2, "a call without reasons is not kept");
         assert_eq!(log.records.len(), 4);
-        assert_eq!(log.records[2].offset, log.records[0].offset, "job 1 repeats");
+        assert_eq!(
+            log.records[2].offset, log.records[0].offset,
+            "job 1 repeats"
+        );
         assert_eq!(log.values.len(), 6);
         assert_eq!(log.texts, vec!["a100".to_string(), "rtx".to_string()]);
         let two = log.of_job(2);

@@ -27,6 +27,7 @@ pub struct Recorder {
     /// Keep policies' per-job reasons (independent of the timeline).
     reasons_on: bool,
     reasons: ReasonLog,
+    gauges: super::gauges::GaugeLog,
 }
 
 /// Plan steps a run keeps at most (the page's memory bound).
@@ -92,6 +93,17 @@ impl Recorder {
 
     pub fn reason_log(&self) -> &ReasonLog {
         &self.reasons
+    }
+
+    /// Keeps one call's gauge readings (with the reasons).
+    pub fn gauges(&mut self, t: f64, readings: Vec<(&'static str, u32, f64)>) {
+        if self.reasons_on && !readings.is_empty() {
+            self.gauges.keep(t, readings);
+        }
+    }
+
+    pub fn gauge_log(&self) -> &super::gauges::GaugeLog {
+        &self.gauges
     }
 
     /// True when a policy's per-round diagnostic would be kept now.

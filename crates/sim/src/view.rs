@@ -410,6 +410,8 @@ pub struct Decision {
     /// Why the policy did what it did, per job, when asked
     /// ([`View::want_reasons`]; see [`Decision::explain`]).
     pub reasons: Vec<crate::reason::Reason>,
+    /// Numbers the policy computed for the page to plot (see [`Decision::gauge`]).
+    pub gauges: Vec<(&'static str, u32, f64)>,
 }
 
 impl Decision {
@@ -455,6 +457,13 @@ impl Decision {
             rank,
             values,
         });
+    }
+
+    /// Notes a number the policy computed this call, e.g. the load it
+    /// predicts for pool `key`: kept with the reasons for the page to plot
+    /// against what happened, never binding; only when [`View::want_reasons`].
+    pub fn gauge(&mut self, name: &'static str, key: u32, value: f64) {
+        self.gauges.push((name, key, value));
     }
 
     pub fn wake_at(&mut self, t: f64) {

@@ -23,7 +23,7 @@ use schedlab_model::cluster::{Packer, PlacementRule};
 use schedlab_model::perf::goodput::ProfilingMode;
 use schedlab_model::perf::{BatchChoice, RateQuery};
 use schedlab_model::workload::Adaptivity;
-use schedlab_sim::{Decision, View};
+use schedlab_sim::{field, Decision, Field, Rule, Unit, Val, View};
 use std::collections::BTreeMap;
 
 const PARAMS: &[ParamSpec] = &[
@@ -268,6 +268,20 @@ impl Policy for Pollux {
         let seeds = self.seeds(&jobs);
         let mut rng = self.rng.clone();
         let (best, population) = round.search(seeds, self.population, self.generations, &mut rng);
+        if view.want_reasons() {
+            let fair_k = fair_k
+                .min(view.cluster.max_node_gpus(ref_kind).max(1))
+                .max(1);
+            explain(
+                out,
+                &round,
+                &jobs,
+                &best,
+                &population,
+                &|i, n, k| (goodput(jobs[i], n, k), speedup(i, n, k)),
+                fair_k,
+            );
+        }
         self.rng = rng;
         let v = self.vnodes.len();
         let rows: Vec<&[u8]> = (0..jobs.len()).map(|i| &best[i * v..(i + 1) * v]).collect();
@@ -291,5 +305,84 @@ impl Policy for Pollux {
 
     fn clone_box(&self) -> Box<dyn Policy> {
         Box::new(self.clone())
+    }
+}
+
+const FIELDS: &[Field] = &[
+    field("gpus", Unit::Gpus),
+    field("nodes", Unit::Count),
+    field("goodput", Unit::Rate),
+    field("speedup", Unit::Ratio),
+    field("fair", Unit::Gpus),
+    field("restart", Unit::Ratio),
+    field("fitness", Unit::Ratio),
+    field("alt_gpus", Unit::Gpus),
+    field("alt_fitness", Unit::Ratio),
+];
+
+/// Holds GPUs in the fittest allocation.
+pub static HOLDS: Rule = Rule {
+    id: "pollux.holds",
+    words: "{gpus} GPUs on {nodes} nodes: the genetic search's fittest allocation (fitness {fitness}, the power mean of every job's speedup) gives it goodput {goodput}, speedup {speedup} (its goodput against a fair share of {fair} GPUs, Pollux's fitness term before the restart factor {restart}); the fittest allocation giving it another share ({alt_gpus} GPUs) scores {alt_fitness}",
+    fields: FIELDS,
+    key: None,
+};
+
+/// Left out of the fittest allocation.
+pub static LEFT_OUT: Rule = Rule {
+    id: "pollux.left_out",
+    words: "no GPU: the genetic search's fittest allocation (fitness {fitness}) leaves it out; the fittest allocation that gives it GPUs ({alt_gpus}) scores {alt_fitness}",
+    fields: FIELDS,
+    key: None,
+};
+
+/// Reasons: each job's row of the fittest individual against the fittest
+/// individual of the final population that gives the job another row.
+fn explain(
+    out: &mut Decision,
+    round: &ga::Round,
+    jobs: &[u32],
+    best: &ga::Individual,
+    population: &[ga::Individual],
+    rate: &dyn Fn(usize, u32, u32) -> (f64, f64),
+    fair_k: u32,
+) {
+    let v = round.vnodes.len();
+    let fit_best = round.fitness(best);
+    let fits = round.fitness_of_all(population);
+    let shape = |x: &[u8], i: usize| -> (u32, u32) {
+        let row = &x[i * v..(i + 1) * v];
+        (
+            row.iter().map(|&r| r as u32).sum(),
+            row.iter().filter(|&&r| r > 0).count() as u32,
+        )
+    };
+    for (i, &j) in jobs.iter().enumerate() {
+        let (k, n) = shape(best, i);
+        let row = &best[i * v..(i + 1) * v];
+        let alt = population
+            .iter()
+            .zip(&fits)
+            .filter(|(x, _)| &x[i * v..(i + 1) * v] != row)
+            .max_by(|a, b| a.1.total_cmp(b.1));
+        let (alt_k, alt_fit) =
+            alt.map_or((f64::NAN, f64::NAN), |(x, f)| (shape(x, i).0 as f64, *f));
+        let (g, s) = if k > 0 { rate(i, n, k) } else { (0.0, 0.0) };
+        out.explain(
+            j,
+            if k > 0 { &HOLDS } else { &LEFT_OUT },
+            None,
+            vec![
+                Val::from(k),
+                Val::from(n),
+                Val::from(g),
+                Val::from(s),
+                Val::from(fair_k),
+                Val::from(round.restart_mult[i]),
+                Val::from(fit_best),
+                Val::from(alt_k),
+                Val::from(alt_fit),
+            ],
+        );
     }
 }

@@ -567,6 +567,10 @@ impl Simulation {
         if !decision.reasons.is_empty() {
             self.keep_reasons(&mut decision);
         }
+        if !decision.gauges.is_empty() {
+            let readings = std::mem::take(&mut decision.gauges);
+            self.recorder.gauges(self.now, readings);
+        }
         let insight = decision.insight.take();
         let (solver_s, slowest_part_s) = (decision.solver_s, decision.solver_slowest_part_s);
         let (solver_vars, solver_changed_vars) =

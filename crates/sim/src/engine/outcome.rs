@@ -80,6 +80,9 @@ pub struct Outcome {
     /// (`Simulation::set_record_reasons`; empty otherwise).
     #[serde(skip)]
     pub reasons: crate::ReasonLog,
+    /// Policies' gauge readings (predicted loads), kept with the reasons.
+    #[serde(skip)]
+    pub gauges: crate::GaugeLog,
 }
 
 /// One GPU type's time over a run (STS's cost accounting).
@@ -179,6 +182,7 @@ impl Simulation {
             timeline,
             rounds: self.recorder.rounds().to_vec(),
             reasons: self.recorder.reason_log().clone(),
+            gauges: self.recorder.gauge_log().clone(),
             end_time: now,
             events: self.events,
             incomplete: self.jobs.len() - self.completed,
