@@ -1,17 +1,27 @@
 #!/usr/bin/env bash
-# Builds the WebAssembly packages into www/pkg and www/pkg-full (used by the page and by the
-# Node test), installing the wasm target, a matching wasm-bindgen-cli and
+# Builds the WebAssembly packages into www/pkg, www/pkg-full and www/pkg-full-plain (used by
+# the page and by the Node test), installing the wasm target, a matching wasm-bindgen-cli and
 # the npm binaryen package (wasm-opt) when they are missing.
+#   bash scripts/build-wasm.sh                 tools, then core, full and full-plain
+#   bash scripts/build-wasm.sh tools core ...  only the steps named, in that order
+# Whatever the steps, it then bundles the paper results (see summary below).
+# (scripts/serve.sh runs the steps one by one: the core package first, so the page opens
+# while the full ones build.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 WB_VERSION=$(grep -A2 'name = "wasm-bindgen"' Cargo.lock | grep version | head -1 | cut -d'"' -f2)
-if ! rustup target list --installed 2>/dev/null | grep -q wasm32-unknown-unknown; then
-  rustup target add wasm32-unknown-unknown
-fi
-if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$WB_VERSION" ]; then
-  echo "installing wasm-bindgen-cli $WB_VERSION (a few minutes, once)" >&2
-  cargo install wasm-bindgen-cli --version "$WB_VERSION"
-fi
+tools() {
+  if ! rustup target list --installed 2>/dev/null | grep -q wasm32-unknown-unknown; then
+    rustup target add wasm32-unknown-unknown
+  fi
+  if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$WB_VERSION" ]; then
+    echo "installing wasm-bindgen-cli $WB_VERSION (a few minutes, once)" >&2
+    cargo install wasm-bindgen-cli --version "$WB_VERSION"
+  fi
+  if [ ! -x tools/node_modules/.bin/wasm-opt ]; then
+    (cd tools && npm ci --no-audit --no-fund --silent)
+  fi
+}
 # The packages are optimised for speed (cargo opt-level 3; wasm-opt -O3 for the core one, see
 # build_package for the full ones): measured
 # 2026-11-26 in one sitting against opt-level "s" with inline threshold 15 and -Oz (the
@@ -60,6 +70,27 @@ build_package() { # OUT_DIR simd|plain O3|none CARGO_FEATURE_ARGS...
   ls -l "$out/schedlab_bg.wasm" | awk -v out="$out" '{printf "%s: %d bytes", out, $5}' >&2
   gzip -9 -c "$out/schedlab_bg.wasm" | wc -c | awk '{printf " (%d gzipped)\n", $1}' >&2
 }
-build_package www/pkg-full simd none
-build_package www/pkg-full-plain plain none
-build_package www/pkg plain O3 --features page-core
+# The paper results the page's "Paper results" view shows (?view=papers, www/js/papers.js):
+# docs/paper-results/summary.json, written by `schedlab reproduce all --out DIR`, copied into
+# the served folder (www/paper-results/ is git-ignored: never commit a copy there). Without it
+# a copy left from before is removed, so the page never shows results the repository dropped.
+summary() {
+  if [ -f docs/paper-results/summary.json ]; then
+    mkdir -p www/paper-results
+    cp docs/paper-results/summary.json www/paper-results/summary.json
+  else
+    rm -f www/paper-results/summary.json
+  fi
+}
+[ $# -gt 0 ] || set -- tools core full full-plain
+for step in "$@"; do
+  case $step in
+    tools) tools ;;
+    core) build_package www/pkg plain O3 --features page-core ;;
+    full) build_package www/pkg-full simd none ;;
+    full-plain) build_package www/pkg-full-plain plain none ;;
+    summary) ;;
+    *) echo "build-wasm.sh: unknown step '$step' (tools, core, full, full-plain, summary)" >&2; exit 2 ;;
+  esac
+done
+summary

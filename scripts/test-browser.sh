@@ -3,7 +3,11 @@
 # package, npm tools), serves the repository on 127.0.0.1 on a free port
 # (the page at /www/, so a test can load a same-origin trace from /traces/),
 # and runs tests/browser/*.test.mjs with Node's test runner, Playwright
-# (playwright-core) and Debian's Chromium, headless. Screenshots and the
+# (playwright-core) and Debian's Chromium, headless: page.test.mjs and sia.test.mjs (the page,
+# Sia's views), truth.test.mjs (issue 48, one test per item, with axe-core), defects.test.mjs
+# (issue 48's defect links as a person sees them), serve.test.mjs (scripts/serve.sh) and
+# papers.test.mjs (the "Paper results" view, issue 50).
+# SCHEDLAB_BROWSER_TESTS=FILE... runs only those. Screenshots and the
 # measured numbers go to tests/browser/artifacts/ (git-ignored).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,10 +15,10 @@ CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
 if [ ! -x "$CHROMIUM" ]; then
   (apt-get install -y chromium || (apt-get update && apt-get install -y chromium)) >/dev/null
 fi
-if [ ! -d tools/node_modules/playwright-core ] || [ ! -d tools/node_modules/binaryen ]; then
+if [ ! -d tools/node_modules/playwright-core ] || [ ! -d tools/node_modules/binaryen ] || [ ! -d tools/node_modules/axe-core ]; then
   (cd tools && npm ci --no-audit --no-fund --silent)
 fi
-stale() { [ ! -f "$1" ] || [ -n "$(find src Cargo.toml Cargo.lock traces -newer "$1" -print -quit)" ]; }
+stale() { [ ! -f "$1" ] || [ -n "$(find src crates Cargo.toml Cargo.lock traces -newer "$1" -print -quit)" ]; }
 if stale target/release/schedlab; then cargo build --release; fi
 if stale www/pkg/schedlab_bg.wasm || stale www/pkg-full/schedlab_bg.wasm || stale www/pkg-full-plain/schedlab_bg.wasm; then bash scripts/build-wasm.sh; fi
 rm -rf tests/browser/artifacts
@@ -33,4 +37,4 @@ for _ in range(100):
         time.sleep(0.1)
 PY
 export SCHEDLAB_URL="http://127.0.0.1:$PORT/www/" SCHEDLAB_BIN="$PWD/target/release/schedlab" CHROMIUM
-node --test --test-concurrency=1 tests/browser/
+node --test --test-concurrency=1 ${SCHEDLAB_BROWSER_TESTS:-tests/browser/}

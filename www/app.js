@@ -4,7 +4,7 @@
 // timelines side by side on one clock, with Sia's goodput matrix for the
 // round at the clock when a run recorded one. See docs/PAGE.md.
 import { initSync, catalog as readCatalog, cluster_layout, bundled_trace_text } from './pkg/schedlab.js';
-import { Pool, compileWasm } from './js/pool.js';
+import { Pool, compileWasm, buildStatus } from './js/pool.js';
 import { Scaling } from './js/scaling.js';
 import { PreferenceSearch } from './js/search.js';
 import { Controls } from './js/controls.js';
@@ -17,14 +17,19 @@ import { Staircase } from './js/staircase.js';
 import { Sandbox } from './js/sandbox.js';
 import { Heatmap } from './js/heatmap.js';
 import { hasInsight } from './js/insight.js';
-import { policyColor, jobColor, VIRIDIS_CSS } from './js/colors.js';
+import { policyColor, jobColors, VIRIDIS_CSS } from './js/colors.js';
 import { fromUrl, toUrl, setsFor, baseOf, SPEEDS } from './js/state.js';
 import { segmentOnGpu, queueAt, nextEvent, prevEvent, span, progressAt, restartsAt, moveSources } from './js/timeline.js';
-import { renderTable, drawCharts, download, summaryCsv, jobsCsv, chartsPng } from './js/results.js';
+import { renderTable, drawCharts, placeCursors, timeAtChart, download, summaryCsv, jobsCsv, chartsPng } from './js/results.js';
+import { metricApplies } from './js/applies.js';
+import { CostBook, costRank, doneShare, etaSeconds, fmtWait } from './js/schedule.js';
+import { plainWords, glossaryFor } from './js/words.js';
+import { Notices, traceFileProblem, readableError, droppedHtml } from './js/notices.js';
+import { papers } from './js/papers.js';
 
 const $ = (sel) => document.querySelector(sel);
 const stats = { firstFrameMs: null, fps: 0, renderMs: 0, frames: 0, runs: 0, errors: 0, phase: 'loading' };
-const app = { stats, catalog: null, state: null, view: null, batch: null };
+const app = { stats, catalog: null, state: null, view: null, batch: null, metricApplies, colors: { jobColors } };
 window.schedlab = app;
 
 let catalog, pool, controls, state;
@@ -33,12 +38,14 @@ let batch = null; // the run in progress
 const anim = { t: 0, t0: 0, t1: 1, playing: false, speed: 1000, last: 0, dirty: true, userSpeed: false };
 app.anim = anim;
 let hoverJob = -1;
-let gantt, heat, stair, poolChart, guide;
+let pinned = false; // a card pinned by a tap (touch) or a click: stays until a tap elsewhere
+let gantt, heat, stair, poolChart, guide, notices, costs;
+const table = { baseline: null, showAll: false }; // the results table's choices
 
 // ---------- errors ----------
 function showError(err, where = '') {
   stats.errors++;
-  const e = typeof err === 'string' ? { kind: 'internal', text: err } : err;
+  const e = readableError(typeof err === 'string' ? { kind: 'internal', text: err } : err, catalog);
   $('#error-text').textContent = `${where ? `${where}: ` : ''}${e.text || e.message || String(e)}`;
   $('#error').hidden = false;
   $('#error').dataset.kind = e.kind || '';
@@ -90,6 +97,7 @@ function startRun() {
   }
   if (inp.trace.kind !== 'bundled' && !inp.trace.text) { showError(`the trace '${inp.trace.name}' is not loaded; upload it again`); return; }
   state = { ...state, ...inp, trace: inp.trace };
+  if (state.base && !inp.policies.includes(state.base)) state.base = null;
   app.state = state;
   $('#search-section').hidden = !inp.policies.some((p) => baseOf(p) === 'pcs');
   document.body.classList.remove('stale');
@@ -97,7 +105,10 @@ function startRun() {
   updateUrl();
   const b = {
     inputs: inp, layout, results: new Map(), errors: new Map(), progress: new Map(), started: performance.now(), done: false,
+    startedAt: new Map(), // policy -> performance.now() when a worker took it
   };
+  const jobs = traceJobs(inp.trace);
+  b.estimate = (p) => costs.estimate(p, inp.trace.name, inp.cluster, jobs).s;
   batch = b;
   app.batch = b;
   stats.phase = 'running';
@@ -109,8 +120,10 @@ function startRun() {
     policies: inp.policies,
     setsFor: (p) => setsFor(inp.sets, p),
     seed: inp.seed,
+    cost: (p) => costRank(b.estimate(p)),
   }, {
-    onTrace: (info) => { if (batch === b) b.trace = info; },
+    onTrace: (info) => { if (batch === b) { b.trace = info; renderProgress(); } },
+    onStart: (p) => { if (batch === b) { b.startedAt.set(p, performance.now()); renderProgress(); } },
     onProgress: (p, pr) => {
       if (batch !== b) return;
       b.progress.set(p, pr);
@@ -123,6 +136,7 @@ function startRun() {
       stats.runs++;
       const a0 = performance.now();
       b.results.set(p, { policy: p, color: policyColor(inp.policies.indexOf(p)), result: res, runId });
+      costs.learn(p, inp.trace.name, inp.cluster, res.wall_s, res.metrics.jobs);
       b.progress.set(p, { ...(b.progress.get(p) || {}), done: true, completed: res.metrics.completed, total: res.metrics.jobs, now: res.end_time, events: res.events });
       adoptResults(b);
       renderProgress();
@@ -159,24 +173,49 @@ function renderProgress() {
   if (!b) { box.innerHTML = ''; return; }
   if (b.done && b.results.size === b.inputs.policies.length) {
     const wall = Math.max(...[...b.results.values()].map((r) => r.result.wall_s));
-    const tr = b.trace ? `${b.trace.name}: ${b.trace.jobs.toLocaleString()} jobs (${b.trace.format})` : '';
+    const tr = b.trace ? `${b.trace.name}: ${b.trace.jobs.toLocaleString()} jobs (${formatLabel(b.trace.format)})` : '';
     box.innerHTML = `<div class="psummary">✓ ${b.results.size} ${b.results.size === 1 ? 'policy' : 'policies'} simulated (slowest ${wall.toFixed(2)} s) · ${esc(tr)} · cluster ${esc(b.layout.name)} (${b.layout.total_gpus} GPUs)</div>`;
     return;
   }
+  const now = performance.now();
   box.innerHTML = b.inputs.policies.map((p, i) => {
     const pr = b.progress.get(p);
     const err = b.errors.get(p);
     const total = (pr && pr.total) || (b.trace && b.trace.jobs) || 0;
     const done = pr ? pr.completed : 0;
-    const pct = total ? Math.round(100 * done / total) : 0;
+    let share = 0;
     let status;
-    if (err) status = err.kind === 'cancelled' ? 'cancelled' : 'failed';
-    else if (b.results.has(p)) status = `done in ${b.results.get(p).result.wall_s.toFixed(2)} s`;
-    else if (pr) status = `t = ${(pr.now / 3600).toFixed(1)} h · ${done}/${total} jobs · ${pr.events.toLocaleString()} events`;
-    else status = 'waiting for a worker';
-    return `<div class="prow" data-policy="${p}"><span class="chip" style="background:${policyColor(i)}"></span><b>${p}</b>
-      <progress max="100" value="${b.results.has(p) ? 100 : pct}" aria-label="${p} progress"></progress><span class="pstatus">${status}</span></div>`;
+    let phase;
+    if (err) { phase = err.kind === 'cancelled' ? 'cancelled' : 'failed'; status = phase; }
+    else if (b.results.has(p)) { phase = 'done'; share = 1; status = `done in ${b.results.get(p).result.wall_s.toFixed(2)} s`; }
+    else if (b.startedAt.has(p)) {
+      phase = 'running';
+      const first = b.trace ? b.trace.first_arrival : 0, last = b.trace ? b.trace.last_arrival : 0;
+      share = doneShare(pr, first, last);
+      const eta = etaSeconds(share, (now - b.startedAt.get(p)) / 1000);
+      status = pr
+        ? `running · t = ${(pr.now / 3600).toFixed(1)} h · ${done}/${total} jobs · ${Number.isFinite(eta) ? `about ${fmtWait(eta)} left` : 'estimating time left…'}`
+        : 'running · starting…';
+    } else {
+      phase = 'queued';
+      const wait = fullWait && pool.fullOnly.has(baseOf(p)) ? ' · waits for the full package (LP-based policies)' : '';
+      status = `queued${wait} · estimated ${fmtWait(b.estimate(p))}`;
+    }
+    return `<div class="prow" data-policy="${esc(p)}" data-phase="${phase}"><span class="chip" style="background:${policyColor(i)}"></span><b>${esc(p)}</b>
+      <progress max="100" value="${Math.round(100 * share)}" aria-label="${esc(p)} progress"></progress><span class="pstatus">${esc(status)}</span></div>`;
   }).join('');
+}
+
+/** The number of jobs of a trace input (bundled: the catalog's; uploaded: as parsed), for estimates. */
+function traceJobs(trace) {
+  if (trace.kind === 'bundled') return (catalog.traces.find((t) => t.name === trace.name) || {}).jobs || 1000;
+  const up = controls.uploaded;
+  return (up && up.info && up.info.jobs) || 1000;
+}
+
+/** A trace format's name as a person reads it ("native" is schedlab's own CSV). */
+function formatLabel(name) {
+  return name === 'native' ? 'schedlab CSV format' : `${name} format`;
 }
 
 /** Shows a batch's results (first result switches the view to the new batch). */
@@ -208,7 +247,7 @@ function adoptResults(b) {
   }
   layoutAll();
   guide.setTrace(b.inputs.trace.kind === 'bundled' ? b.inputs.trace.name : '');
-  renderTable($('#results'), catalog, runs);
+  renderResults(runs);
   // Charts in a task of their own, once for results that arrive together.
   clearTimeout(chartTimer);
   chartTimer = setTimeout(drawChartsSafe, 40);
@@ -216,6 +255,25 @@ function adoptResults(b) {
 }
 
 let chartTimer = 0;
+let fullWait = null; // the full package's build status while the page waits for it (scripts/serve.sh)
+
+/** The results table with the user's baseline and column choice, what it hides, and the words it uses. */
+function renderResults(runs) {
+  const sel = $('#baseline');
+  const names = runs.map((r) => r.policy);
+  const base = state.base && names.includes(state.base) ? state.base : names[0];
+  const options = names.map((n) => `<option value="${esc(n)}">${esc(n)}</option>`).join('');
+  if (sel.innerHTML !== options) sel.innerHTML = options;
+  sel.value = base || '';
+  sel.disabled = names.length < 2;
+  const { shown, hidden } = renderTable($('#results'), catalog, runs, { baseline: base, showAll: table.showAll });
+  const note = $('#hidden-cols');
+  note.textContent = hidden.length
+    ? `${hidden.length} metric${hidden.length === 1 ? '' : 's'} hidden, as ${hidden.length === 1 ? 'it applies' : 'they apply'} to no policy of this run: ${hidden.map((c) => c.label).join(', ')}.`
+    : '';
+  const words = glossaryFor(shown.map((c) => c.label).concat(['CE', 'BI', 'QL']));
+  $('#glossary').innerHTML = `<b>Words:</b> ${words.map(([k, v]) => `<b>${esc(k)}</b> = ${esc(v)}`).join(' · ')} · <b>–</b> = does not apply to this policy's run (hover or focus the cell for why) · ★ = best in its column · ▲▼ = relative difference to the baseline (blue better, orange worse).`;
+}
 
 function orderedRuns() {
   if (!view) return [];
@@ -257,9 +315,9 @@ function buildPanels() {
     const map = new GpuMap(canvas, view.layout);
     const rec = { panel, canvas, map, stats: panel.querySelector('.pstats'), queue: panel.querySelector('ol'), more: panel.querySelector('.more'), moves: panel.querySelector('.moves'), lastQueue: '', lastMoves: '' };
     view.panels.set(p, rec);
-    canvas.addEventListener('pointermove', (ev) => hoverMap(p, ev));
-    canvas.addEventListener('pointerdown', (ev) => hoverMap(p, ev));
-    canvas.addEventListener('pointerleave', () => setHover(-1));
+    canvas.addEventListener('pointermove', (ev) => { if (ev.pointerType === 'mouse' && !pinned) hoverMap(p, ev); });
+    canvas.addEventListener('pointerdown', (ev) => { ev.stopPropagation(); pinAt(() => hoverMap(p, ev)); });
+    canvas.addEventListener('pointerleave', () => { if (!pinned) setHover(-1); });
   });
   maps.dataset.count = view.policies.length;
   // Large clusters are drawn one cell per node (gpumap.js); the legend says so.
@@ -279,11 +337,25 @@ function layoutAll() {
     const queue = rec.panel.querySelector('.queue');
     const beside = getComputedStyle(body).flexDirection === 'row';
     const w = Math.max(120, body.clientWidth - (beside ? queue.offsetWidth + 8 : 0));
-    const maxH = Math.max(140, Math.min(window.innerHeight * (n > 2 ? 0.34 : 0.5), 420));
+    // The embed (900 x 560) keeps maps, clock and table in one screen.
+    const share = state.embed ? (n > 2 ? 0.22 : 0.4) : n > 2 ? 0.34 : 0.5;
+    const maxH = Math.max(state.embed ? 90 : 140, Math.min(window.innerHeight * share, 420));
     rec.map.resize(Math.floor(w), maxH);
   }
-  const gp = view.runs.get($('#gantt-policy').value) || orderedRuns()[0] || null;
+  // The Gantt view shows the chosen policy's run; until one is chosen it follows the first
+  // finished run (the picker says which). A chosen policy still running shows no lanes, not
+  // another policy's under its name.
+  const sel = $('#gantt-policy');
+  if (!view.ganttChosen) {
+    const first = orderedRuns()[0];
+    if (first) sel.value = first.policy;
+  }
+  const gp = view.runs.get(sel.value) || null;
   gantt.setRun(gp ? gp.result : null, anim.t0, anim.t1, $('#gantt-scroll').clientWidth);
+  $('#gantt-legend').textContent = gp ? ganttLegend(gp.result)
+    : sel.value ? `${sel.value} is still running (or failed): its lanes appear when its run finishes.` : '';
+  $('#gantt').setAttribute('role', 'img');
+  $('#gantt').setAttribute('aria-label', gp ? `Jobs over time under ${gp.policy}: ${gp.result.jobs.arrival.length} jobs, one lane each in arrival order, ${gp.result.metrics.completed} finished; average JCT ${(gp.result.metrics.avg_jct_s / 3600).toFixed(2)} h` : 'Jobs over time: no run yet');
   $('#plan-section').hidden = !stair.setRun(gp ? gp.result : null);
   const pooled = gp && hasPools(gp.result);
   $('#pools-section').hidden = !pooled;
@@ -293,6 +365,29 @@ function layoutAll() {
   }
   layoutInsight();
   anim.dirty = true;
+}
+
+/** The Gantt view's legend: only the marks this run has. */
+function ganttLegend(run) {
+  const jobs = run.jobs;
+  const any = (a, f) => { if (!a) return false; for (let i = 0; i < a.length; i++) if (f(a[i])) return true; return false; };
+  const parts = ['bar = holding GPUs (height = share, full = the job\'s largest)', 'pale = restoring a checkpoint or loading', 'grey line = waiting'];
+  if (any(jobs.restarts, (r) => r > 0)) parts.push('▼ = restart');
+  if (any(jobs.due, Number.isFinite)) parts.push('tick = due date (green met, red missed)');
+  if (any(jobs.pred_jct, Number.isFinite)) parts.push('blue tick = completion time promised at arrival');
+  if (any(jobs.speedup, (v) => v > 0)) parts.push('◇ = finish under per-pool first-come first-served (green line: earlier here, red: later)');
+  parts.push('click or tap to move the clock there');
+  if (jobs.arrival.length > 400) parts.push('large traces show a window around the clock');
+  return parts.join(' · ');
+}
+
+/** The embed's caption: what is compared, on what, and a link to the full page. */
+function embedCaption() {
+  if (!state.embed) return;
+  const cap = $('#embed-caption');
+  cap.hidden = false;
+  const tr = state.trace.kind === 'bundled' ? state.trace.name : state.trace.name;
+  cap.innerHTML = `<b>GPU-cluster schedulers compared</b> · trace <b>${esc(tr)}</b> on <b>${esc(state.cluster)}</b> · ${state.policies.map((p, i) => `<span class="chip" style="background:${policyColor(i)}"></span>${esc(p)}`).join(' ')} · <a href="${esc(toUrl({ ...state, embed: false, t: null, speed: null }))}" target="_blank" rel="noopener">open the full page ↗</a>`;
 }
 
 // ---------- goodput matrix ----------
@@ -377,7 +472,7 @@ function hoverPools(ev) {
 function buildGanttPicker() {
   const sel = $('#gantt-policy');
   sel.innerHTML = view.policies.map((p) => `<option value="${p}">${p}</option>`).join('');
-  if (state.gantt && view.policies.includes(state.gantt)) sel.value = state.gantt;
+  if (state.gantt && view.policies.includes(state.gantt)) { sel.value = state.gantt; view.ganttChosen = true; }
 }
 
 // ---------- drawing ----------
@@ -390,8 +485,7 @@ function render(now) {
   const runs = orderedRuns();
   const updateQueues = now - lastQueueUpdate > 120 || !anim.playing;
   if (updateQueues) lastQueueUpdate = now;
-  // Moves stay outlined for about 2 s of playback at any speed.
-  const moveWindow = Math.max(1, 2 * anim.speed);
+  const moveWindow = movedWindow();
   if (view) {
     for (const p of view.policies) {
       const rec = view.panels.get(p);
@@ -401,7 +495,8 @@ function render(now) {
       if (r && !rec.moves.hidden) renderMoves(rec, r.result, t);
       if (!r) {
         const err = batch && batch.errors.get(p);
-        rec.stats.textContent = err ? (err.kind === 'cancelled' ? 'cancelled' : 'failed') : 'running…';
+        const started = batch && batch.startedAt && batch.startedAt.has(p);
+        rec.stats.textContent = err ? (err.kind === 'cancelled' ? 'cancelled' : 'failed') : started ? 'running…' : 'queued';
         continue;
       }
       const q = queueAt(r.result, t, 12);
@@ -409,8 +504,10 @@ function render(now) {
       const tl = r.result.timeline;
       for (let g = 0; g < view.layout.total_gpus; g++) if (segmentOnGpu(tl, g, t) >= 0) busy++;
       rec.stats.textContent = `${q.running} running · ${q.waiting} waiting · ${q.done} done · ${busy}/${view.layout.total_gpus} GPUs`;
+      rec.canvas.setAttribute('aria-label', `GPU map of ${p} at t = ${(t / 3600).toFixed(2)} h: ${rec.stats.textContent}`);
       const jobs = r.result.jobs;
-      const html = q.list.map((j) => `<li data-job="${j}"><span class="chip" style="background:${jobColor(j)}"></span>${esc(jobs.names[j])} <small>${jobs.gpus_requested[j]}×, ${fmtDur(t - jobs.arrival[j])}</small></li>`).join('');
+      const colorOf = jobColors(r.result);
+      const html = q.list.map((j) => `<li data-job="${j}"><span class="chip" style="background:${colorOf(j)}"></span>${esc(jobs.names[j])} <small>${jobs.gpus_requested[j]}×, ${fmtDur(t - jobs.arrival[j])}</small></li>`).join('');
       if (html !== rec.lastQueue) { rec.queue.innerHTML = html; rec.lastQueue = html; }
       rec.more.textContent = q.waiting > q.list.length ? `+${q.waiting - q.list.length} more` : (q.waiting ? '' : 'empty');
     }
@@ -427,6 +524,7 @@ function render(now) {
     const r = heat.update(t, hoverJob);
     if (r !== shown || updateQueues) insightText(ir, r, t);
   }
+  placeCursors($('#charts'), t);
   $('#scrub').value = t;
   $('#clock').textContent = `t = ${(t / 3600).toFixed(2)} h / ${(anim.t1 / 3600).toFixed(2)} h`;
   const dt = performance.now() - t0;
@@ -438,6 +536,16 @@ function render(now) {
     urlTimer = setTimeout(() => updateUrl(anim.t), 400);
   }
 }
+
+/**
+ * How long (simulated s) a move between GPU types stays outlined: about 2 s of
+ * playback, so it scales with the speed, but at most 1% of the run, so that at
+ * high speeds the outlines still mark recent moves rather than most cells.
+ */
+function movedWindow() {
+  return Math.max(1, Math.min(2 * anim.speed, (anim.t1 - anim.t0) / 100));
+}
+app.movedWindow = movedWindow;
 
 /** "Moved: job rtx→a100 (2 min ago)" for the moves outlined on a panel's map, newest first. */
 function renderMoves(rec, run, t) {
@@ -554,6 +662,25 @@ function cellOwner(map, run, g) {
   return to >= 0 ? `${owner}, <b>lent</b> to pool <b>${esc(run.pools[to].name)}</b>` : owner;
 }
 
+/**
+ * A tap (or click) on a map, the Gantt view or the matrix pins the card it
+ * shows: it stays, and the job stays outlined, until a tap elsewhere (or on
+ * an idle cell) unpins it. Mouse hover without a pin shows cards as before.
+ */
+function pinAt(show) {
+  pinned = false;
+  show();
+  pinned = !$('#tooltip').hidden;
+  $('#tooltip').classList.toggle('pinned', pinned);
+}
+
+function unpin() {
+  if (!pinned) return;
+  pinned = false;
+  $('#tooltip').classList.remove('pinned');
+  setHover(-1);
+}
+
 function setHover(job, html, ev) {
   const tip = $('#tooltip');
   if (job !== hoverJob) { hoverJob = job; anim.dirty = true; }
@@ -569,9 +696,12 @@ function setHover(job, html, ev) {
 // ---------- URL ----------
 function updateUrl(t) {
   if (!state) return;
-  const s = { ...state, t: t ?? null, speed: anim.userSpeed ? anim.speed : null, gantt: $('#gantt-policy').value || null };
-  history.replaceState(null, '', toUrl(s));
+  const s = { ...state, t: t ?? null, speed: anim.userSpeed ? anim.speed : null, gantt: view && view.ganttChosen ? $('#gantt-policy').value || null : null };
+  // While its banner stands, the link keeps naming the uploaded trace it was made with.
+  if (state.missingUpload && notices.has('upload-missing')) s.trace = { kind: 'upload', name: state.missingUpload };
+  history.replaceState(null, '', papers.withView(toUrl(s))); // the view shown stays in the link
   $('#open-full').href = toUrl({ ...s, embed: false });
+  embedCaption();
 }
 
 // ---------- traces from files and URLs ----------
@@ -587,14 +717,23 @@ async function handleFile(file) {
   if (!file) return;
   let text;
   try { text = await file.text(); } catch (e) { showError(`could not read ${file.name}: ${e}`); return; }
-  if (await loadTraceText('upload', file.name, text)) startRun();
+  const problem = traceFileProblem(file.name, text, catalog);
+  if (problem) { showError({ kind: 'input', file: file.name, line: text.trim() ? 1 : 0, field: '', text: problem }, 'Trace'); return; }
+  if (await loadTraceText('upload', file.name, text)) {
+    notices.hide('upload-missing');
+    startRun();
+  }
 }
 
 async function resolveUrlTrace() {
   const tr = state.trace;
   if (tr.kind === 'upload') {
-    showError(`this link refers to an uploaded file '${tr.name}': upload it again (drop it on the page); showing the default trace meanwhile`);
-    state.trace = { kind: 'bundled', name: catalog.traces[0].name };
+    const fallback = catalog.traces[0].name;
+    notices.show('upload-missing', `This link was made with an uploaded trace, <b>${esc(tr.name)}</b>, and a file cannot travel in a link. Upload ${esc(tr.name)} to see what was shared; until then the page shows the bundled trace <b>${esc(fallback)}</b> with the link's other settings.`, {
+      actions: [{ label: `Upload ${tr.name}…`, run: () => $('#file').click() }],
+    });
+    state.trace = { kind: 'bundled', name: fallback };
+    state.missingUpload = tr.name;
     controls.apply(state);
     return true;
   }
@@ -637,15 +776,17 @@ function bind() {
   const sp = $('#speed');
   for (const s of SPEEDS) sp.append(new Option(`${s.toLocaleString()}×`, s));
   sp.addEventListener('change', () => { anim.speed = Number(sp.value); anim.userSpeed = true; updateUrl(); });
-  $('#gantt-policy').addEventListener('change', () => { layoutAll(); updateUrl(); });
+  $('#gantt-policy').addEventListener('change', () => { if (view) view.ganttChosen = true; layoutAll(); updateUrl(); });
   gantt.onScroll = () => { anim.dirty = true; };
   const gc = $('#gantt');
   gc.addEventListener('pointerdown', (ev) => {
+    ev.stopPropagation();
     const r = gc.getBoundingClientRect();
     const h = gantt.hit(ev.clientX - r.left, ev.clientY - r.top);
     seek(h.t);
+    pinAt(() => hoverGantt(ev));
   });
-  gc.addEventListener('pointermove', (ev) => {
+  const hoverGantt = (ev) => {
     const r = gc.getBoundingClientRect();
     const h = gantt.hit(ev.clientX - r.left, ev.clientY - r.top);
     const run = gantt.run;
@@ -653,15 +794,42 @@ function bind() {
     const j = h.job, jobs = run.jobs, f = jobs.finish[j];
     setHover(j, `<b>${esc(jobs.names[j])}</b> <small>job ${j}</small><br>model ${esc(jobs.models[jobs.model[j]])} · asked ${jobs.gpus_requested[j]} GPUs<br>
       restarts ${jobs.restarts[j]} · preemptions ${jobs.preemptions[j]}<br>${f === f ? `JCT ${fmtDur(jobs.jct[j])} · queued ${fmtDur(jobs.queue[j])}` : 'unfinished'}`, ev);
-  });
-  gc.addEventListener('pointerleave', () => setHover(-1));
+  };
+  gc.addEventListener('pointermove', (ev) => { if (ev.pointerType === 'mouse' && !pinned) hoverGantt(ev); });
+  gc.addEventListener('pointerleave', () => { if (!pinned) setHover(-1); });
   const hc = $('#heatmap');
   const pc = $('#poolchart');
-  pc.addEventListener('pointermove', hoverPools);
-  pc.addEventListener('pointerleave', () => setHover(-1));
-  hc.addEventListener('pointermove', hoverHeat);
-  hc.addEventListener('pointerdown', hoverHeat);
-  hc.addEventListener('pointerleave', () => setHover(-1));
+  pc.addEventListener('pointermove', (ev) => { if (ev.pointerType === 'mouse' && !pinned) hoverPools(ev); });
+  pc.addEventListener('pointerdown', (ev) => {
+    ev.stopPropagation();
+    const r = pc.getBoundingClientRect();
+    const h = poolChart.hit(ev.clientX - r.left, ev.clientY - r.top);
+    if (h) seek(h.t);
+    pinAt(() => hoverPools(ev));
+  });
+  pc.addEventListener('pointerleave', () => { if (!pinned) setHover(-1); });
+  hc.addEventListener('pointermove', (ev) => { if (ev.pointerType === 'mouse' && !pinned) hoverHeat(ev); });
+  hc.addEventListener('pointerdown', (ev) => { ev.stopPropagation(); pinAt(() => hoverHeat(ev)); });
+  hc.addEventListener('pointerleave', () => { if (!pinned) setHover(-1); });
+  // Charts over time: a click (or tap) moves the clock to the time under it.
+  for (const c of document.querySelectorAll('#charts canvas[data-chart]')) {
+    c.addEventListener('click', (ev) => {
+      const r = c.getBoundingClientRect();
+      const t = timeAtChart(c, ev.clientX - r.left);
+      if (Number.isFinite(t)) { setPlaying(false); seek(t); }
+    });
+  }
+  // A tap anywhere else unpins a pinned card.
+  document.addEventListener('pointerdown', () => unpin());
+  $('#baseline').addEventListener('change', (e) => {
+    state.base = e.target.value;
+    renderResults(orderedRuns());
+    updateUrl();
+  });
+  $('#show-all').addEventListener('change', (e) => {
+    table.showAll = e.target.checked;
+    renderResults(orderedRuns());
+  });
   $('#share').addEventListener('click', async () => {
     updateUrl(anim.t);
     try { await navigator.clipboard.writeText(location.href); $('#share').textContent = 'Link copied'; } catch (_) { window.prompt('Copy this link', location.href); }
@@ -681,10 +849,12 @@ function bind() {
   }
   $('#file').addEventListener('change', (e) => { handleFile(e.target.files[0]); e.target.value = ''; });
   let dragDepth = 0;
-  window.addEventListener('dragenter', (e) => { if (e.dataTransfer && [...e.dataTransfer.types].includes('Files')) { dragDepth++; $('#dropzone').hidden = false; } });
+  // In the paper results view a dropped file is a summary (js/papers.js), not a trace.
+  window.addEventListener('dragenter', (e) => { if (!papers.active && e.dataTransfer && [...e.dataTransfer.types].includes('Files')) { dragDepth++; $('#dropzone').hidden = false; } });
   window.addEventListener('dragleave', () => { if (--dragDepth <= 0) { dragDepth = 0; $('#dropzone').hidden = true; } });
   window.addEventListener('dragover', (e) => e.preventDefault());
   window.addEventListener('drop', (e) => {
+    if (papers.active) return;
     e.preventDefault();
     dragDepth = 0;
     $('#dropzone').hidden = true;
@@ -697,11 +867,16 @@ function bind() {
 }
 
 function onKey(e) {
+  if (papers.active) return; // the playback keys belong to the simulation view
   const tag = (e.target.tagName || '').toLowerCase();
   const typing = ['input', 'select', 'textarea'].includes(tag) && e.target.type !== 'range' && e.target.type !== 'checkbox';
   if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) { e.preventDefault(); startRun(); return; }
   if (e.key === 'Escape') { $('#help').hidden = true; cancelRun(); return; }
   if (typing || e.altKey || e.ctrlKey || e.metaKey) return;
+  // In a scrolling region (the results table, the Gantt view, the matrix) the arrows and
+  // Home / End scroll it, as a keyboard user expects.
+  const inRegion = e.target.closest && e.target.closest('[role="region"]');
+  if (inRegion && /^(Arrow|Home|End|Page)/.test(e.key)) return;
   const k = e.key;
   if (k === ' ' || k === 'k') { e.preventDefault(); setPlaying(!anim.playing); }
   else if (k === 'ArrowRight' || k === '.') { e.preventDefault(); setPlaying(false); seek(nextEvent(orderedRuns().map((r) => r.result), anim.t)); }
@@ -763,13 +938,24 @@ async function addProse(c) {
   }
   help(c.engine, text.engine);
   for (const m of c.metrics) m.help = m.help || text.metrics[m.key] || '';
+  // No internal references on screen (specification sections, equation labels, repository paths).
+  for (const p of c.policies) {
+    p.rawSource = p.source;
+    p.source = plainWords(p.source);
+    p.description = plainWords(p.description);
+    for (const s of p.params) s.help = plainWords(s.help);
+  }
+  for (const s of c.engine) s.help = plainWords(s.help);
+  for (const m of c.metrics) m.help = plainWords(m.help);
   for (const cl of c.clusters) cl.description = cl.description || text.clusters[cl.name] || '';
   for (const f of c.formats) f.description = f.description || (text.formats || {})[f.name] || '';
   for (const t of c.traces) {
     const p = (text.traces || {})[t.name] || {};
-    t.description = t.description || p.description || '';
-    t.source = t.source || p.source || '';
+    t.description = plainWords(t.description || p.description || '');
+    t.source = plainWords(t.source || p.source || '');
   }
+  for (const f of c.formats) f.description = plainWords(f.description);
+  for (const cl of c.clusters) cl.description = plainWords(cl.description);
 }
 
 async function boot() {
@@ -786,8 +972,18 @@ async function boot() {
   app.bundledTraceText = bundled_trace_text;
   pool = new Pool(module, catalog.full_package);
   app.pool = pool;
+  pool.onFullStatus = (st) => {
+    if (!fullWait) watchBuild(st);
+    fullWait = st;
+    if (batch && !batch.done) renderProgress();
+  };
+  pool.onFullLoaded = () => { fullWait = null; };
   state = fromUrl(location.search, catalog);
   app.state = state;
+  notices = new Notices($('#notices'));
+  app.notices = notices;
+  costs = new CostBook(catalog.full_package);
+  if (state.dropped.length) notices.show('dropped', droppedHtml(state.dropped));
   if (state.embed) { document.body.classList.add('embed'); $('#open-full').hidden = false; $('#controls').open = false; }
   if (window.matchMedia('(max-width: 760px)').matches) $('#controls').open = false;
   controls = new Controls($('#form'), catalog, () => {
@@ -819,12 +1015,40 @@ async function boot() {
   requestAnimationFrame(frame);
   stats.boot.ui = performance.now() - b3;
   stats.phase = 'ready';
-  if (await resolveUrlTrace()) startRun();
+  // Opened on the paper results (?view=papers), the first comparison waits until the simulation is shown.
+  if (await resolveUrlTrace()) papers.whenSimulation(startRun);
+}
+
+/**
+ * While scripts/serve.sh builds the full package behind the server (a run
+ * asked for it and found it missing, status `st`), a banner says which
+ * policies wait for it and, when the build is done, that they are available
+ * (runs waiting for it start by themselves).
+ */
+async function watchBuild(st) {
+  const lp = catalog.full_package.join(', ');
+  const started = Date.now();
+  while (st && st.full === 'building') {
+    const since = Math.max(0, Math.round((Date.now() - (st.since || started)) / 1000));
+    notices.show('full-build', `The LP-based and large policies (${esc(lp)}) become available when the full package is built: <code>scripts/serve.sh</code> is building it now (3.5 minutes on a quiet 2-core machine; ${since} s so far). Every other policy runs already; a comparison that includes one of these starts it when the build is done.`, { kind: 'info' });
+    await new Promise((resolve) => { setTimeout(resolve, 3000); });
+    st = await buildStatus();
+  }
+  if (st && st.full === 'failed') {
+    notices.show('full-build', `The full package's build failed (see ${esc(st.log || 'the build log')}): ${esc(lp)} cannot run. Every other policy works.`);
+  } else {
+    notices.show('full-build', `The LP-based and large policies (${esc(lp)}) are available now.`, { kind: 'info' });
+    setTimeout(() => notices.hide('full-build'), 8000);
+  }
 }
 
 boot().catch((e) => {
   stats.phase = 'failed';
   const box = document.getElementById('error');
-  document.getElementById('error-text').textContent = `schedlab could not start: ${e && (e.text || e.message) || e}`;
+  const why = e && (e.text || e.message) || String(e);
+  const missing = /pkg\/schedlab|HTTP 404|Failed to fetch|Importing a module/.test(why);
+  document.getElementById('error-text').textContent = missing
+    ? `schedlab could not start: its WebAssembly package (www/pkg) is not there. Build and serve it with: bash scripts/serve.sh\n(${why})`
+    : `schedlab could not start: ${why}`;
   box.hidden = false;
 });

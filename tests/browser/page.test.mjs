@@ -44,17 +44,25 @@ function cliReport(trace, cluster, policies, seed, sets) {
   return JSON.parse(cli(args));
 }
 
-/** Every metric cell shown equals the CLI's value at the printed precision. */
+/** Every metric cell shown equals the CLI's value at the printed precision; a cell shown
+ * as "–" (with every metric shown) is one the page's rule says does not apply, where the CLI
+ * reports 0 or null. */
 async function assertTableMatchesCli(page, report) {
   const rules = await page.evaluate(() => window.schedlab.catalog.metrics);
+  if (!(await page.isChecked('#show-all'))) await page.check('#show-all');
   const cells = await page.$$eval('#results td[data-policy]', (tds) => tds.map((td) => ({
     policy: td.dataset.policy, metric: td.dataset.metric, text: td.querySelector('.v').textContent,
+    applies: window.schedlab.metricApplies(td.dataset.metric, window.schedlab.view.runs.get(td.dataset.policy).result),
   })));
   let compared = 0;
   for (const r of report.results) {
     for (const m of rules) {
       const cell = cells.find((c) => c.policy === r.policy && c.metric === m.key);
       assert.ok(cell, `no cell for ${r.policy} ${m.key}`);
+      if (cell.text === '–') {
+        assert.ok(!cell.applies && (r.metrics[m.key] === 0 || r.metrics[m.key] === null), `${r.policy} ${m.key} shown as – but the CLI says ${r.metrics[m.key]}`);
+        continue;
+      }
       assert.equal(cell.text, (r.metrics[m.key] * m.scale).toFixed(m.digits), `${r.policy} ${m.key}`);
       compared++;
     }

@@ -583,3 +583,79 @@ fn bench_suite_saves_and_compares() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn sts_data_flows_from_gen_to_run_and_placeholder_runs_say_so() {
+    let data = "../shared/data/sts";
+    if !std::path::Path::new(data)
+        .join("distributions.csv")
+        .exists()
+    {
+        eprintln!("SKIPPED: {data} is absent; this test needs ../shared/data");
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("schedlab-sts-data-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let trace = dir.join("sts2.csv");
+    let trace = trace.to_str().unwrap();
+    let (code, _, err) = schedlab(&[
+        "gen",
+        "sts",
+        "--sts-data",
+        data,
+        "--set",
+        "nodes=2",
+        "--seed",
+        "1000",
+        "--out",
+        trace,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("wrote 21 jobs"), "{err}");
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "run",
+            "--trace",
+            trace,
+            "--cluster",
+            "sts-k80m60-2",
+            "--policy",
+            "sts,edf",
+        ];
+        args.extend_from_slice(extra);
+        schedlab(&args)
+    };
+    let (code, out, err) = run(&["--sts-data", data]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("GPU $") && !out.contains("placeholder"),
+        "{out}"
+    );
+    // Without the data the job types are unknown, and the error says where they come from.
+    let (code, _, err) = run(&[]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("sts-data/") && err.contains("--sts-data DIR"),
+        "{err}"
+    );
+    // A run on the placeholder profiles is labelled.
+    let (code, out, err) = schedlab(&[
+        "run",
+        "--trace",
+        "sts-mixed-10",
+        "--cluster",
+        "sts-10",
+        "--policy",
+        "edf",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("note: placeholder results"), "{out}");
+    // --sts-data is for the sts generator only, and a wrong directory is named.
+    let (code, _, err) = schedlab(&["gen", "afs-philly", "--sts-data", data]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("gen sts"), "{err}");
+    let (code, _, err) = schedlab(&["gen", "sts", "--sts-data", "/nonexistent/sts"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("/nonexistent/sts"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}

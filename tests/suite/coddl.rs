@@ -29,17 +29,17 @@ impl Policy for Script {
         }
     }
     fn schedule(&mut self, view: &View<'_>, out: &mut Decision) {
-        if self.shares.len() < view.specs.len() {
-            self.shares.resize(view.specs.len(), 0);
+        if self.shares.len() < view.id_bound() {
+            self.shares.resize(view.id_bound(), 0);
         }
-        while self.done < self.steps.len() && self.steps[self.done].0 <= view.now {
+        while self.done < self.steps.len() && self.steps[self.done].0 <= view.now() {
             let (_, j, g) = self.steps[self.done];
             self.shares[j as usize] = g;
             self.done += 1;
         }
         let mut packer = view.packer_replan();
         let mut plan = Vec::new();
-        for &j in view.active.iter() {
+        for &j in view.active().iter() {
             let g = self.shares[j as usize];
             if g > 0 {
                 if let Some(p) = claim_count(&mut packer, view, j, g) {
@@ -51,9 +51,6 @@ impl Policy for Script {
         if let Some(s) = self.steps.get(self.done) {
             out.wake_at(s.0);
         }
-    }
-    fn clone_box(&self) -> Box<dyn Policy> {
-        Box::new(self.clone())
     }
 }
 

@@ -194,9 +194,6 @@ impl schedlab::policy::Policy for Never {
         }
     }
     fn schedule(&mut self, _: &schedlab::sim::View<'_>, _: &mut schedlab::sim::Decision) {}
-    fn clone_box(&self) -> Box<dyn schedlab::policy::Policy> {
-        Box::new(self.clone())
-    }
 }
 
 /// A policy that starves jobs leaves the run stopped and reported, not hung,

@@ -48,8 +48,8 @@ impl Policy for Scripted {
         Trigger::events_or_rounds(0.0)
     }
     fn schedule(&mut self, view: &View<'_>, out: &mut Decision) {
-        let kind = view.cluster.kinds[0];
-        for &j in view.waiting {
+        let kind = view.cluster().kinds[0];
+        for &j in view.waiting() {
             let i = j as usize;
             let shares = match self.whole.get(i) {
                 Some(&m) if m != 0 => vec![NodeShare { node: 0, mask: m }],
@@ -66,9 +66,6 @@ impl Policy for Scripted {
                 .collect();
             out.assign(j, Placement::fluid(kind, shares, parts), None);
         }
-    }
-    fn clone_box(&self) -> Box<dyn Policy> {
-        Box::new(self.clone())
     }
 }
 

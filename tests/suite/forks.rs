@@ -49,14 +49,11 @@ impl Policy for Forecasting {
         self.inner.trigger()
     }
     fn schedule(&mut self, view: &View<'_>, out: &mut Decision) {
-        if !view.arrived.is_empty() {
-            let f = view.forecast(self.inner.clone_box()).unwrap();
+        if !view.arrived().is_empty() {
+            let f = view.forecast(self.inner.clone()).unwrap();
             self.seen.lock().unwrap().push(f);
         }
         self.inner.schedule(view, out);
-    }
-    fn clone_box(&self) -> Box<dyn Policy> {
-        Box::new(self.clone())
     }
 }
 

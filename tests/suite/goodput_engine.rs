@@ -24,14 +24,11 @@ impl policy::Policy for Natural {
     }
     fn schedule(&mut self, view: &View<'_>, out: &mut Decision) {
         let mut packer = view.packer_idle();
-        for &j in view.waiting.iter() {
+        for &j in view.waiting().iter() {
             if let Some(p) = policy::claim_rigid(&mut packer, view, j) {
                 out.assign(j, p, None);
             }
         }
-    }
-    fn clone_box(&self) -> Box<dyn policy::Policy> {
-        Box::new(self.clone())
     }
 }
 

@@ -96,7 +96,7 @@ proptest! {
             (GpuKind::by_name("rtx").unwrap(), 8),
             (GpuKind::by_name("a100").unwrap(), 8),
         ];
-        let modes = [ProfilingMode::Thesis, ProfilingMode::Artifact, ProfilingMode::Oracle, ProfilingMode::NoProfiling];
+        let modes = [ProfilingMode::Thesis, ProfilingMode::Artifact, ProfilingMode::TrueModel, ProfilingMode::NoProfiling];
         let mut est = GoodputEstimator::new(g, &kinds, modes[mode]);
         for (k, gpus, atomic) in runs {
             let plan = schedlab::perf::goodput::BatchPlan { replicas: gpus, atomic, accum: 0 };

@@ -34,16 +34,13 @@ impl Policy for Probe {
     }
     fn schedule(&mut self, view: &View<'_>, _out: &mut Decision) {
         let oracle = view.oracle();
-        for &j in view.active {
+        for &j in view.active() {
             self.seen.lock().unwrap().push((
                 view.declared_remaining_work(j),
                 view.known_remaining_work(j),
                 oracle.map(|o| o.remaining_work(j)),
             ));
         }
-    }
-    fn clone_box(&self) -> Box<dyn Policy> {
-        Box::new(self.clone())
     }
 }
 

@@ -28,12 +28,12 @@ impl Policy for Bully {
     }
     fn schedule(&mut self, view: &View<'_>, out: &mut Decision) {
         let mut packer: Packer = view.packer_idle();
-        for &j in view.waiting {
-            if let Some(p) = packer.claim(j, view.cluster.kinds[0], 2) {
+        for &j in view.waiting() {
+            if let Some(p) = packer.claim(j, view.cluster().kinds[0], 2) {
                 out.assign(j, p, None);
             }
         }
-        if self.evict && view.arrived.contains(&1) && view.placement(0).is_some() {
+        if self.evict && view.arrived().contains(&1) && view.placement(0).is_some() {
             if self.shrink {
                 let mut p = view.placement(0).unwrap().clone();
                 p.shares[0].mask &= p.shares[0].mask - 1; // drop one GPU
@@ -42,9 +42,6 @@ impl Policy for Bully {
                 out.preempt(0);
             }
         }
-    }
-    fn clone_box(&self) -> Box<dyn Policy> {
-        Box::new(self.clone())
     }
 }
 

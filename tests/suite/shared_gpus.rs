@@ -96,8 +96,8 @@ impl Policy for Placer {
         Trigger::events_or_rounds(0.0)
     }
     fn schedule(&mut self, view: &View<'_>, out: &mut Decision) {
-        let kind = view.cluster.kinds[0];
-        for &j in view.waiting {
+        let kind = view.cluster().kinds[0];
+        for &j in view.waiting() {
             let gpu0 = vec![NodeShare { node: 0, mask: 1 }];
             if Some(j) == self.whole_on_gpu0 {
                 out.assign(j, Placement::whole(kind, gpu0), None);
@@ -107,9 +107,6 @@ impl Policy for Placer {
                 out.assign(j, p, None);
             }
         }
-    }
-    fn clone_box(&self) -> Box<dyn Policy> {
-        Box::new(self.clone())
     }
 }
 

@@ -287,8 +287,13 @@ fn reproduce_sts_runs_every_method_and_reports_the_targets() {
         timing_sizes: vec![3],
         overrides: Default::default(),
         seed: 4,
+        data: None,
     };
     let r = reproduce(&opts, &mut |_| {}).unwrap();
+    assert!(
+        r.placeholder,
+        "results on the placeholder profiles are labelled"
+    );
     assert_eq!(r.scenarios.len(), METHODS.len());
     for row in &r.scenarios {
         assert!(
@@ -300,11 +305,14 @@ fn reproduce_sts_runs_every_method_and_reports_the_targets() {
     assert_eq!(r.sharing.len(), 2);
     assert_eq!(r.timing.len(), 6);
     assert!(r.timing.iter().all(|t| t.call_ms > 0.0));
-    for id in ["R1", "R2", "R3", "R4", "R5", "R6", "R7", "R11", "R12"] {
+    for id in [
+        "R1", "R2", "R3", "R4", "R5", "R6", "R7", "R8", "R9", "R10", "R11", "R12",
+    ] {
         assert!(r.targets.iter().any(|t| t.id == id), "{id} missing");
     }
     let text = to_table(&r);
     assert!(text.contains("R6") && text.contains("avg-dp"), "{text}");
+    assert!(text.contains("PLACEHOLDER RESULTS"), "{text}");
     let bad = Options {
         patterns: vec!["bursty".into()],
         ..opts

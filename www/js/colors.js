@@ -74,3 +74,31 @@ export function groupColor(g, n) {
 
 /** The same scale as a CSS gradient (legends). */
 export const VIRIDIS_CSS = `linear-gradient(90deg, ${VIRIDIS.map((c) => `rgb(${c.join(',')})`).join(', ')})`;
+
+/** `hex` mixed with white (f > 0) or black (f < 0) by |f|, as `#rrggbb`. */
+export function shade(hex, f) {
+  const n = parseInt(hex.slice(1), 16);
+  const mix = (c) => Math.round(f >= 0 ? c + (255 - c) * f : c * (1 + f));
+  return `#${[(n >> 16) & 255, (n >> 8) & 255, n & 255].map((c) => mix(c).toString(16).padStart(2, '0')).join('')}`;
+}
+
+/**
+ * Job colours for a run: by job id (the same in every policy), except in runs
+ * with pools, where a job is drawn in a shade of its pool's colour (so the
+ * anticipatory paper's Fig 1 shows green's jobs green and orange's orange), the
+ * shade still chosen by the job id. Returns j -> '#rrggbb'.
+ */
+export function jobColors(run) {
+  const pool = run && run.jobs && run.jobs.pool;
+  if (!run || !run.pools || !run.pools.length || !pool) return jobColor;
+  const palette = poolPalette(run.pools);
+  const SHADES = [0, -0.3, 0.3, -0.15, 0.15];
+  const cache = new Map();
+  return (j) => {
+    const p = pool[j];
+    if (!(p >= 0) || p >= palette.length) return jobColor(j);
+    const k = `${p}:${j % SHADES.length}`;
+    if (!cache.has(k)) cache.set(k, shade(palette[p].strong, SHADES[j % SHADES.length]));
+    return cache.get(k);
+  };
+}

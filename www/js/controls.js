@@ -2,8 +2,9 @@
 // traces, built-in clusters, policies and the parameter controls declared
 // by each policy's ParamSpecs and the engine's. Nothing here lists a
 // policy, trace or parameter by name.
-import { policyColor } from './colors.js';
+import { policyColor, inkOn } from './colors.js';
 import { baseOf } from './state.js';
+import { PAPERS, paperOf } from './words.js';
 
 const el = (tag, attrs = {}, ...kids) => {
   const e = document.createElement(tag);
@@ -121,12 +122,23 @@ export class Controls {
       this.specInput.dataset.name = cl ? cl.name : '';
     });
     this.specInput.addEventListener('change', change);
-    // Policies with their parameters.
+    // Policies with their parameters, grouped by the paper they come from, in
+    // the order the user picks them (the first is the default baseline).
     const list = this.root.querySelector('#policies');
     this.policyBoxes = new Map();
+    this.order = [];
+    const groups = new Map(PAPERS.map((pp) => {
+      const g = el('div', { class: 'paper', 'data-paper': pp.key, role: 'group', 'aria-label': pp.title }, el('h4', { class: 'paper-title', text: pp.title }));
+      return [pp.key, g];
+    }));
     c.policies.forEach((p, i) => {
       const box = el('input', { type: 'checkbox', id: `pol-${p.name}`, value: p.name });
-      box.addEventListener('change', () => { this.syncPolicyColours(); change(); });
+      box.addEventListener('change', () => {
+        this.order = this.order.filter((x) => x !== p.name);
+        if (box.checked) this.order.push(p.name);
+        this.syncPolicyColours();
+        change();
+      });
       const params = el('div', { class: 'params' });
       for (const s of p.params) params.append(paramControl(s, `${p.name}.${s.name}`, change));
       const item = el('div', { class: 'policy' },
@@ -137,9 +149,13 @@ export class Controls {
             : null),
         p.params.length ? params : null);
       item.dataset.index = i;
-      list.append(item);
+      item.dataset.words = `${p.name} ${p.title} ${p.description} ${p.source}`.toLowerCase();
+      groups.get(paperOf(p)).append(item);
       this.policyBoxes.set(p.name, { box, item });
     });
+    for (const g of groups.values()) if (g.children.length > 1) list.append(g);
+    const filter = this.root.querySelector('#policy-filter');
+    if (filter) filter.addEventListener('input', () => this.filterPolicies(filter.value));
     this.setupVariants(c, change);
     const eng = this.root.querySelector('#engine-params');
     for (const s of c.engine) eng.append(paramControl(s, `engine.${s.name}`, change));
@@ -147,11 +163,32 @@ export class Controls {
     this.seed.addEventListener('change', change);
   }
 
+  /** Shows the policies whose name, title, description, source or paper
+   * contains every word of `text` (chosen ones always stay in view). */
+  filterPolicies(text) {
+    const words = text.toLowerCase().split(/\s+/).filter(Boolean);
+    for (const g of this.root.querySelectorAll('#policies .paper')) {
+      const paper = g.getAttribute('aria-label').toLowerCase();
+      let shown = 0;
+      for (const item of g.querySelectorAll('.policy')) {
+        const hay = `${item.dataset.words} ${paper}`;
+        const on = item.classList.contains('on') || words.every((w) => hay.includes(w));
+        item.hidden = !on;
+        if (on) shown++;
+      }
+      g.hidden = shown === 0;
+    }
+  }
+
+  /** The chosen variants (entries with `@`), in the user's order. */
+  get variants() {
+    return this.order.filter((n) => n.includes('@'));
+  }
+
   /** Variants (`POLICY@KEY=VALUE...`): a list with remove buttons and a field
    * that checks a new entry against the catalog; suggestions give every
    * value of every choice parameter. */
   setupVariants(c, change) {
-    this.variants = [];
     this.variantList = this.root.querySelector('#variant-list');
     this.variantChange = change;
     const suggest = this.root.querySelector('#variant-suggestions');
@@ -167,7 +204,7 @@ export class Controls {
       input.setCustomValidity(why);
       input.title = why;
       if (why) { input.reportValidity(); return; }
-      if (!this.variants.includes(entry)) this.variants.push(entry);
+      if (!this.order.includes(entry)) this.order.push(entry);
       input.value = '';
       this.renderVariants();
       change();
@@ -178,28 +215,31 @@ export class Controls {
   }
 
   renderVariants() {
-    const n = [...this.policyBoxes.values()].filter((x) => x.box.checked).length;
-    this.variantList.replaceChildren(...this.variants.map((v, i) => {
+    this.variantList.replaceChildren(...this.variants.map((v) => {
       const remove = el('button', { type: 'button', class: 'remove', text: '✕', title: `remove ${v}`, 'aria-label': `remove ${v}` });
       remove.addEventListener('click', () => {
-        this.variants = this.variants.filter((x) => x !== v);
+        this.order = this.order.filter((x) => x !== v);
         this.renderVariants();
         this.variantChange();
       });
       const chip = el('span', { class: 'chip' });
-      chip.style.background = policyColor(n + i);
+      chip.style.background = policyColor(this.order.indexOf(v));
       return el('div', { class: 'variant' }, chip, el('code', { text: v }), remove);
     }));
   }
 
+  /** Chips in each chosen policy's colour and its place in the order (1 = baseline by default). */
   syncPolicyColours() {
-    let k = 0;
-    for (const [, { box, item }] of this.policyBoxes) {
+    for (const [name, { box, item }] of this.policyBoxes) {
       item.classList.toggle('on', box.checked);
+      const k = this.order.indexOf(name);
       const chip = item.querySelector('.chip');
-      chip.style.background = box.checked ? policyColor(k++) : 'transparent';
+      chip.style.background = box.checked && k >= 0 ? policyColor(k) : 'transparent';
+      chip.style.color = box.checked && k >= 0 ? inkOn(policyColor(k)) : '';
+      chip.textContent = box.checked && k >= 0 ? String(k + 1) : '';
+      chip.title = box.checked && k >= 0 ? `#${k + 1} in the comparison` : '';
     }
-    if (this.variants) this.renderVariants();
+    if (this.variantList) this.renderVariants();
   }
 
   setCluster(name) {
@@ -211,7 +251,7 @@ export class Controls {
 
   setPolicies(names) {
     for (const [n, { box }] of this.policyBoxes) box.checked = names.includes(n);
-    this.variants = names.filter((n) => n.includes('@'));
+    this.order = names.filter((n, i) => names.indexOf(n) === i && (n.includes('@') || this.policyBoxes.has(n)));
     this.syncPolicyColours();
   }
 
@@ -263,7 +303,7 @@ export class Controls {
     const trace = v === 'u:' && this.uploaded
       ? { kind: this.uploaded.kind, name: this.uploaded.name, url: this.uploaded.url, text: this.uploaded.text }
       : { kind: 'bundled', name: v.slice(2) };
-    const policies = [...this.policyBoxes].filter(([, x]) => x.box.checked).map(([n]) => n).concat(this.variants);
+    const policies = this.order.filter((n) => n.includes('@') || (this.policyBoxes.get(n) || {}).box?.checked);
     const sets = {};
     for (const input of this.root.querySelectorAll('[data-key]')) {
       const key = input.dataset.key;

@@ -10,7 +10,7 @@
 // With many jobs the view zooms to a time window around the clock (about
 // 400 jobs' worth of the run) and follows it: when the clock moves, the
 // lanes scroll to the jobs that arrived at the window's start.
-import { jobColor } from './colors.js';
+import { jobColors } from './colors.js';
 
 const AXIS = 22;
 
@@ -31,6 +31,7 @@ export class Gantt {
 
   setRun(run, t0, t1, width) {
     this.run = run;
+    this.colorOf = jobColors(run);
     this.t0 = t0;
     this.t1 = t1 > t0 ? t1 : t0 + 1;
     const n = run ? run.jobs.arrival.length : 0;
@@ -107,7 +108,7 @@ export class Gantt {
       const e = this.x(f === f ? f : run.end_time);
       ctx.fillStyle = '#9aa0a8';
       ctx.fillRect(a, y + L / 2 - 0.5, Math.max(1, e - a), 1);
-      const col = jobColor(j);
+      const col = this.colorOf(j);
       let prevRestarts = 0;
       // Bar height follows the job's GPU share (its largest share = full
       // lane), so elastic policies show shares growing and shrinking.

@@ -19,7 +19,7 @@
 // job's nodes outlined. Moves are listed under the map but not outlined,
 // and a shared GPU shows its first slice.
 import { segmentsOnGpu, moveSources } from './timeline.js';
-import { jobColor, poolPalette, NO_POOL_TINT, IDLE } from './colors.js';
+import { jobColor, jobColors, poolPalette, NO_POOL_TINT, IDLE } from './colors.js';
 import { poolRegions, quotaAt } from './quota.js';
 
 const HEADER = 16; // CSS px per group header
@@ -95,8 +95,11 @@ export class GpuMap {
     for (const g of this.layout.groups) {
       const pool = g.pool ?? -1;
       const text = pool >= 0 ? `${g.kind} · quota ${g.gpus}` : width < 300 ? `${g.kind} · ${g.gpus} GPUs` : `${g.kind} · ${g.label} · ${g.gpus} GPUs`;
-      headers.push({ y, pool, text });
-      y += HEADER;
+      // Narrow maps (phones) give a pool's header two lines: name and quota,
+      // then its own / lent / borrowed counts, so none is cut off.
+      const two = pool >= 0 && width < 380;
+      headers.push({ y, pool, text, two });
+      y += HEADER * (two ? 2 : 1);
       let x = 0;
       let rowH = 0;
       for (const node of g.nodes) {
@@ -171,6 +174,8 @@ export class GpuMap {
     ctx.font = '11px system-ui, sans-serif';
     ctx.textBaseline = 'top';
     const tl = run && run.timeline;
+    if (this.colorRun !== run) { this.colorRun = run; this.colorOf = jobColors(run); }
+    const colorOf = this.colorOf || jobColor;
     if (this.nodeView) {
       this.drawNodes(tl, t, hoverJob);
       return;
@@ -201,7 +206,7 @@ export class GpuMap {
         ctx.fillStyle = IDLE;
       } else {
         const job = tl.seg_job[s];
-        ctx.fillStyle = jobColor(job);
+        ctx.fillStyle = colorOf(job);
         if (t < tl.seg_busy_until[s]) restoring.push(g);
         if (job === hoverJob) hovered.push(g);
         if (from && from[s] >= 0 && t - tl.seg_start[s] < moveWindow) {
@@ -292,14 +297,19 @@ export class GpuMap {
       x = 13;
     }
     ctx.fillStyle = '#444';
-    let text = h.text;
+    let counts = '';
     if (at && h.pool >= 0) {
       const p = h.pool;
-      text += ` · ${at.own[p]} own`;
-      if (at.lent[p]) text += ` · ${at.lent[p]} lent`;
-      if (at.borrowed[p]) text += ` · ${at.borrowed[p]} borrowed`;
+      counts = `${at.own[p]} own`;
+      if (at.lent[p]) counts += ` · ${at.lent[p]} lent`;
+      if (at.borrowed[p]) counts += ` · ${at.borrowed[p]} borrowed`;
     }
-    ctx.fillText(text, x, h.y + 2);
+    if (h.two) {
+      ctx.fillText(h.text, x, h.y + 2);
+      if (counts) ctx.fillText(counts, x, h.y + 2 + HEADER);
+    } else {
+      ctx.fillText(counts ? `${h.text} · ${counts}` : h.text, x, h.y + 2);
+    }
   }
 
   /** Lent cells: a corner triangle in the borrowing pool's colour, edged in white. */
@@ -332,7 +342,7 @@ export class GpuMap {
     let x = x0;
     for (const s of [...segs].sort((a, b) => a - b)) {
       const w = Math.max(1, c * Math.min(1, tl.seg_share[s]));
-      ctx.fillStyle = jobColor(tl.seg_job[s]);
+      ctx.fillStyle = (this.colorOf || jobColor)(tl.seg_job[s]);
       ctx.fillRect(x, y, Math.min(w, x0 + c - x), c);
       x += w;
       if (tl.seg_job[s] === hoverJob) hovered.push(g);

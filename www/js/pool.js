@@ -35,6 +35,23 @@ export function fullPackageDir() {
   return !SIMD_OFF && WebAssembly.validate(SIMD_PROBE) ? 'pkg-full' : 'pkg-full-plain';
 }
 
+/** How often the page asks whether the full package's build is done. */
+const FULL_POLL_MS = 2000;
+
+/**
+ * www/build-status.json as scripts/serve.sh writes it while it builds the full
+ * packages behind the server ({full: building|ready|failed, since, step, log}),
+ * or null when there is none (a static server, or nothing left to build).
+ */
+export async function buildStatus() {
+  try {
+    const r = await fetch(new URL('../build-status.json', import.meta.url), { cache: 'no-store' });
+    return r.ok ? await r.json() : null;
+  } catch (_) {
+    return null;
+  }
+}
+
 export class Pool {
   /** `fullOnly`: names of the policies that need the full package. */
   constructor(module, fullOnly = []) {
@@ -73,11 +90,38 @@ export class Pool {
   loadFull() {
     if (!this.fullModule) {
       const dir = fullPackageDir();
-      this.fullModule = compileWasm(new URL(`../${dir}/schedlab_bg.wasm`, import.meta.url))
-        .then((module) => ({ module, dir }));
+      this.fullModule = this.fetchFull(dir).then((module) => {
+        if (this.onFullLoaded) this.onFullLoaded();
+        return { module, dir };
+      });
       this.fullModule.catch(() => { this.fullModule = null; }); // retry on the next run
     }
     return this.fullModule;
+  }
+
+  /**
+   * The full package's module. When it is not there while scripts/serve.sh is
+   * still building it (www/build-status.json says so; the status is read only
+   * then, so a static server without it logs no 404), waits for the build,
+   * telling `onFullStatus(status)` what it waits for, and loads it when done.
+   */
+  async fetchFull(dir) {
+    const url = new URL(`../${dir}/schedlab_bg.wasm`, import.meta.url);
+    for (;;) {
+      try {
+        return await compileWasm(url);
+      } catch (e) {
+        const st = await buildStatus();
+        if (st && st.full === 'building') {
+          if (this.onFullStatus) this.onFullStatus(st);
+          await new Promise((resolve) => { setTimeout(resolve, FULL_POLL_MS); });
+          continue;
+        }
+        throw new Error(st && st.full === 'failed'
+          ? `the build of the full package failed (see ${st.log || 'the build log'})`
+          : `${dir}/schedlab_bg.wasm is not there (${e && e.message || e}); build it with bash scripts/build-wasm.sh full, or start the page with bash scripts/serve.sh, which builds it`);
+      }
+    }
   }
 
   ensure(n) {
@@ -119,8 +163,12 @@ export class Pool {
       if (ids.length) w.postMessage({ type: 'forget', ids });
     }
     this.owner.clear();
+    // Cheapest first (job.cost: a policy's rank by estimated cost), so a short run
+    // never waits behind a long one; equal ranks keep the user's order.
+    const cost = job.cost || (() => 0);
+    const queue = job.policies.map((p, i) => [p, cost(p), i]).sort((a, b) => a[1] - b[1] || a[2] - b[2]).map(([p]) => p);
     const batch = {
-      job, h, queue: [...job.policies], active: new Map(), left: job.policies.length,
+      job, h, queue, active: new Map(), left: job.policies.length,
       cancelled: false, sawTrace: false,
     };
     this.batch = batch;
@@ -167,6 +215,7 @@ export class Pool {
     b.active.set(id, { policy, worker: w });
     this.runs.set(id, b);
     this.owner.set(id, w);
+    if (b.h.onStart) b.h.onStart(policy);
     const j = b.job;
     const fullModule = this.fullOnly.has(baseOf(policy)) ? b.fullModule : undefined;
     w.postMessage({ type: 'run', id, trace: j.trace, cluster: j.cluster, policy: baseOf(policy), label: policy, sets: j.setsFor(policy), seed: j.seed, fullModule });

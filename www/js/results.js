@@ -1,6 +1,8 @@
-// The comparison: results table (every CLI metric, best value per column
-// marked, difference to the first policy), the plotters charts, exports.
+// The comparison: results table (the CLI's metrics that apply to the run,
+// best value per column marked, difference to the chosen baseline), the
+// plotters charts with their text alternatives and time cursors, exports.
 import { draw_chart } from '../pkg/schedlab.js';
+import { notApplicable } from './applies.js';
 import { hasGroups, groupUsage } from './groups.js';
 import { groupColor } from './colors.js';
 
@@ -17,37 +19,64 @@ export function metricColumns(catalog, runs) {
   return cols;
 }
 
-export function renderTable(table, catalog, runs) {
-  const cols = metricColumns(catalog, runs);
-  const head = `<thead><tr><th scope="col">policy</th>${cols.map((c) => `<th scope="col" title="${c.help}">${c.label}${c.unit ? ` <small>${c.unit}</small>` : ''}</th>`).join('')}<th scope="col" title="Wall-clock time of the simulation in this browser">wall s</th></tr></thead>`;
-  const base = runs[0];
-  const rows = runs.map((r, i) => {
+/** A metric's column header: label, unit in brackets (one convention: fractions are percentages). */
+const header = (c) => `${esc(c.label)}${c.unit ? ` <span class="unit">(${esc(c.unit)})</span>` : ''}`;
+
+/**
+ * The results table. `opts.baseline`: the policy every ▲▼ difference is
+ * measured against (default the first run); `opts.showAll`: show the columns of
+ * metrics that apply to no policy of the run too. Returns the columns it
+ * hid ({key, label}) so the page can say so.
+ */
+export function renderTable(table, catalog, runs, opts = {}) {
+  const all = metricColumns(catalog, runs);
+  const applies = (c, r) => notApplicable(c.key, r.result) === '';
+  const cols = opts.showAll ? all : all.filter((c) => runs.some((r) => applies(c, r)));
+  const hidden = all.filter((c) => !cols.includes(c));
+  const base = runs.find((r) => r.policy === opts.baseline) || runs[0];
+  const head = `<thead><tr><th scope="col" class="pcol">policy</th>${cols.map((c) => `<th scope="col" data-metric="${c.key}" title="${esc(c.help)}">${header(c)}</th>`).join('')}<th scope="col" title="Wall-clock time of the simulation in this browser">wall time <span class="unit">(s)</span></th></tr></thead>`;
+  const rows = runs.map((r) => {
     const m = r.result.metrics;
     const cells = cols.map((c) => {
+      const why = notApplicable(c.key, r.result);
+      if (why) return `<td data-metric="${c.key}" data-policy="${esc(r.policy)}" class="na" title="does not apply: ${esc(why)}"><span class="v">–</span></td>`;
       const v = m[c.key];
-      const vals = runs.map((x) => x.result.metrics[c.key]).filter((x) => Number.isFinite(x));
+      const vals = runs.filter((x) => applies(c, x)).map((x) => x.result.metrics[c.key]).filter((x) => Number.isFinite(x));
       let best = false;
-      if (c.better !== 'none' && runs.length > 1 && Number.isFinite(v)) {
+      if (c.better !== 'none' && vals.length > 1 && Number.isFinite(v)) {
         const target = c.better === 'lower' ? Math.min(...vals) : Math.max(...vals);
         best = fmt(v * c.scale, c.digits) === fmt(target * c.scale, c.digits) && new Set(vals.map((x) => fmt(x * c.scale, c.digits))).size > 1;
       }
-      let delta = '';
-      const b = base.result.metrics[c.key];
-      if (i > 0 && c.better !== 'none' && Number.isFinite(v) && Number.isFinite(b) && b !== 0) {
-        const rel = (v - b) / Math.abs(b);
-        if (Math.abs(rel) >= 0.005) {
-          const good = c.better === 'lower' ? rel < 0 : rel > 0;
-          const pct = `${Math.abs(rel * 100).toFixed(Math.abs(rel) < 0.1 ? 1 : 0)}%`;
-          delta = `<span class="d ${good ? 'good' : 'bad'}" title="${good ? 'better' : 'worse'} than ${base.policy}">${rel > 0 ? '▲' : '▼'}${pct}</span>`;
-        }
-      }
-      return `<td data-metric="${c.key}" data-policy="${r.policy}"${best ? ' class="best" title="best"' : ''}><span class="v">${fmt(v * c.scale, c.digits)}</span>${delta}</td>`;
+      const delta = r === base ? '' : deltaHtml(c, v, base, applies(c, base));
+      return `<td data-metric="${c.key}" data-policy="${esc(r.policy)}"${best ? ' class="best" title="best"' : ''}><span class="v">${fmt(v * c.scale, c.digits)}</span>${delta}</td>`;
     }).join('');
-    const note = r.result.stop_reason !== 'all jobs completed' ? ` <small class="warn" title="${r.result.stop_reason}">stopped early</small>` : '';
-    return `<tr><th scope="row"><span class="chip" style="background:${r.color}"></span>${r.policy}${note}</th>${cells}<td data-metric="wall_s">${fmt(r.result.wall_s, 3)}</td></tr>`;
+    const note = r.result.stop_reason !== 'all jobs completed' ? ` <small class="warn" title="${esc(r.result.stop_reason)}">stopped early</small>` : '';
+    const tag = r === base && runs.length > 1 ? ' <small class="basetag">baseline</small>' : '';
+    return `<tr><th scope="row" class="pcol"><span class="chip" style="background:${r.color}"></span>${esc(r.policy)}${tag}${note}</th>${cells}<td data-metric="wall_s">${fmt(r.result.wall_s, 3)}</td></tr>`;
   }).join('');
   table.innerHTML = `${head}<tbody>${rows}</tbody>`;
+  return { shown: cols, hidden };
 }
+
+/**
+ * The ▲▼ difference of `v` to the baseline's value, relative, in the
+ * column's direction (blue better, orange worse); "–" when the baseline
+ * shows as zero at the column's precision (a ratio to it means nothing).
+ */
+function deltaHtml(c, v, base, baseApplies) {
+  const b = base.result.metrics[c.key];
+  if (c.better === 'none' || !baseApplies || !Number.isFinite(v) || !Number.isFinite(b)) return '';
+  if (Math.abs(b * c.scale) < 0.5 * 10 ** -c.digits) {
+    return `<span class="d" title="${esc(base.policy)} shows ${fmt(0, c.digits)}: no relative difference">–</span>`;
+  }
+  const rel = (v - b) / Math.abs(b);
+  if (Math.abs(rel) < 0.005) return '';
+  const good = c.better === 'lower' ? rel < 0 : rel > 0;
+  const pct = `${Math.abs(rel * 100).toFixed(Math.abs(rel) < 0.1 ? 1 : 0)}%`;
+  return `<span class="d ${good ? 'good' : 'bad'}" title="${good ? 'better' : 'worse'} than ${esc(base.policy)}">${rel > 0 ? '▲' : '▼'}${pct}<span class="sr"> ${good ? 'better' : 'worse'}</span></span>`;
+}
+
+const esc = (s) => String(s).replace(/[&<>"]/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[ch]);
 
 function chartSpec(kind, runs, scale) {
   const H = 1 / 3600;
@@ -166,12 +195,75 @@ export function drawCharts(root, runs) {
     if (!w || !h) continue;
     canvas.width = Math.round(w * dpr);
     canvas.height = Math.round(h * dpr);
+    canvas.plot = null;
     if (!runs.length) {
       canvas.getContext('2d').clearRect(0, 0, canvas.width, canvas.height);
       continue;
     }
-    draw_chart(canvas, chartSpec(canvas.dataset.chart, runs, dpr));
+    const spec = chartSpec(canvas.dataset.chart, runs, dpr);
+    const located = draw_chart(canvas, spec);
+    canvas.setAttribute('role', 'img');
+    canvas.setAttribute('aria-label', chartSummary(spec));
+    // Charts over time: where the plot area is, for the clock's cursor and click-to-seek.
+    if (TIME_CHARTS.has(canvas.dataset.chart) && located.length === 1 && located[0].length === 2) {
+      const [[x0, , l, t], [x1, , r, b]] = located[0];
+      canvas.plot = { t0: x0 * 3600, t1: x1 * 3600, left: l / dpr, right: r / dpr, top: t / dpr, bottom: b / dpr };
+    }
   }
+}
+
+/** Charts whose x axis is simulated time in hours (they get the clock's cursor). */
+export const TIME_CHARTS = new Set(['util', 'queue', 'ce', 'bi', 'costtime', 'lent', 'solver', 'vars', 'classes']);
+
+/** Places each time chart's cursor at simulated time `t` (s); hidden outside its x range. */
+export function placeCursors(root, t) {
+  for (const canvas of root.querySelectorAll('canvas[data-chart]')) {
+    const fig = canvas.closest('figure');
+    let cur = fig.querySelector('.cursor');
+    const p = canvas.plot;
+    if (!p || fig.hidden) { if (cur) cur.hidden = true; continue; }
+    if (!cur) {
+      cur = document.createElement('div');
+      cur.className = 'cursor';
+      cur.setAttribute('aria-hidden', 'true');
+      fig.append(cur);
+    }
+    const x = p.left + (t - p.t0) / (p.t1 - p.t0) * (p.right - p.left);
+    cur.hidden = !(x >= p.left - 0.5 && x <= p.right + 0.5);
+    cur.style.left = `${canvas.offsetLeft + x}px`;
+    cur.style.top = `${canvas.offsetTop + p.top}px`;
+    cur.style.height = `${p.bottom - p.top}px`;
+  }
+}
+
+/** The simulated time (s) at CSS x of a time chart's canvas, or NaN outside its plot. */
+export function timeAtChart(canvas, x) {
+  const p = canvas.plot;
+  if (!p || x < p.left - 2 || x > p.right + 2) return NaN;
+  return p.t0 + Math.min(1, Math.max(0, (x - p.left) / (p.right - p.left))) * (p.t1 - p.t0);
+}
+
+/** A short text saying what a chart shows, for screen readers (its alternative to the picture). */
+export function chartSummary(spec) {
+  const num = (v) => (Number.isFinite(v) ? Number(v.toPrecision(3)).toLocaleString('en') : '–');
+  const finite = (a) => Array.from(a || []).filter((v) => Number.isFinite(v));
+  const parts = spec.series.map((sr) => {
+    const y = finite(sr.y);
+    if (!y.length) return `${sr.name}: no data`;
+    if (spec.kind === 'bars' || spec.kind === 'stack') {
+      return `${sr.name}: ${spec.groups.map((g, i) => `${g} ${num(sr.y[i])}`).join(', ')}`;
+    }
+    if (spec.kind === 'cdf') {
+      const x = Array.from(sr.x);
+      const mid = x[y.findIndex((v) => v >= 0.5)];
+      return `${sr.name}: median ${num(mid)}`;
+    }
+    if (spec.kind === 'scatter' || spec.kind === 'front') return `${sr.name}: ${y.length} points`;
+    const mean = y.reduce((a, b) => a + b, 0) / y.length;
+    return `${sr.name}: mean ${num(mean)}, peak ${num(Math.max(...y))}`;
+  });
+  const axes = [spec.x_label, spec.y_label].filter(Boolean).join(' against ');
+  return `${spec.title}${axes ? ` (${spec.y_label || ''}${spec.x_label ? ` over ${spec.x_label}` : ''})` : ''}. ${parts.join('; ')}.`;
 }
 
 export function download(name, data, type) {

@@ -16,6 +16,20 @@ const VARS = 4;
 /** The first objective is always the mean JCT; the second is chosen. */
 export const SECOND_OBJECTIVES = ['avg_pred_error', 'p99_pred_error', 'avg_unfairness'];
 
+/** SPEA2's sizes on the page (the artifact's): random points first, then children per generation. */
+export const POPULATION = 70;
+export const OFFSPRING = 105;
+
+/**
+ * The evaluations a search of budget `asked` runs: SPEA2 evaluates whole
+ * generations and stops at the first that reaches the budget, so the page
+ * asks for exactly that many (70 + 105 k, at least 70).
+ */
+export function wholeGenerations(asked) {
+  const n = Math.max(POPULATION, Math.floor(Number(asked) || 0));
+  return POPULATION + Math.ceil((n - POPULATION) / OFFSPRING) * OFFSPRING;
+}
+
 /** An objective's value in display units (JCT in hours) and its axis label. */
 export function display(name) {
   if (name.endsWith('_jct')) return { scale: 1 / 3600, label: `${name.split('_')[0]} JCT (h)` };
@@ -48,10 +62,17 @@ export class PreferenceSearch {
     this.canvas.style.display = 'none'; // until the first generation
     this.button.addEventListener('click', () => (this.active ? this.stop('stopped') : this.run()));
     this.canvas.addEventListener('click', (ev) => this.click(ev));
+    this.canvas.addEventListener('pointermove', (ev) => this.hover(ev));
+    this.canvas.addEventListener('pointerleave', () => { this.tip.hidden = true; });
+    this.tip = document.querySelector('#tooltip');
+    this.budget.addEventListener('change', () => { this.budget.value = String(wholeGenerations(this.budget.value)); });
   }
 
   /** Runs a search with `evaluations` in total (default: the input's value). */
-  async run(evaluations = Number(this.budget.value) || 1280, seed = 1) {
+  async run(asked = Number(this.budget.value) || 1330, seed = 1) {
+    // Exactly the evaluations the search will run (whole generations), shown in the field.
+    const evaluations = wholeGenerations(asked);
+    this.budget.value = String(evaluations);
     const token = {};
     this.active = token;
     this.selected = null;
@@ -69,7 +90,7 @@ export class PreferenceSearch {
     let search;
     try {
       const p = new PcsProblem(problem.trace, problem.text, problem.cluster, problem.objectives, problem.sets, problem.apps);
-      search = new PcsSearch(p, 70, 105, Math.max(1, Math.floor(evaluations)), BigInt(seed));
+      search = new PcsSearch(p, POPULATION, OFFSPRING, evaluations, BigInt(seed));
     } catch (e) {
       this.stop(`cannot search: ${e && (e.text || e.message) || e}`);
       return;
@@ -171,6 +192,7 @@ export class PreferenceSearch {
     const cloud = s.evaluated.filter(finite);
     const front = s.front.filter(finite);
     this.front = front;
+    this.canvas.setAttribute('aria-label', `Pareto front after ${s.evaluations} evaluations: ${front.length} configurations on the front, ${cloud.length} evaluated; ${dx.label} from ${Math.min(...front.map((p) => p.f[0] * dx.scale)).toFixed(3)} to ${Math.max(...front.map((p) => p.f[0] * dx.scale)).toFixed(3)}`);
     const located = draw_chart(this.canvas, {
       kind: 'front',
       title: `Pareto front after ${s.evaluations} evaluations (this browser)`,
@@ -186,9 +208,9 @@ export class PreferenceSearch {
     this.located = located.length ? located[located.length - 1] : [];
   }
 
-  /** The front point nearest a click (within 12 CSS px) runs in the comparison. */
-  click(ev) {
-    if (!this.located.length) return;
+  /** The index of the front point within 12 CSS px of a pointer event, or -1. */
+  nearest(ev) {
+    if (!this.located.length) return -1;
     const dpr = window.devicePixelRatio || 1;
     const rect = this.canvas.getBoundingClientRect();
     const cx = (ev.clientX - rect.left) * dpr;
@@ -199,7 +221,26 @@ export class PreferenceSearch {
       const d = (px - cx) ** 2 + (py - cy) ** 2;
       if (d <= bestD) { bestD = d; best = i; }
     });
+    return best;
+  }
+
+  /** The front point nearest a click (within 12 CSS px) runs in the comparison. */
+  click(ev) {
+    const best = this.nearest(ev);
     if (best >= 0) this.pick(best);
+  }
+
+  /** Hovering a front point shows its objectives and the WFQ settings it stands for. */
+  hover(ev) {
+    const i = this.nearest(ev);
+    const p = i >= 0 && this.front ? this.front[i] : null;
+    if (!p) { this.tip.hidden = true; return; }
+    const [dx, dy] = this.state.objectives.map(display);
+    const named = p.pick.length ? ` · the ${p.pick.join(' / ')} pick` : '';
+    this.tip.innerHTML = `<b>${p.classes} WFQ classes</b>${named}<br>${dx.label} <b>${(p.f[0] * dx.scale).toFixed(3)}</b><br>${dy.label} <b>${(p.f[1] * dy.scale).toFixed(3)}</b><br><small>${p.sets.map((x) => x.replace(/&/g, '&amp;').replace(/</g, '&lt;')).join('<br>')}</small><br><small>click to run PCS with it</small>`;
+    this.tip.hidden = false;
+    this.tip.style.left = `${Math.min(ev.clientX + 14, window.innerWidth - this.tip.offsetWidth - 8)}px`;
+    this.tip.style.top = `${Math.max(4, ev.clientY - this.tip.offsetHeight - 10)}px`;
   }
 
   /** Runs the `i`-th point of the front (in drawing order). */

@@ -3,9 +3,12 @@
 //   (an entry may be a variant, POLICY@KEY=VALUE[@KEY=VALUE...]: the policy
 //   again with some of its parameters set, e.g. sia@solver=copter)
 //   &set=OWNER.KEY=VALUE (repeated; only values that differ from defaults)
-//   &seed=N &t=SECONDS &speed=X &gantt=POLICY &embed=1
+//   &seed=N &t=SECONDS &speed=X &gantt=POLICY &base=POLICY &embed=1
 // Every field is optional; missing ones take the defaults of the first
-// bundled trace (its recommended cluster, policies and settings).
+// bundled trace (its recommended cluster, policies and settings). The policy
+// order is the user's (the first is the default baseline). Entries the page
+// cannot use are not dropped silently: fromUrl lists them in `dropped`
+// ({field, entry, why}) and the page names each in a banner.
 
 export const SPEEDS = [1, 10, 100, 1000, 10000, 100000];
 
@@ -20,7 +23,9 @@ export function defaults(catalog) {
     t: null,
     speed: null,
     gantt: null,
+    base: null,
     embed: false,
+    dropped: [],
   };
 }
 
@@ -38,10 +43,21 @@ export function fromUrl(search, catalog) {
     if (b && b.params) s.sets = { ...b.params };
   }
   if (q.get('cluster')) s.cluster = q.get('cluster');
-  if (q.get('policies')) s.policies = q.get('policies').split(',').map((p) => p.trim()).filter(Boolean);
+  if (q.get('policies')) {
+    const asked = q.get('policies').split(',').map((p) => p.trim()).filter(Boolean);
+    const kept = [];
+    for (const p of asked) {
+      const why = policyProblem(catalog, p);
+      if (why) s.dropped.push({ field: 'policies', entry: p, why });
+      else if (!kept.includes(p)) kept.push(p);
+    }
+    if (kept.length) s.policies = kept;
+  }
   for (const e of q.getAll('set')) {
+    const why = setProblem(catalog, e);
+    if (why) { s.dropped.push({ field: 'set', entry: e, why }); continue; }
     const i = e.indexOf('=');
-    if (i > 0) s.sets[e.slice(0, i)] = e.slice(i + 1);
+    s.sets[e.slice(0, i)] = e.slice(i + 1);
   }
   const seed = Number(q.get('seed'));
   if (q.get('seed') && Number.isInteger(seed) && seed >= 0) s.seed = seed;
@@ -50,8 +66,51 @@ export function fromUrl(search, catalog) {
   const sp = Number(q.get('speed'));
   if (q.get('speed') && sp > 0) s.speed = sp;
   s.gantt = q.get('gantt');
+  s.base = q.get('base');
+  if (s.base && !s.policies.includes(s.base)) {
+    s.dropped.push({ field: 'base', entry: s.base, why: 'not one of the policies compared' });
+    s.base = null;
+  }
   s.embed = q.get('embed') === '1';
   return s;
+}
+
+/** Why a policies entry (`POLICY` or `POLICY@KEY=VALUE...`) cannot run ('' if it can). */
+export function policyProblem(catalog, entry) {
+  const [base, ...own] = entry.split('@');
+  const p = catalog.policies.find((x) => x.name === base);
+  if (!p) return `no policy named '${base}'`;
+  for (const e of own) {
+    const why = valueProblem(p.params, base, e);
+    if (why) return why;
+  }
+  return '';
+}
+
+/** Why a `set` entry (`OWNER.KEY=VALUE`, OWNER = engine or a policy) cannot apply ('' if it can). */
+export function setProblem(catalog, entry) {
+  const i = entry.indexOf('=');
+  const dot = entry.indexOf('.');
+  if (i < 0 || dot < 0 || dot > i) return 'expected OWNER.KEY=VALUE (OWNER = engine or a policy)';
+  const owner = entry.slice(0, dot);
+  const params = owner === 'engine' ? catalog.engine : (catalog.policies.find((x) => x.name === owner) || {}).params;
+  if (!params) return `no policy named '${owner}'`;
+  return valueProblem(params, owner, entry.slice(dot + 1));
+}
+
+/** Why `KEY=VALUE` is not a valid setting of `owner`'s `params` ('' if it is). */
+function valueProblem(params, owner, kv) {
+  const i = kv.indexOf('=');
+  const key = i > 0 ? kv.slice(0, i) : kv;
+  const spec = params.find((s) => s.name === key);
+  if (!spec) return `${owner} has no parameter '${key}'${params.length ? ` (it has ${params.map((s) => s.name).join(', ')})` : ''}`;
+  if (i < 0) return `no value for ${owner}.${key}`;
+  const v = kv.slice(i + 1);
+  const k = spec.kind;
+  if (k.type === 'choice' && !k.options.includes(v)) return `${owner}.${key} is one of ${k.options.join(', ')}`;
+  if ((k.type === 'int' || k.type === 'float') && !(v.trim() !== '' && Number.isFinite(Number(v)))) return `${owner}.${key} takes a number`;
+  if (k.type === 'bool' && !['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'].includes(v)) return `${owner}.${key} is true or false`;
+  return '';
 }
 
 export function toUrl(s) {
@@ -66,6 +125,7 @@ export function toUrl(s) {
   if (s.t != null) q.set('t', String(Math.round(s.t)));
   if (s.speed != null) q.set('speed', String(s.speed));
   if (s.gantt) q.set('gantt', s.gantt);
+  if (s.base && s.base !== s.policies[0]) q.set('base', s.base);
   if (s.embed) q.set('embed', '1');
   return `?${q.toString().replace(/%2C/g, ',').replace(/%3A/g, ':').replace(/%40/g, '@').replace(/%3D/g, '=')}`;
 }

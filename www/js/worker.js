@@ -32,9 +32,23 @@ function transferables(obj, out = []) {
   return out;
 }
 
-const asError = (e) => (e && typeof e === 'object' && 'kind' in e)
-  ? e
-  : { kind: 'internal', file: '', line: 0, field: '', message: String(e && e.message || e), text: String(e && e.message || e) };
+// The panic hook writes a panic's message with console.error just before the
+// trap; it is kept so that the error the page shows says what went wrong
+// rather than the trap's name ("unreachable").
+let lastPanic = '';
+const consoleError = console.error.bind(console);
+console.error = (...args) => {
+  lastPanic = args.map(String).join(' ').split('\n').find((l) => l.trim()) || '';
+  consoleError(...args);
+};
+
+function asError(e) {
+  if (e && typeof e === 'object' && 'kind' in e) return e;
+  const text = e instanceof WebAssembly.RuntimeError
+    ? `internal error: the simulation stopped on a bug in schedlab${lastPanic ? ` (${lastPanic.slice(0, 300)})` : ` (WebAssembly trap: ${e.message})`}; the other policies' results stand, please report this link`
+    : String(e && e.message || e);
+  return { kind: 'internal', file: '', line: 0, field: '', message: text, text };
+}
 
 // PCS search problems this worker evaluates points of, by the search's key
 // (one at a time: a new search replaces the old one's problem).

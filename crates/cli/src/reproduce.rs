@@ -11,8 +11,22 @@ use schedlab_model::workload::Trace;
 
 #[derive(Args)]
 pub struct ReproduceArgs {
-    /// What to reproduce: afs | anticipatory | copter | pcs | sia | sts
+    /// What to reproduce: afs | anticipatory | copter | pcs | sia | sts, or `all` (every
+    /// paper's headline experiments and one summary of which claims hold)
     pub target: String,
+    /// all: the quick preset (about 30 minutes on two cores; the default).
+    #[arg(long, conflicts_with = "full")]
+    pub quick: bool,
+    /// all: each reproduction with its own defaults (hours).
+    #[arg(long)]
+    pub full: bool,
+    /// all: only these reproductions, comma-separated (default: every one).
+    #[arg(long)]
+    pub only: Option<String>,
+    /// all: the authors' data (default ../shared/data); a paper whose files are missing
+    /// runs on generated traces and the summary says so.
+    #[arg(long, value_name = "DIR")]
+    pub data: Option<String>,
     /// Jobs per trace: at most this many (afs: default 1000, capped by the
     /// Philly trace's own count; sia: default the thesis's counts; copter: a
     /// generated workload of this many jobs instead of 4 per GPU per day).
@@ -95,10 +109,15 @@ pub struct ReproduceArgs {
     /// copter: the COpter artifact's data (workloads/); default ../shared/data/copter when it exists.
     #[arg(long, value_name = "DIR")]
     pub copter_dir: Option<String>,
-    /// sts: instances (seeds) per scenario (the paper: 3). anticipatory:
-    /// seeds per synthetic configuration.
-    #[arg(long, default_value_t = 2)]
-    pub instances: u32,
+    /// sts: instances (seeds) per scenario (the paper: 3; default 3 with --sts-data, the
+    /// authors' seeds 1000, 4000, 9000, else 2). anticipatory: seeds per synthetic
+    /// configuration (default 2).
+    #[arg(long)]
+    pub instances: Option<u32>,
+    /// sts: the STS authors' data (e.g. ../shared/data/sts): their profiles, epoch laws,
+    /// node costs, sharing slots and generator rules instead of the placeholder profiles.
+    #[arg(long = "sts-data", value_name = "DIR")]
+    pub sts_data: Option<String>,
     /// anticipatory: Appendix C variants, comma-separated (default: all nine).
     #[arg(long)]
     pub variants: Option<String>,
@@ -122,7 +141,8 @@ pub struct ReproduceArgs {
     /// table | json
     #[arg(long, default_value = "table")]
     pub format: String,
-    /// Write the report here instead of stdout.
+    /// Write the report here instead of stdout (all: a directory that receives
+    /// summary.json, summary.md and each paper's report as TARGET.txt).
     #[arg(long)]
     pub out: Option<String>,
     /// No per-run progress lines on stderr.
@@ -143,7 +163,22 @@ pub fn reproduce(a: ReproduceArgs) -> Result<()> {
             a.target
         )));
     }
+    if a.target != "all" {
+        let given = [
+            ("--quick", a.quick),
+            ("--full", a.full),
+            ("--only", a.only.is_some()),
+            ("--data", a.data.is_some()),
+        ];
+        if let Some((flag, _)) = given.iter().find(|g| g.1) {
+            return Err(Error::config(format!(
+                "{flag} applies to `reproduce all` only, not to `reproduce {}`",
+                a.target
+            )));
+        }
+    }
     match a.target.as_str() {
+        "all" => reproduce_all(&a),
         "afs" if a.from.is_some() => {
             let dir = a.from.as_deref().unwrap_or_default();
             let report =
@@ -229,6 +264,91 @@ pub fn reproduce(a: ReproduceArgs) -> Result<()> {
                 .collect::<Vec<_>>()
                 .join(", ")
         ))),
+    }
+}
+
+/// `reproduce all`: every paper's headline experiments, then one summary.
+fn reproduce_all(a: &ReproduceArgs) -> Result<()> {
+    let per_paper = [
+        ("--jobs", a.jobs.is_some()),
+        ("--traces", a.traces.is_some()),
+        ("--sections", a.sections.is_some()),
+        ("--pollux-dir", a.pollux_dir.is_some()),
+        ("--philly", a.philly.is_some()),
+        ("--afs-models", a.afs_models.is_some()),
+        ("--sweep", a.sweep.is_some()),
+        ("--from", a.from.is_some()),
+        ("--pcs-dir", a.pcs_dir.is_some()),
+        ("--schemes", a.schemes.is_some()),
+        ("--sizes", a.sizes.is_some()),
+        ("--scaling", a.scaling.is_some()),
+        ("--copter-dir", a.copter_dir.is_some()),
+        ("--variants", a.variants.is_some()),
+        ("--set", !a.set.is_empty()),
+        ("--ftf-simulated", a.ftf_simulated),
+    ];
+    if let Some((flag, _)) = per_paper.iter().find(|g| g.1) {
+        return Err(Error::config(format!(
+            "{flag} is an option of one paper's reproduction; `reproduce all` runs each with \
+             its preset (--quick or --full), --only TARGETS and --data DIR"
+        )));
+    }
+    let data = std::path::PathBuf::from(a.data.as_deref().unwrap_or("../shared/data"));
+    if a.data.is_some() && !data.is_dir() {
+        return Err(Error::config(format!(
+            "--data {}: not a directory",
+            data.display()
+        )));
+    }
+    let opts = repro::all::Options {
+        preset: if a.full {
+            repro::all::Preset::Full
+        } else {
+            repro::all::Preset::Quick
+        },
+        only: a
+            .only
+            .as_deref()
+            .unwrap_or("")
+            .split(',')
+            .map(|x| x.trim().to_string())
+            .filter(|x| !x.is_empty())
+            .collect(),
+        data,
+        seed: a.seed,
+    };
+    if let Some(dir) = &a.out {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| Error::config(format!("--out {dir}: cannot create it: {e}")))?;
+    }
+    let summary = repro::all::run(&opts, &mut progress(a.quiet))?;
+    let json = serde_json::to_string_pretty(&summary)
+        .map(|t| t + "\n")
+        .map_err(|e| Error::Internal(e.to_string()))?;
+    let md = repro::all::to_markdown(&summary);
+    match &a.out {
+        Some(dir) => {
+            let dir = std::path::Path::new(dir);
+            let write = |name: &str, text: &str| -> Result<()> {
+                write_out(Some(&dir.join(name).to_string_lossy()), text)
+            };
+            write("summary.json", &json)?;
+            write("summary.md", &md)?;
+            for s in &summary.sections {
+                if !s.report.is_empty() {
+                    write(&format!("{}.txt", s.target), &s.report)?;
+                }
+            }
+            eprintln!(
+                "{} claims hold, {} fail, {} for information; summary in {}",
+                summary.tally.hold,
+                summary.tally.fail,
+                summary.tally.info,
+                dir.join("summary.md").display()
+            );
+            Ok(())
+        }
+        None => write_out(None, if a.format == "json" { &json } else { &md }),
     }
 }
 
@@ -399,6 +519,12 @@ fn reproduce_sts(a: &ReproduceArgs) -> Result<()> {
     let nodes = |text: &str, what: &str| -> Result<Vec<u32>> {
         counts(&format!("--{what}"), text, 1000, "a node count")
     };
+    let data = match &a.sts_data {
+        Some(dir) => Some(std::sync::Arc::new(
+            schedlab_model::perf::sts_data::StsData::read_dir(dir)?,
+        )),
+        None => None,
+    };
     let opts = sts::Options {
         sizes: nodes(a.sizes.as_deref().unwrap_or("10,30,50"), "sizes")?,
         patterns: a
@@ -408,10 +534,11 @@ fn reproduce_sts(a: &ReproduceArgs) -> Result<()> {
             .split(',')
             .map(|x| x.trim().to_string())
             .collect(),
-        instances: a.instances,
+        instances: a.instances.unwrap_or(if data.is_some() { 3 } else { 2 }),
         timing_sizes: nodes(&a.timing_sizes, "timing-sizes")?,
         overrides: split_overrides(&a.set)?,
         seed: a.seed,
+        data,
     };
     let report = sts::reproduce(&opts, &mut progress(a.quiet))?;
     let text = if a.format == "json" {
@@ -515,7 +642,7 @@ fn reproduce_anticipatory(a: &ReproduceArgs) -> Result<()> {
         ));
     }
     let opts = anticipatory::Options {
-        seeds: a.instances.max(1),
+        seeds: a.instances.unwrap_or(2).max(1),
         variants,
         days: a.days,
         helios_days: a.helios_days,

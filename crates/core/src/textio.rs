@@ -127,6 +127,20 @@ pub fn reader(text: &str) -> csv::Reader<&[u8]> {
         .from_reader(text.as_bytes())
 }
 
+/// The 1-based line a record starts on. The csv crate's own count lags
+/// one line behind after a CRLF line end (it places the record at the
+/// `\n` of the line before), so the line is counted from the record's
+/// first byte that is not a line end.
+pub fn record_line(text: &str, rec: &csv::StringRecord) -> usize {
+    let Some(p) = rec.position() else { return 0 };
+    let bytes = text.as_bytes();
+    let mut at = (p.byte() as usize).min(bytes.len());
+    while at < bytes.len() && (bytes[at] == b'\r' || bytes[at] == b'\n') {
+        at += 1;
+    }
+    bytes[..at].iter().filter(|b| **b == b'\n').count() + 1
+}
+
 /// Converts a csv crate error into an input error with the line.
 pub fn csv_error(file: &str, e: &csv::Error) -> Error {
     let line = e.position().map_or(0, |p| p.line() as usize);

@@ -37,8 +37,8 @@ use schedlab_core::num;
 use schedlab_model::cluster::Cluster;
 use schedlab_model::perf::{ModelZoo, Share};
 use schedlab_model::workload::{Adaptivity, JobSpec};
-use schedlab_sim::{max_useful_gpus, natural_batch};
-use schedlab_sim::{JobResult, Outcome, RestartKinds};
+use schedlab_sim::rules::{max_useful_gpus, natural_batch};
+use schedlab_sim::{JobResult, Outcome, RestartKinds, Rules};
 use serde::Serialize;
 
 /// One job's metrics (the CLI's `jobs` array).
@@ -194,9 +194,8 @@ pub fn evaluate(
                 restart_kinds: r.restart_kinds,
                 preemptions: r.preemptions,
                 migrations: r.migrations,
-                ftf_rho: jct.and_then(|j| {
-                    ftf_rho(j, r, spec, cluster, zoo, outcome.sia_calibration, &mut memo)
-                }),
+                ftf_rho: jct
+                    .and_then(|j| ftf_rho(j, r, spec, cluster, zoo, &outcome.rules, &mut memo)),
                 energy_kwh: r.energy_j / J_PER_KWH,
                 tardiness_s: r
                     .due
@@ -352,16 +351,13 @@ fn ftf_rho(
     spec: &JobSpec,
     cluster: &Cluster,
     zoo: &ModelZoo,
-    calibrated: bool,
+    rules: &Rules,
     memo: &mut schedlab_model::perf::RateMemo,
 ) -> Option<f64> {
     let model = zoo.lookup(&r.model)?;
     let info = zoo.get(model);
-    // The run's rates were divided by the model's calibration; so is the reference's.
-    let slowdown = match &info.behaviour {
-        schedlab_model::perf::Behaviour::Goodput(g) if calibrated && g.slowdown > 0.0 => g.slowdown,
-        _ => 1.0,
-    };
+    // The run's rates were slowed by the engine's calibration; so is the reference.
+    let slowdown = rules.calibration_slowdown(info);
     let n_avg = r.n_avg.max(1.0);
     let v = cluster.total_gpus as f64 / n_avg;
     // An adaptive job alone would pick its goodput-optimal batch (spec
@@ -400,8 +396,9 @@ fn ftf_rho(
         }
         t_ref += weight * t * slowdown;
     }
-    // Alone, the job still pays one start-up (checkpoint-restore) delay
-    // (spec seed004 §7.10 [I]: "plus one restart delay").
-    t_ref += info.restart_s;
+    // Alone, the job still pays its start-up (checkpoint-restore) delay
+    // (spec seed004 §7.10 [I]: "plus one restart delay"), as the engine
+    // charges a first start under this run's settings.
+    t_ref += rules.first_start_delay(info);
     (t_ref > 0.0).then(|| jct / t_ref)
 }

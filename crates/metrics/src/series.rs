@@ -23,6 +23,7 @@
 use schedlab_model::cluster::Cluster;
 use schedlab_model::perf::{BatchChoice, ModelZoo, Share};
 use schedlab_model::workload::JobSpec;
+use schedlab_sim::rules::rigid_batch;
 use schedlab_sim::Outcome;
 use serde::Serialize;
 
@@ -179,12 +180,7 @@ pub fn time_series(
         .map(|(r, s)| {
             zoo.lookup(&r.model).map_or(0.0, |id| {
                 let kind = cluster.kinds[0];
-                let b = if s.batch_size > 0 {
-                    s.batch_size
-                } else {
-                    zoo.get(id).default_batch
-                };
-                rate(zoo, id, cluster, kind, 1.0, b)
+                rate(zoo, id, cluster, kind, 1.0, rigid_batch(s, zoo.get(id)))
             })
         })
         .collect();

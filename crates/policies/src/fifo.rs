@@ -65,7 +65,7 @@ impl Policy for Fifo {
         let mut packer = view.packer_idle();
         // Reasons: each walked job's turn (FIFO looks at no job past the blocker).
         let mut turns = turns_if_wanted(view);
-        for &j in view.waiting.iter() {
+        for &j in view.waiting().iter() {
             let free = turns.as_ref().map_or(0, |_| packer.free_total());
             let mut turn = |placed: bool| {
                 if let Some(t) = turns.as_mut() {
@@ -111,10 +111,6 @@ impl Policy for Fifo {
                 |place, t| vec![Val::from(place), Val::from(t.need), Val::from(t.free)],
             );
         }
-    }
-
-    fn clone_box(&self) -> Box<dyn Policy> {
-        Box::new(self.clone())
     }
 }
 

@@ -186,9 +186,6 @@ impl Policy for Registered {
             helpers::explain::pool_reasons(view, out);
         }
     }
-    fn clone_box(&self) -> Box<dyn Policy> {
-        Box::new(self.clone())
-    }
 }
 
 /// The common `round_s` parameter: 0 means "call me on every arrival and completion".

@@ -13,7 +13,7 @@
 //! GPUs plus time-shared parts (`policy::fluid`).
 
 use super::{claim_elastic, claim_rigid, Policy, PolicyInfo, Trigger, ROUND_PARAM_EVENTS};
-use crate::helpers::alloc::{pinned, place_then, plan_shares, without, Plan, Share};
+use crate::helpers::alloc::{pinned_jobs, place_then, plan_shares, without, Plan, Share};
 use crate::helpers::fluid::{self, FRAC_EPS};
 use schedlab_core::error::Result;
 use schedlab_core::params::{ParamSpec, Params};
@@ -168,10 +168,10 @@ impl MaxMin {
     /// exact water-filling of the rest over the elastic jobs, whole GPUs
     /// for the integer parts and time-shared parts for the fractions.
     fn schedule_fluid(&self, view: &View<'_>, out: &mut Decision) {
-        let (pins, free) = pinned(view);
+        let (pins, free) = pinned_jobs(view);
         let total = free as f64;
         let candidates: Vec<u32> = view
-            .active
+            .active()
             .iter()
             .copied()
             .filter(|j| !pins.contains(j))
@@ -226,7 +226,7 @@ impl Policy for MaxMin {
             self.schedule_fluid(view, out);
             return;
         }
-        let jobs: Vec<u32> = view.active.iter().copied().collect();
+        let jobs: Vec<u32> = view.active().iter().copied().collect();
         let rigid: Vec<bool> = jobs
             .iter()
             .map(|&j| view.spec(j).adaptivity == Adaptivity::Rigid)
@@ -243,10 +243,7 @@ impl Policy for MaxMin {
             })
             .collect();
         // Non-preemptible running jobs keep their GPUs and are out of the game.
-        let pinned: Vec<bool> = jobs
-            .iter()
-            .map(|&j| view.is_running(j) && !view.spec(j).preemptible)
-            .collect();
+        let pinned: Vec<bool> = jobs.iter().map(|&j| view.pinned(j)).collect();
         let pinned_gpus: u32 = jobs
             .iter()
             .zip(&pinned)
@@ -261,13 +258,13 @@ impl Policy for MaxMin {
             let shares_live = water_fill(
                 &live.iter().map(|&i| caps[i]).collect::<Vec<_>>(),
                 &live.iter().map(|&i| rigid[i]).collect::<Vec<_>>(),
-                view.cluster.total_gpus - pinned_gpus,
+                view.cluster().total_gpus - pinned_gpus,
             );
             let mut shares = vec![0u32; jobs.len()];
             for (k, &i) in live.iter().enumerate() {
                 shares[i] = shares_live[k];
             }
-            let (plan, failed) = if view.rule == PlacementRule::NetPack {
+            let (plan, failed) = if view.placement_rule() == PlacementRule::NetPack {
                 // Network packing regulates and places the shares (AFS §4.4).
                 let list: Vec<Share> = (0..jobs.len())
                     .filter(|&i| shares[i] > 0 && !pinned[i])
@@ -299,15 +296,11 @@ impl Policy for MaxMin {
             }
         };
         if view.want_reasons() {
-            let total = view.cluster.total_gpus - pinned_gpus;
+            let total = view.cluster().total_gpus - pinned_gpus;
             let live: Vec<usize> = (0..jobs.len()).filter(|&i| !pinned[i]).collect();
             explain_shares(out, &live, &jobs, &rigid, &caps, &shares, total);
         }
         out.apply_plan(view, plan);
-    }
-
-    fn clone_box(&self) -> Box<dyn Policy> {
-        Box::new(self.clone())
     }
 }
 

@@ -9,7 +9,9 @@
 //! no mechanism that prefers short jobs.
 
 use super::{Policy, PolicyInfo, Trigger, ROUND_PARAM_EVENTS};
-use crate::helpers::alloc::{first_grant, is_rigid, pinned, place_with_retry, share_cap, Share};
+use crate::helpers::alloc::{
+    first_grant, is_rigid, pinned_jobs, place_with_retry, share_cap, Share,
+};
 use schedlab_core::error::Result;
 use schedlab_core::params::{ParamSpec, Params};
 use schedlab_sim::{field, Decision, Field, Rule, Unit, Val, View};
@@ -56,7 +58,7 @@ impl Ord for Saved {
 /// Seconds of remaining time one more GPU saves at `r` GPUs (Optimus' marginal gain).
 fn time_saved(view: &View, j: u32, r: u32) -> f64 {
     let rem = view.known_remaining_work(j);
-    let (a, b) = (view.est_rate(j, r), view.est_rate(j, r + 1));
+    let (a, b) = (view.rate(j, r), view.rate(j, r + 1));
     if a > 0.0 && b > a {
         rem * (1.0 / a - 1.0 / b)
     } else {
@@ -153,7 +155,7 @@ fn shares(view: &View, jobs: &[u32], total: u32) -> Vec<Share> {
     }
     let saved = |j: u32, r: u32| {
         let rem = view.known_remaining_work(j);
-        let (a, b) = (view.est_rate(j, r), view.est_rate(j, r + 1));
+        let (a, b) = (view.rate(j, r), view.rate(j, r + 1));
         if a > 0.0 && b > a {
             rem * (1.0 / a - 1.0 / b)
         } else {
@@ -201,9 +203,9 @@ impl Policy for Optimus {
     }
 
     fn schedule(&mut self, view: &View<'_>, out: &mut Decision) {
-        let (pins, free) = pinned(view);
+        let (pins, free) = pinned_jobs(view);
         let jobs: Vec<u32> = view
-            .active
+            .active()
             .iter()
             .copied()
             .filter(|j| !pins.contains(j))
@@ -229,9 +231,5 @@ impl Policy for Optimus {
         if view.want_reasons() {
             explain(view, out, &last, free);
         }
-    }
-
-    fn clone_box(&self) -> Box<dyn Policy> {
-        Box::new(self.clone())
     }
 }

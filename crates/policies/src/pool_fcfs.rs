@@ -38,8 +38,4 @@ impl Policy for PoolFcfs {
         let mut packer = view.packer_idle();
         admit_within_quota(view, &mut packer, out);
     }
-
-    fn clone_box(&self) -> Box<dyn Policy> {
-        Box::new(self.clone())
-    }
 }

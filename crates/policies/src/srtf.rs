@@ -76,7 +76,7 @@ impl Policy for Srtf {
 
     fn schedule(&mut self, view: &View<'_>, out: &mut Decision) {
         let mut ranked: Vec<(f64, u32)> = view
-            .active
+            .active()
             .iter()
             .map(|&j| {
                 let req = gang_request(view, j, self.peak);
@@ -104,10 +104,6 @@ impl Policy for Srtf {
         if let (Some(turns), Some(keys)) = (turns, keys) {
             explain(out, &turns, &keys, self.by_service);
         }
-    }
-
-    fn clone_box(&self) -> Box<dyn Policy> {
-        Box::new(self.clone())
     }
 }
 

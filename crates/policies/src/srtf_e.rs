@@ -9,7 +9,7 @@
 //! speedup s(r+1) − s(r) is largest.
 
 use super::{Policy, PolicyInfo, Trigger, ROUND_PARAM_EVENTS};
-use crate::helpers::alloc::{pinned, plan_shares, share_cap, Share};
+use crate::helpers::alloc::{pinned_jobs, plan_shares, share_cap, Share};
 use crate::helpers::common::gang_plan_turns;
 use crate::helpers::explain::turns_if_wanted;
 use schedlab_core::error::Result;
@@ -103,7 +103,7 @@ impl Policy for SrtfE {
 
     fn schedule(&mut self, view: &View<'_>, out: &mut Decision) {
         let mut ranked: Vec<(f64, u32)> = view
-            .active
+            .active()
             .iter()
             .map(|&j| {
                 let req = view.spec(j).gpus;
@@ -126,14 +126,14 @@ impl Policy for SrtfE {
             let keys: std::collections::BTreeMap<u32, f64> = keys.into_iter().collect();
             crate::srtf::explain(out, &turns, &keys, self.by_service);
         }
-        let (pins, _) = pinned(view);
+        let (pins, _) = pinned_jobs(view);
         let mut count: Vec<(u32, u32)> = placed
             .iter()
             .filter(|j| !pins.contains(j))
             .map(|&j| (j, view.spec(j).gpus))
             .collect();
         let used: u32 = gang.iter().map(|(_, p, _)| p.gpus()).sum();
-        let mut left = view.cluster.total_gpus.saturating_sub(used);
+        let mut left = view.cluster().total_gpus.saturating_sub(used);
         let elastic = |j: u32| view.spec(j).adaptivity != Adaptivity::Rigid;
         if self.marginal {
             let speedup = |j: u32, k: u32| view.rate(j, k) / view.rate(j, 1).max(f64::MIN_POSITIVE);
@@ -186,10 +186,10 @@ impl Policy for SrtfE {
         }
         // The new packing may leave room for a job the plain walk could not
         // place: the primary goal comes first, so place it.
-        if view.rule != schedlab_model::cluster::PlacementRule::NetPack {
+        if view.placement_rule() != schedlab_model::cluster::PlacementRule::NetPack {
             let mut packer = schedlab_model::cluster::Packer::idle_only(
-                view.cluster,
-                view.rule,
+                view.cluster(),
+                view.placement_rule(),
                 plan.iter().map(|(_, p, _)| p),
             );
             for &j in &order {
@@ -202,9 +202,5 @@ impl Policy for SrtfE {
             }
         }
         out.apply_plan(view, plan);
-    }
-
-    fn clone_box(&self) -> Box<dyn Policy> {
-        Box::new(self.clone())
     }
 }

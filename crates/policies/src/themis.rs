@@ -20,7 +20,7 @@
 //! Lease and f are from the Themis paper [ext]; the AFS paper gives neither.
 
 use super::{Policy, PolicyInfo, Trigger, ROUND_PARAM_EVENTS};
-use crate::helpers::alloc::{first_grant, is_rigid, pinned, plan_shares, share_cap, Share};
+use crate::helpers::alloc::{first_grant, is_rigid, pinned_jobs, plan_shares, share_cap, Share};
 use schedlab_core::error::Result;
 use schedlab_core::num;
 use schedlab_core::params::{ParamSpec, Params};
@@ -91,21 +91,21 @@ const EPS: f64 = 1e-9;
 impl Themis {
     /// log ρ of `job` with `k` GPUs (∞ at 0 GPUs).
     fn log_rho(&self, view: &View, job: u32, k: u32) -> f64 {
-        let p = view.est_rate(job, k);
+        let p = view.rate(job, k);
         if p <= 0.0 {
             return f64::INFINITY;
         }
         let spec = view.spec(job);
-        let elapsed = view.now - spec.arrival;
+        let elapsed = view.now() - spec.arrival;
         let t_shared = elapsed + view.known_remaining_work(job) / p;
         let span = elapsed.max(0.0);
         let n_avg = if span > 0.0 {
             ((self.contention - self.mark[job as usize]) / span).max(1.0)
         } else {
-            view.active.len().max(1) as f64
+            view.active().len().max(1) as f64
         };
         let m = share_cap(view, job) as f64;
-        let p1 = view.est_rate(job, 1);
+        let p1 = view.rate(job, 1);
         let t_ideal = view.declared_work(job) * n_avg / (p1 * m);
         num::ln(t_shared / t_ideal)
     }
@@ -121,8 +121,8 @@ impl Policy for Themis {
     }
 
     fn schedule(&mut self, view: &View<'_>, out: &mut Decision) {
-        let now = view.now;
-        let n_jobs = view.specs.len();
+        let now = view.now();
+        let n_jobs = view.id_bound();
         if self.leases.len() < n_jobs {
             self.leases.resize(n_jobs, Vec::new());
             self.mark.resize(n_jobs, f64::NAN);
@@ -131,13 +131,13 @@ impl Policy for Themis {
             self.contention += self.last_n as f64 * (now - self.last_t);
         }
         self.last_t = now;
-        self.last_n = view.active.len();
-        for &j in view.completed {
+        self.last_n = view.active().len();
+        for &j in view.completed() {
             self.leases[j as usize].clear();
         }
-        let (pins, free) = pinned(view);
+        let (pins, free) = pinned_jobs(view);
         let jobs: Vec<u32> = view
-            .active
+            .active()
             .iter()
             .copied()
             .filter(|j| !pins.contains(j))
@@ -147,7 +147,7 @@ impl Policy for Themis {
         for (i, &j) in jobs.iter().enumerate() {
             if self.mark[j as usize].is_nan() {
                 // First seen: its arrival was at most this instant (event-driven).
-                let back = (now - view.spec(j).arrival).max(0.0) * view.active.len() as f64;
+                let back = (now - view.spec(j).arrival).max(0.0) * view.active().len() as f64;
                 self.mark[j as usize] = self.contention - back;
             }
             let g = view.gpus_of(j) as usize;
@@ -309,7 +309,7 @@ impl Policy for Themis {
             let l = &mut self.leases[*j as usize];
             l.truncate(p.gpus() as usize);
         }
-        for &j in view.active.iter() {
+        for &j in view.active().iter() {
             if !plan.iter().any(|(x, _, _)| *x == j) {
                 self.leases[j as usize].clear();
             }
@@ -323,10 +323,6 @@ impl Policy for Themis {
         if wake.is_finite() && self.round_s == 0.0 {
             out.wake_at(wake.max(now + EPS));
         }
-    }
-
-    fn clone_box(&self) -> Box<dyn Policy> {
-        Box::new(self.clone())
     }
 }
 

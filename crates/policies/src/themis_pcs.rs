@@ -85,11 +85,12 @@ impl ThemisPcs {
     fn count_events(&mut self, view: &View) {
         // A job can leave without completing only when a forecast takes
         // back a simultaneous arrival; it is simply forgotten.
-        let completed: Vec<u32> = view.completed.to_vec();
+        let completed: Vec<u32> = view.completed().to_vec();
         self.contention
-            .retain(|j, _| view.active.contains(j) || completed.contains(j));
-        let repeat = view.now == self.last_call && view.arrived.is_empty() && completed.is_empty();
-        self.last_call = view.now;
+            .retain(|j, _| view.active().contains(j) || completed.contains(j));
+        let repeat =
+            view.now() == self.last_call && view.arrived().is_empty() && completed.is_empty();
+        self.last_call = view.now();
         if repeat {
             return;
         }
@@ -107,15 +108,15 @@ impl ThemisPcs {
             }
             n = self.contention.len() as f64;
         }
-        for &j in view.arrived {
-            if !view.active.contains(&j) {
+        for &j in view.arrived() {
+            if !view.active().contains(&j) {
                 continue;
             }
             event(&mut self.contention, n);
             n += 1.0;
             self.contention.insert(j, (n, 1.0));
         }
-        if view.arrived.is_empty() && completed.is_empty() {
+        if view.arrived().is_empty() && completed.is_empty() {
             event(&mut self.contention, n);
         }
     }
@@ -123,15 +124,15 @@ impl ThemisPcs {
     /// What ρ needs of a job, computed once per call: (elapsed, remaining
     /// 1-GPU time, ideal time's numerator per fair share). None: no rate.
     fn terms(&self, view: &View, job: u32, demand: u32) -> Option<Terms> {
-        let one = view.est_rate(job, 1);
+        let one = view.rate(job, 1);
         if one <= 0.0 {
             return None;
         }
         let (sum, n) = self.contention.get(&job).copied().unwrap_or((1.0, 1.0));
         let n_bar = (sum / n).max(1e-9);
-        let fair = (view.cluster.total_gpus as f64 / n_bar).min(demand as f64);
+        let fair = (view.cluster().total_gpus as f64 / n_bar).min(demand as f64);
         Some(Terms {
-            elapsed: view.now - view.spec(job).arrival,
+            elapsed: view.now() - view.spec(job).arrival,
             remaining: view.known_remaining_work(job) / one,
             ideal: view.declared_work(job) / one / fair,
         })
@@ -282,17 +283,17 @@ impl Policy for ThemisPcs {
 
     fn schedule(&mut self, view: &View<'_>, out: &mut Decision) {
         if let Some(since) = self.quiet_since.take() {
-            self.count_quiet_leases(since, view.now);
+            self.count_quiet_leases(since, view.now());
         }
         self.count_events(view);
-        let (pinned, free) = crate::helpers::alloc::pinned(view);
+        let (pinned, free) = crate::helpers::alloc::pinned_jobs(view);
         let this = &*self;
         // Whether the final plan gives every job its whole demand.
         let mut whole = false;
         place_with_retry(view, out, &pinned, |excluded| {
             let mut left = free;
             let open: Vec<(u32, u32, Option<Terms>)> = view
-                .active
+                .active()
                 .iter()
                 .copied()
                 .filter(|j| !pinned.contains(j) && !excluded.contains(j))
@@ -329,15 +330,11 @@ impl Policy for ThemisPcs {
         if whole && pinned.is_empty() {
             // Nothing changes until the next event: no wake-up (a far one
             // replaces the last call's timer).
-            self.quiet_since = Some(view.now);
+            self.quiet_since = Some(view.now());
             out.wake_at(f64::MAX);
         } else {
-            out.wake_at(view.now + self.lease);
+            out.wake_at(view.now() + self.lease);
         }
-    }
-
-    fn clone_box(&self) -> Box<dyn Policy> {
-        Box::new(self.clone())
     }
 }
 

@@ -131,7 +131,7 @@ impl Tiresias {
                         .unwrap_or(f64::INFINITY)
                 };
                 let waited = if q.pending_since.is_finite() {
-                    view.now - q.pending_since
+                    view.now() - q.pending_since
                 } else {
                     0.0
                 };
@@ -205,13 +205,13 @@ impl Policy for Tiresias {
     }
 
     fn schedule(&mut self, view: &View<'_>, out: &mut Decision) {
-        if self.jobs.len() < view.specs.len() {
-            self.jobs.resize(view.specs.len(), QueueState::default());
+        if self.jobs.len() < view.id_bound() {
+            self.jobs.resize(view.id_bound(), QueueState::default());
         }
-        let now = view.now;
+        let now = view.now();
         // Queue moves of this call, for reasons: (job, level before).
         let mut moved: Option<Vec<(u32, usize)>> = view.want_reasons().then(Vec::new);
-        for &j in view.active.iter() {
+        for &j in view.active().iter() {
             if !self.jobs[j as usize].seen {
                 let stamp = self.stamp(view.spec(j).arrival);
                 let q = &mut self.jobs[j as usize];
@@ -246,7 +246,7 @@ impl Policy for Tiresias {
                 }
             }
         }
-        let mut order: Vec<u32> = view.active.iter().copied().collect();
+        let mut order: Vec<u32> = view.active().iter().copied().collect();
         schedlab_core::sorting::sort_by(&mut order, |a, b| {
             let (qa, qb) = (&self.jobs[*a as usize], &self.jobs[*b as usize]);
             qa.level
@@ -298,9 +298,5 @@ impl Policy for Tiresias {
         if next_wake.is_finite() && self.round_s == 0.0 {
             out.wake_at(next_wake);
         }
-    }
-
-    fn clone_box(&self) -> Box<dyn Policy> {
-        Box::new(self.clone())
     }
 }

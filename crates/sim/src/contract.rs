@@ -33,19 +33,32 @@ impl Trigger {
 }
 
 /// A scheduling policy. It reads a [`View`] and writes a [`Decision`]; the
-/// engine does everything else. Policies must be cloneable (forking).
-pub trait Policy: Send {
+/// engine does everything else. Policies must be cloneable (forks): a
+/// `#[derive(Clone)]` is all it takes ([`PolicyClone`] follows from it).
+pub trait Policy: PolicyClone + Send {
     fn name(&self) -> &str;
     fn trigger(&self) -> Trigger;
-    /// What the policy may know of job lengths. Registered policies get
-    /// what their registry entry declares (`policy::build`); any other
-    /// policy knows declared lengths only. The engine opens `View::oracle`
-    /// only to `Oracle`.
+    /// What the policy may know. Registered policies get what their
+    /// registry entry declares (`policies::build` wraps them; a policy's
+    /// own code never says it); a policy from outside the registry knows
+    /// declared lengths only. The engine opens `View::oracle` only to
+    /// `Oracle`.
     fn knowledge(&self) -> Knowledge {
         Knowledge::Declared
     }
     fn schedule(&mut self, view: &View<'_>, out: &mut Decision);
+}
+
+/// Copies a policy behind a `Box<dyn Policy>` (a fork runs a copy). One
+/// blanket impl covers every `Clone` policy, so no policy writes its own.
+pub trait PolicyClone {
     fn clone_box(&self) -> Box<dyn Policy>;
+}
+
+impl<T: Policy + Clone + 'static> PolicyClone for T {
+    fn clone_box(&self) -> Box<dyn Policy> {
+        Box::new(self.clone())
+    }
 }
 
 impl Clone for Box<dyn Policy> {
@@ -54,15 +67,17 @@ impl Clone for Box<dyn Policy> {
     }
 }
 
-/// What a policy knows of job lengths.
+/// What a policy may know of the truth.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Knowledge {
     /// What a real scheduler is told: each arrived job's declared work and
     /// its progress (`View::declared_work`, `View::declared_remaining_work`).
     Declared,
-    /// The true lengths too (`View::oracle`), as the "length-aware" policies'
-    /// papers assume; the CLI and the page say "uses oracle job lengths".
+    /// The truth too, through the oracle door (`View::oracle`: true
+    /// lengths and rates, jobs still to come), as the "length-aware"
+    /// policies' papers assume; the CLI and the page say "uses oracle job
+    /// lengths".
     Oracle,
 }
 

@@ -16,22 +16,22 @@ mod pools;
 pub mod reason;
 pub mod reason_log;
 mod recorder;
+pub mod rules;
 mod state;
 mod store;
 mod timeline;
 mod view;
 
 pub use config::{EngineConfig, Reconfig, ENGINE_PARAMS};
-pub use contract::{Knowledge, Policy, Trigger};
+pub use contract::{Knowledge, Policy, PolicyClone, Trigger};
 pub use engine::{Forecast, JobResult, Outcome, Progress, Simulation, TypeTime};
 pub use gauges::GaugeLog;
 pub use insight::{ConfigCol, RoundInsight};
 pub use pools::PoolResult;
 pub use reason::{field, Field, Reason, Rule, Unit, Val};
 pub use reason_log::{ReasonCall, ReasonLog, ReasonRecord};
+pub use rules::{max_useful_gpus, natural_batch, rigid_batch, Rules};
 pub use state::{JobState, Phase, RestartKinds};
 pub use store::JobStore;
 pub use timeline::{PlanRecord, PlanStep, RoundStat, Segment, Timeline};
-pub use view::{
-    max_useful_gpus, natural_batch, rigid_batch, Assignment, Decision, Oracle, RateFn, View,
-};
+pub use view::{Assignment, Decision, Oracle, RateFn, View};

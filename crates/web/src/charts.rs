@@ -97,8 +97,42 @@ pub fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, spec: &ChartSpec)
 }
 
 /// Pixel positions of drawn points, per series (NaN-free points only, in
-/// the series' order; none for kinds other than `front`).
+/// the series' order) for a `front` chart; for a `lines` chart one entry,
+/// the plot area's corners `[(x0, y_top, px_left, py_top), (x1, y_bottom,
+/// px_right, py_bottom)]`, so the page can draw a time cursor and turn a
+/// click into a time; none for the other kinds.
 pub type Located = Vec<Vec<(f64, f64, i32, i32)>>;
+
+/// Approximate width of a title character (14 px bold sans-serif), CSS px.
+const TITLE_CHAR_W: f64 = 7.6;
+/// Room the page keeps free right of a chart's title (its PNG button), CSS px.
+const TITLE_RIGHT: f64 = 44.0;
+
+/// `text` broken at spaces into lines of at most `width` characters (a
+/// longer word gets a line of its own, whole).
+pub fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > width.max(1) {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    if !line.is_empty() {
+        lines.push(line);
+    }
+    lines
+}
+
+/// How many x-axis labels fit in `width` device pixels at scale `s` (a
+/// label of up to six characters with room around it), between 2 and 10.
+fn x_label_count(width: u32, s: f64) -> usize {
+    ((width as f64 / (70.0 * s)) as usize).clamp(2, 10)
+}
 
 /// Draws `spec` like [`draw`] and says where each point of a `front` chart
 /// landed, as (x, y, pixel x, pixel y), so the page can tell which one a
@@ -114,14 +148,20 @@ pub fn draw_located<DB: DrawingBackend>(
     // Title and legend (policy colour chips), shared by every kind.
     let font = |size: f64| ("sans-serif", size * s).into_font();
     let mut y0 = px(4.0);
-    if !spec.title.is_empty() {
+    // The title wraps at word boundaries (never cut), clear of the page's
+    // PNG button in the top right corner (`TITLE_RIGHT` CSS px).
+    let title_w = (w as f64 / s - 16.0 - TITLE_RIGHT).max(80.0);
+    for line in wrap(&spec.title, (title_w / TITLE_CHAR_W) as usize) {
         root.draw(&Text::new(
-            spec.title.clone(),
+            line,
             (px(8.0), y0),
             font(14.0).style(FontStyle::Bold).color(&BLACK),
         ))
         .map_err(err)?;
-        y0 += px(20.0);
+        y0 += px(18.0);
+    }
+    if !spec.title.is_empty() {
+        y0 += px(2.0);
     }
     let mut x = px(8.0);
     for sr in &spec.series {
@@ -149,7 +189,7 @@ pub fn draw_located<DB: DrawingBackend>(
     match spec.kind.as_str() {
         "cdf" => draw_cdf(&area, spec, s),
         "bars" => draw_bars(&area, spec, s),
-        "lines" => draw_lines(&area, spec, s),
+        "lines" => return draw_lines(&area, spec, s),
         "scatter" => draw_scatter(&area, spec, s),
         "stack" => draw_stack(&area, spec, s),
         "front" => return draw_front(&area, spec, s),
@@ -365,9 +405,13 @@ fn draw_scatter<DB: DrawingBackend>(
     Ok(())
 }
 
-fn draw_lines<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, spec: &ChartSpec, s: f64) -> Res {
+fn draw_lines<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    spec: &ChartSpec,
+    s: f64,
+) -> std::result::Result<Located, String> {
     let Some((x0, x1)) = finite_range(spec.series.iter().flat_map(|r| r.x.iter().copied())) else {
-        return no_data(area, s);
+        return no_data(area, s).map(|_| Vec::new());
     };
     let x1 = if x1 > x0 { x1 } else { x0 + 1.0 };
     // With a log axis the data are drawn as log10 values, labelled 10^v.
@@ -385,7 +429,7 @@ fn draw_lines<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, spec: &ChartSpe
         match r {
             Some((lo, hi)) if hi > lo => (lo.floor(), hi.ceil()),
             Some((lo, _)) => (lo.floor() - 1.0, lo.floor() + 1.0),
-            None => return no_data(area, s),
+            None => return no_data(area, s).map(|_| Vec::new()),
         }
     } else {
         let top = spec.y_max.unwrap_or_else(|| {
@@ -422,6 +466,7 @@ fn draw_lines<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, spec: &ChartSpe
         .label_style(("sans-serif", 11.0 * s))
         .axis_desc_style(("sans-serif", 12.0 * s))
         .x_label_formatter(&|v| short(*v))
+        .x_labels(x_label_count(area.dim_in_pixel().0, s))
         .y_labels(y_ticks)
         .y_label_formatter(&y_fmt)
         .light_line_style(RGBColor(238, 238, 238))
@@ -441,7 +486,11 @@ fn draw_lines<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, spec: &ChartSpe
             ))
             .map_err(err)?;
     }
-    Ok(())
+    let corner = |x: f64, y: f64| {
+        let (px, py) = chart.backend_coord(&(x, y));
+        (x, y, px, py)
+    };
+    Ok(vec![vec![corner(x0, top), corner(x1, bottom)]])
 }
 
 /// The label of log10 value `v` on a log axis: the power of ten written out
@@ -503,14 +552,19 @@ fn draw_bars<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, spec: &ChartSpec
                 .map_err(err)?;
             let label = short(*v);
             let (bx, by) = chart.backend_coord(&(i as f64 + 0.5, *v));
-            let tw = (label.len() as f64 * 3.2 * s) as i32;
+            let (base_x, base_y) = panel.get_base_pixel();
+            // A label as wide as its bar's slot at most, else none: values that
+            // would run into each other are left to the table (and the chart's
+            // text alternative on the page).
+            let slot = chart.backend_coord(&(1.0, 0.0)).0 - chart.backend_coord(&(0.0, 0.0)).0;
+            let tw = (label.len() as f64 * 6.0 * s) as i32;
+            if tw + (4.0 * s) as i32 > slot {
+                continue;
+            }
             panel
                 .draw(&Text::new(
                     label,
-                    (
-                        bx - tw - panel.get_base_pixel().0,
-                        by - (14.0 * s) as i32 - panel.get_base_pixel().1,
-                    ),
+                    (bx - tw / 2 - base_x, by - (14.0 * s) as i32 - base_y),
                     ("sans-serif", 10.0 * s).into_font().color(&BLACK),
                 ))
                 .map_err(err)?;
@@ -705,8 +759,8 @@ mod tests {
         assert!(f
             .iter()
             .all(|p| (0..640).contains(&p.2) && (0..300).contains(&p.3)));
-        // Other kinds locate nothing.
-        sp.kind = "lines".into();
+        // Other kinds but `lines` (its plot area) locate nothing.
+        sp.kind = "cdf".into();
         let mut o = String::new();
         let root = SVGBackend::with_string(&mut o, (640, 300)).into_drawing_area();
         assert!(draw_located(&root, &sp).unwrap().is_empty());
@@ -816,6 +870,95 @@ mod tests {
         assert!(y[1].is_nan());
         assert!(sp.series[0].x.is_empty());
         assert_eq!(sp.scale, 1.0);
+    }
+
+    #[test]
+    fn titles_wrap_at_words_and_never_lose_one() {
+        let t = "Solver time per round (wall-clock, this browser; POP: slowest part)";
+        let lines = wrap(t, 30);
+        assert!(lines.len() >= 3, "{lines:?}");
+        assert!(lines.iter().all(|l| l.chars().count() <= 30), "{lines:?}");
+        assert_eq!(lines.join(" "), t);
+        assert_eq!(
+            wrap("averyveryverylongword x", 5),
+            vec!["averyveryverylongword", "x"]
+        );
+        assert!(wrap("", 10).is_empty());
+        // A narrow chart draws every word of its title.
+        let mut sp = spec(
+            "lines",
+            vec![series("a", "#000000", vec![0.0, 1.0], vec![1.0, 2.0])],
+            vec![],
+        );
+        sp.title = t.into();
+        let mut out = String::new();
+        {
+            let root = SVGBackend::with_string(&mut out, (260, 240)).into_drawing_area();
+            draw(&root, &sp).unwrap();
+            root.present().unwrap();
+        }
+        for w in t.split_whitespace() {
+            assert!(out.contains(w), "title word {w} missing");
+        }
+    }
+
+    #[test]
+    fn a_lines_chart_says_where_its_plot_area_is() {
+        let sp = spec(
+            "lines",
+            vec![series("a", "#000000", vec![2.0, 6.0], vec![1.0, 3.0])],
+            vec![],
+        );
+        let mut out = String::new();
+        let located = {
+            let root = SVGBackend::with_string(&mut out, (640, 300)).into_drawing_area();
+            draw_located(&root, &sp).unwrap()
+        };
+        assert_eq!(located.len(), 1);
+        let [(x0, _, l, t), (x1, _, r, b)] = [located[0][0], located[0][1]];
+        assert_eq!((x0, x1), (2.0, 6.0));
+        assert!(
+            0 < l && l < r && r <= 640 && 0 < t && t < b && b <= 300,
+            "{located:?}"
+        );
+    }
+
+    #[test]
+    fn bar_labels_that_would_overlap_are_left_out() {
+        let bars = |n: usize, width: u32| {
+            let ss = (0..n)
+                .map(|i| {
+                    series(
+                        &format!("p{i}"),
+                        "#0072b2",
+                        vec![],
+                        vec![1.0 + i as f64 * 0.01],
+                    )
+                })
+                .collect();
+            let sp = spec("bars", ss, vec!["avg JCT".into()]);
+            let mut out = String::new();
+            {
+                let root = SVGBackend::with_string(&mut out, (width, 300)).into_drawing_area();
+                draw(&root, &sp).unwrap();
+                root.present().unwrap();
+            }
+            out
+        };
+        // Room for each: every value is written.
+        let wide = bars(3, 640);
+        let texts: Vec<&str> = wide
+            .split("<text")
+            .skip(1)
+            .map(|t| t.split("</text>").next().unwrap_or(""))
+            .collect();
+        assert!(
+            wide.contains(">\n1.01\n") && wide.contains(">\n1.02\n"),
+            "labels missing: {texts:?}"
+        );
+        // Twelve bars in 200 px: no room, so no value labels at all.
+        let narrow = bars(12, 200);
+        assert!(!narrow.contains(">\n1.01\n"), "overlapping labels drawn");
     }
 
     #[test]

@@ -46,14 +46,13 @@ pub fn plan(zoo: &ModelZoo, model: &str, kind: &str, deadline_s: f64) -> Result<
     };
     let max = law.max_epochs as f64;
     let per_work = max / info.default_work.unwrap_or(max);
-    let price = planning_price(kind) / 3600.0;
     let levels: Vec<Level> = table
         .counts(kind)
         .into_iter()
         .map(|g| Level {
             gpus: g,
             speed: table.rate(kind, g) * per_work,
-            cost: price * g as f64,
+            cost: planning_price(zoo.prices(), kind, g) / 3600.0,
         })
         .filter(|l| l.speed > 0.0)
         .collect();

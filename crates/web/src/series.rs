@@ -295,7 +295,7 @@ mod tests {
             incomplete: 0,
             stop_reason: String::new(),
             notes: Vec::new(),
-            sia_calibration: false,
+            rules: Default::default(),
             pools: vec![],
             gpu_time: vec![],
             gpu_cost_usd: None,

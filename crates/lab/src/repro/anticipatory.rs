@@ -754,6 +754,27 @@ fn mean_of(rows: &[&Row], f: fn(&Row) -> f64) -> f64 {
     rows.iter().map(|r| f(r)).sum::<f64>() / rows.len() as f64
 }
 
+/// The report's claims for `reproduce all`: [`targets`], whose wording carries each
+/// condition (zero slowed, at least 0.85 of MaxMin's speedup, ...).
+pub fn claims(r: &Report) -> Vec<super::claims::Claim> {
+    use super::claims::{number, Claim};
+    targets(r)
+        .into_iter()
+        .map(|t| Claim {
+            what: format!("{}: {}", t.id, t.what),
+            theirs: number(t.paper),
+            ours: number(t.ours),
+            ratio: t.ratio.is_finite().then_some(t.ratio),
+            tolerance: if t.holds.is_some() {
+                "the condition stated in the claim".into()
+            } else {
+                "information".into()
+            },
+            holds: t.holds,
+        })
+        .collect()
+}
+
 /// The paper's claims (spec §6) beside ours.
 pub fn targets(r: &Report) -> Vec<Target> {
     let mut t = Vec::new();

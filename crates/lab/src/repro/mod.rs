@@ -3,11 +3,14 @@
 //! (`schedlab reproduce TARGET`). One module per paper.
 
 pub mod afs;
+pub mod all;
 pub mod anticipatory;
+pub mod claims;
 pub mod copter;
 pub mod pcs;
 pub mod sia;
 pub mod sts;
+pub mod sts_targets;
 
 /// Known reproduction targets: (name, description).
 pub const TARGETS: &[(&str, &str)] = &[

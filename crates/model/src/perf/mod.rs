@@ -31,6 +31,7 @@ pub mod power;
 pub mod price;
 pub mod profiles;
 pub mod sharing;
+pub mod sts_data;
 pub mod sts_jobs;
 pub mod table;
 mod zoo;

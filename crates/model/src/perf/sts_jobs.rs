@@ -3,10 +3,10 @@
 //! with an early-stopping epoch distribution per (framework, network).
 //!
 //! The paper publishes neither the execution times nor the histograms of
-//! its Fig. 2 (they are in its Zenodo archive, which we cannot reach, and
-//! the authors' tool ships no profile data: `../shared/data/sts/README.md`).
-//! These models are the spec's labelled placeholders, with the shapes the
-//! paper describes:
+//! its Fig. 2. These models are the spec's labelled placeholders (results
+//! on them are placeholder results, `ModelInfo::is_placeholder`), the
+//! default when the authors' measured data is not given (`perf::sts_data`,
+//! `--sts-data DIR`), with the shapes the paper describes:
 //! - time per epoch t_ik = e / (sigma_i x sp(k)), sp(k) = k / (1 + beta (k - 1))
 //!   (strictly concave, so the STS theory applies); e is seconds per epoch
 //!   on one K80 by network, scaled by batch size, framework and optimiser;
@@ -132,7 +132,7 @@ impl Profile {
     }
 }
 
-const PROVENANCE: &str = "placeholder of spec seed002 §4.1 (the STS paper publishes no execution times or epoch histograms); shapes as the paper describes them";
+const PROVENANCE: &str = "placeholder of spec seed002 §4.1 (the STS paper publishes no execution times or epoch histograms; the authors' measured profiles come with --sts-data DIR); shapes as the paper describes them";
 
 /// Scales memory need with the batch: the job's memory range is the
 /// network's at batch 32 times sqrt(batch / 32).

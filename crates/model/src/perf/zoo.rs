@@ -65,6 +65,15 @@ pub struct ModelInfo {
     pub behaviour: Behaviour,
 }
 
+impl ModelInfo {
+    /// True when the model's numbers are a labelled placeholder rather
+    /// than measurements (its provenance says so): results on it are
+    /// placeholder results.
+    pub fn is_placeholder(&self) -> bool {
+        self.provenance.starts_with("placeholder")
+    }
+}
+
 /// Whole-GPU rates already computed, by model and query: evaluating many
 /// jobs' fair-share references asks the same (model, type, count, batch,
 /// epoch) again and again.
@@ -130,10 +139,15 @@ pub struct Share {
     pub batch: BatchChoice,
 }
 
-/// The set of models a simulation can use.
+/// The set of models a simulation can use, with what the GPUs cost and
+/// the GPU fractions jobs may share (engine features every policy sees).
 #[derive(Debug, Clone, Serialize)]
 pub struct ModelZoo {
     models: Vec<ModelInfo>,
+    /// Node cost per GPU type and busy count (`perf::price`).
+    prices: super::price::PriceTable,
+    /// GPU fractions and their slowdowns (`perf::sharing`).
+    sharing: super::sharing::SharingTable,
 }
 
 /// AFS Table 4: (name, display, batch, k* = Max #GPUs).
@@ -193,7 +207,11 @@ impl ModelZoo {
         models.extend(super::sts_jobs::sts_models());
         // COpter's batch-inference and synthetic jobs (perf/copter.rs).
         models.extend(super::copter::copter_models());
-        let mut zoo = ModelZoo { models };
+        let mut zoo = ModelZoo {
+            models,
+            prices: Default::default(),
+            sharing: Default::default(),
+        };
         for app in super::builtin_fits::FITTED {
             zoo.insert(pollux_info(
                 app.name,
@@ -270,6 +288,24 @@ impl ModelZoo {
             }
         }
         Ok(())
+    }
+
+    /// What a node's busy GPUs cost per hour, by type and count.
+    pub fn prices(&self) -> &super::price::PriceTable {
+        &self.prices
+    }
+
+    pub fn prices_mut(&mut self) -> &mut super::price::PriceTable {
+        &mut self.prices
+    }
+
+    /// The GPU fractions jobs may share, with their slowdowns.
+    pub fn sharing(&self) -> &super::sharing::SharingTable {
+        &self.sharing
+    }
+
+    pub fn sharing_mut(&mut self) -> &mut super::sharing::SharingTable {
+        &mut self.sharing
     }
 
     /// Power figures of a GPU type (energy metrics).

@@ -9,7 +9,7 @@
 use super::super::{Policy, PolicyInfo, Trigger, ROUND_PARAM_EVENTS};
 use super::share::{allocate_logged, mix, Entry, Grant, Knowledge};
 use super::{entries, explain, to_shares};
-use crate::helpers::alloc::{pinned, place_with_retry};
+use crate::helpers::alloc::{pinned_jobs, place_with_retry};
 use schedlab_core::error::Result;
 use schedlab_core::params::{ParamSpec, Params};
 use schedlab_core::rng::Sampler;
@@ -62,9 +62,9 @@ impl Policy for AfsL {
     fn schedule(&mut self, view: &View<'_>, out: &mut Decision) {
         let seed = self.rng.next_u64();
         let random = self.random;
-        let (pinned, free) = pinned(view);
+        let (pinned, free) = pinned_jobs(view);
         let jobs: Vec<u32> = view
-            .active
+            .active()
             .iter()
             .copied()
             .filter(|j| !pinned.contains(j))
@@ -103,9 +103,5 @@ impl Policy for AfsL {
             let len1 = explain::first_grant_lengths(view, &e);
             explain::explain(out, explain::Variant::L, &e, &g, &len1);
         }
-    }
-
-    fn clone_box(&self) -> Box<dyn Policy> {
-        Box::new(self.clone())
     }
 }

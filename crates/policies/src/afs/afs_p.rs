@@ -22,7 +22,9 @@ use super::super::{Policy, PolicyInfo, Trigger, ROUND_PARAM_EVENTS};
 use super::explain;
 use super::share::{allocate_logged, mix, Entry, Grant, Knowledge};
 use super::{entries, to_shares};
-use crate::helpers::alloc::{claim_between, first_grant, pinned, place_with_retry, Plan, Share};
+use crate::helpers::alloc::{
+    claim_between, first_grant, pinned_jobs, place_with_retry, Plan, Share,
+};
 use schedlab_core::error::Result;
 use schedlab_core::params::{ParamSpec, Params};
 use schedlab_core::rng::Sampler;
@@ -184,13 +186,13 @@ impl Policy for AfsP {
     }
 
     fn schedule(&mut self, view: &View<'_>, out: &mut Decision) {
-        if self.q_end.len() < view.specs.len() {
-            self.q_end.resize(view.specs.len(), f64::NAN);
+        if self.q_end.len() < view.id_bound() {
+            self.q_end.resize(view.id_bound(), f64::NAN);
         }
         let seed = self.rng.next_u64();
-        let (pinned, free) = pinned(view);
+        let (pinned, free) = pinned_jobs(view);
         let jobs: Vec<u32> = view
-            .active
+            .active()
             .iter()
             .copied()
             .filter(|j| !pinned.contains(j))
@@ -205,7 +207,7 @@ impl Policy for AfsP {
             for (j, _, _) in &plan {
                 let q = self.q_end[*j as usize];
                 if q.is_finite() {
-                    wake = wake.min(view.now + (q - view.executed_s(*j)).max(0.0));
+                    wake = wake.min(view.now() + (q - view.executed_s(*j)).max(0.0));
                 }
             }
             if view.want_reasons() {
@@ -229,7 +231,7 @@ impl Policy for AfsP {
             }
             out.apply_plan(view, plan);
             if wake.is_finite() && self.round_s == 0.0 {
-                out.wake_at(wake.max(view.now + EPS * self.unit));
+                out.wake_at(wake.max(view.now() + EPS * self.unit));
             }
             return;
         }
@@ -310,9 +312,5 @@ impl Policy for AfsP {
         if !maxmin_shares.is_empty() {
             explain::explain_max_min(out, &maxmin_shares, free);
         }
-    }
-
-    fn clone_box(&self) -> Box<dyn Policy> {
-        Box::new(self.clone())
     }
 }

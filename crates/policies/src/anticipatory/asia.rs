@@ -144,7 +144,7 @@ impl Asia {
                             return ledger.unused_quota(q) as u64;
                         }
                         let want = ledger.pending_load(view, q) as u64
-                            + pred.total_new_load(q, w, view.now);
+                            + pred.total_new_load(q, w, view.now());
                         want.min(ledger.unused_quota(q) as u64)
                     })
                     .collect();
@@ -200,13 +200,13 @@ impl Asia {
         }
     }
 
-    /// Running opportunistic jobs that may be preempted, as (job, GPUs),
-    /// latest started first.
+    /// Running opportunistic jobs that may be preempted (not pinned), as
+    /// (job, GPUs), latest started first.
     fn reclaimable(&self, view: &View) -> Vec<(u32, u32)> {
         self.lent_order
             .iter()
             .rev()
-            .filter(|&&j| view.spec(j).preemptible)
+            .filter(|&&j| !view.pinned(j))
             .map(|&j| (j, view.gpus_of(j)))
             .collect()
     }
@@ -269,7 +269,7 @@ impl Policy for Asia {
         ledger.isolate(&self.isolate);
         let mut packer = view.packer_idle();
         if self.preempt {
-            self.lent_order.retain(|j| view.running.contains(j));
+            self.lent_order.retain(|j| view.running().contains(j));
             self.reclaim_for_heads(view, &mut ledger, &mut packer, out);
         }
         start_heads(view, &mut ledger, &mut packer, out, true);
@@ -282,12 +282,12 @@ impl Policy for Asia {
                     out.gauge(
                         "anticipatory.predicted",
                         key,
-                        pred.total_new_load(q, w, view.now) as f64,
+                        pred.total_new_load(q, w, view.now()) as f64,
                     );
                     out.gauge(
                         "anticipatory.arrived",
                         key,
-                        pred.arrived_load(q, w, view.now) as f64,
+                        pred.arrived_load(q, w, view.now()) as f64,
                     );
                 }
             }
@@ -296,13 +296,9 @@ impl Policy for Asia {
             self.spare(view, &mut ledger, &mut packer, out);
             let waiting = ledger.pending.iter().any(|p| !p.is_empty());
             if waiting && packer.free_total() > 0 {
-                out.wake_at(view.now + self.tick_s);
+                out.wake_at(view.now() + self.tick_s);
             }
         }
-    }
-
-    fn clone_box(&self) -> Box<dyn Policy> {
-        Box::new(self.clone())
     }
 }
 

@@ -25,7 +25,7 @@ pub enum Room<'c> {
 /// GPUs of `open` in aligned blocks of `size` that hold no `dedicated` GPU.
 fn away_from(open: &[u64], dedicated: &[u64], size: u32, view: &View) -> Vec<u64> {
     let mut out = open.to_vec();
-    for (n, o) in view.cluster.nodes.iter().zip(out.iter_mut()) {
+    for (n, o) in view.cluster().nodes.iter().zip(out.iter_mut()) {
         if size > n.gpus {
             *o = 0;
             continue;
@@ -76,7 +76,7 @@ impl<'c> Room<'c> {
                     1 << (31 - left.leading_zeros())
                 };
                 // A reservation holds no job: claimed under an id no job has.
-                view.cluster
+                view.cluster()
                     .kinds
                     .iter()
                     .find_map(|&k| held.claim_in(u32::MAX, k, c, home))?;
@@ -84,13 +84,13 @@ impl<'c> Room<'c> {
             }
         }
         let mut open: Vec<u64> = view
-            .cluster
+            .cluster()
             .nodes
             .iter()
             .map(|n| schedlab_model::cluster::node_mask(n.gpus))
             .collect();
         let dedicated = view
-            .running
+            .running()
             .iter()
             .filter(|j| !opportunistic.contains(j))
             .filter_map(|&j| view.placement(j))
@@ -103,7 +103,7 @@ impl<'c> Room<'c> {
         let mut held_dedicated = vec![0u64; open.len()];
         for p in dedicated {
             for s in &p.shares {
-                open[s.node as usize] &= !buddy(s.mask, view.cluster.nodes[s.node as usize].gpus);
+                open[s.node as usize] &= !buddy(s.mask, view.cluster().nodes[s.node as usize].gpus);
                 held_dedicated[s.node as usize] |= s.mask;
             }
         }
@@ -130,7 +130,13 @@ impl<'c> Room<'c> {
             Room::Cells(held, open, dedicated) => {
                 // As far from dedicated jobs as possible: first blocks of a
                 // whole node without any, then ever smaller blocks.
-                let largest = view.cluster.nodes.iter().map(|n| n.gpus).max().unwrap_or(1);
+                let largest = view
+                    .cluster()
+                    .nodes
+                    .iter()
+                    .map(|n| n.gpus)
+                    .max()
+                    .unwrap_or(1);
                 let cell = schedlab_model::cluster::cells::cell_gpus(view.spec(job).gpus);
                 let mut sizes: Vec<u32> =
                     std::iter::successors(Some(largest.next_power_of_two()), |s| {
@@ -163,7 +169,7 @@ impl<'c> Room<'c> {
 fn common_width(view: &View, ledger: &Ledger, q: usize) -> u32 {
     let mut counts: Vec<(u32, u32)> = Vec::new();
     let running = view
-        .running
+        .running()
         .iter()
         .filter(|&&j| super::ledger_pool(view, j) == q);
     for &j in ledger.pending[q].iter().chain(running) {

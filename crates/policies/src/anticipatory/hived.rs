@@ -70,8 +70,4 @@ impl Policy for HivedRtc {
             }
         }
     }
-
-    fn clone_box(&self) -> Box<dyn Policy> {
-        Box::new(self.clone())
-    }
 }

@@ -46,8 +46,4 @@ impl Policy for PoolMaxMin {
         let mut packer = view.packer_idle();
         start_heads(view, &mut ledger, &mut packer, out, false);
     }
-
-    fn clone_box(&self) -> Box<dyn Policy> {
-        Box::new(self.clone())
-    }
 }

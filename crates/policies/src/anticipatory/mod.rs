@@ -94,7 +94,7 @@ impl Ledger {
     /// `opportunistic` holds the running jobs started on lent GPUs.
     pub fn new(view: &View, opportunistic: &BTreeSet<u32>) -> Ledger {
         let quota: Vec<u32> = if view.pools().is_empty() {
-            vec![view.cluster.total_gpus]
+            vec![view.cluster().total_gpus]
         } else {
             view.pools().pools.iter().map(|p| p.quota).collect()
         };
@@ -106,7 +106,7 @@ impl Ledger {
             pending: vec![Vec::new(); n],
             isolated: vec![false; n],
         };
-        for &j in view.running.iter() {
+        for &j in view.running().iter() {
             let q = ledger_pool(view, j);
             let g = view.gpus_of(j);
             l.current[q] += g;
@@ -114,7 +114,7 @@ impl Ledger {
                 l.dedicated[q] += g;
             }
         }
-        for &j in view.waiting.iter() {
+        for &j in view.waiting().iter() {
             l.pending[ledger_pool(view, j)].push(j);
         }
         l
@@ -247,7 +247,7 @@ pub fn start_heads(
 
 /// Keeps the set of jobs started on lent GPUs to those still running.
 pub fn forget_finished(view: &View, opportunistic: &mut BTreeSet<u32>) {
-    opportunistic.retain(|j| view.running.contains(j));
+    opportunistic.retain(|j| view.running().contains(j));
 }
 
 #[cfg(test)]

@@ -129,7 +129,7 @@ pub fn plan(view: &View, quota: &[u32], slot: f64, beta: f64, max_vars: usize) -
             }
         }
     }
-    let capacity = view.cluster.total_gpus as f64;
+    let capacity = view.cluster().total_gpus as f64;
     for row in usage.into_iter().filter(|r| !r.is_empty()) {
         model.constraint(row, Cmp::Le, capacity);
     }
@@ -186,10 +186,10 @@ impl Policy for OracleMilp {
         let plan = self.plan.as_ref().expect("set above");
         let mut packer = view.packer_idle();
         let due: Vec<u32> = view
-            .waiting
+            .waiting()
             .iter()
             .copied()
-            .filter(|&j| plan[j as usize] <= view.now + 1e-6)
+            .filter(|&j| plan[j as usize] <= view.now() + 1e-6)
             .collect();
         for j in due {
             if ledger.start(view, &mut packer, out, j, false) {
@@ -197,17 +197,13 @@ impl Policy for OracleMilp {
             }
         }
         let next = view
-            .waiting
+            .waiting()
             .iter()
             .map(|&j| plan[j as usize])
-            .filter(|&t| t > view.now + 1e-6)
+            .filter(|&t| t > view.now() + 1e-6)
             .reduce(f64::min);
         if let Some(t) = next {
             out.wake_at(t);
         }
-    }
-
-    fn clone_box(&self) -> Box<dyn Policy> {
-        Box::new(self.clone())
     }
 }

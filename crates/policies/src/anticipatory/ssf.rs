@@ -52,7 +52,7 @@ impl Policy for Ssf {
         let mut ledger = Ledger::new(view, &BTreeSet::new());
         let mut packer = view.packer_idle();
         let mut order: Vec<(f64, u32)> = view
-            .waiting
+            .waiting()
             .iter()
             .map(|&j| (view.spec(j).gpus as f64 * run_time(view, j), j))
             .collect();
@@ -66,9 +66,5 @@ impl Policy for Ssf {
             // gSSF ignores quotas: its jobs go anywhere, not in home cells.
             ledger.start(view, &mut packer, out, j, !self.global);
         }
-    }
-
-    fn clone_box(&self) -> Box<dyn Policy> {
-        Box::new(self.clone())
     }
 }

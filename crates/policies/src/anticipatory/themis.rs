@@ -33,7 +33,7 @@ struct ThemisRtc;
 /// (time waited + run time) / run time of a waiting job.
 fn stretch(view: &View, job: u32) -> f64 {
     let d = run_time(view, job).max(1e-9);
-    (view.now - view.spec(job).arrival + d) / d
+    (view.now() - view.spec(job).arrival + d) / d
 }
 
 impl Policy for ThemisRtc {
@@ -79,9 +79,5 @@ impl Policy for ThemisRtc {
                 _ => return,
             }
         }
-    }
-
-    fn clone_box(&self) -> Box<dyn Policy> {
-        Box::new(self.clone())
     }
 }

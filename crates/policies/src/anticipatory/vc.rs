@@ -158,9 +158,9 @@ impl Policy for Vc {
         let Some(oracle) = view.oracle() else {
             return;
         };
-        let now = view.now;
-        let capacity = view.cluster.total_gpus as i64;
-        let waiting: Vec<u32> = view.waiting.iter().copied().collect();
+        let now = view.now();
+        let capacity = view.cluster().total_gpus as i64;
+        let waiting: Vec<u32> = view.waiting().iter().copied().collect();
         let Some(longest) = waiting.iter().map(|&j| run_time(view, j)).reduce(f64::max) else {
             return;
         };
@@ -179,7 +179,7 @@ impl Policy for Vc {
         let mut started: BTreeSet<u32> = BTreeSet::new();
         loop {
             let mut plan = Plan::default();
-            for &r in view.running.iter() {
+            for &r in view.running().iter() {
                 plan.reserve(
                     now,
                     now + oracle.remaining_time(r, view.gpus_of(r)),
@@ -218,10 +218,6 @@ impl Policy for Vc {
         if let Some(t) = next {
             out.wake_at(t);
         }
-    }
-
-    fn clone_box(&self) -> Box<dyn Policy> {
-        Box::new(self.clone())
     }
 }
 

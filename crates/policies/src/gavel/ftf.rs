@@ -53,7 +53,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
 };
 
 fn build(p: &Params, _seed: u64) -> Result<Box<dyn Policy>> {
-    Ok(Box::new(Themis {
+    Ok(Box::new(GavelFtf {
         round_s: p.f64("round_s"),
         tol: p.f64("tol"),
         max_checks: p.i64("max_checks") as u32,
@@ -61,8 +61,11 @@ fn build(p: &Params, _seed: u64) -> Result<Box<dyn Policy>> {
     }))
 }
 
+/// Themis+TJ, Sia's homogeneous baseline (`gavel-ftf`): Gavel's finish-time-fairness
+/// policy in Gavel's rounds (this crate's other Themis readings: `themis`,
+/// `themis-pcs`, `themis-rtc`).
 #[derive(Clone)]
-pub struct Themis {
+pub struct GavelFtf {
     round_s: f64,
     tol: f64,
     max_checks: u32,
@@ -76,12 +79,10 @@ pub fn ftf_jobs(view: &View, m: &Matrix, round_s: f64) -> Vec<FtfJob> {
         .enumerate()
         .map(|(r, &j)| {
             let spec = view.spec(j);
-            let st = view.state(j);
             let iso = isolated_throughput(&m.t[r], m.gpus[r], &m.caps, m.len());
-            let overhead =
-                round_s - spec.arrival.rem_euclid(round_s) + view.zoo.get(st.model).restart_s;
+            let overhead = round_s - spec.arrival.rem_euclid(round_s) + view.restart_delay(j);
             FtfJob {
-                since_start: (view.now - spec.arrival).max(0.0),
+                since_start: (view.now() - spec.arrival).max(0.0),
                 remaining: view.known_remaining_work(j),
                 isolated: if iso > 0.0 {
                     overhead + view.declared_work(j) / iso
@@ -93,7 +94,7 @@ pub fn ftf_jobs(view: &View, m: &Matrix, round_s: f64) -> Vec<FtfJob> {
         .collect()
 }
 
-impl Policy for Themis {
+impl Policy for GavelFtf {
     fn name(&self) -> &str {
         "gavel-ftf"
     }
@@ -106,7 +107,7 @@ impl Policy for Themis {
     }
 
     fn schedule(&mut self, view: &View<'_>, out: &mut Decision) {
-        let jobs: Vec<u32> = view.active.iter().copied().collect();
+        let jobs: Vec<u32> = view.active().iter().copied().collect();
         let m = Matrix::build(view, &jobs);
         let f = ftf_jobs(view, &m, self.round_s);
         let t0 = web_time::Instant::now();
@@ -127,9 +128,5 @@ impl Policy for Themis {
             self.round_s,
             rho.as_deref(),
         );
-    }
-
-    fn clone_box(&self) -> Box<dyn Policy> {
-        Box::new(self.clone())
     }
 }

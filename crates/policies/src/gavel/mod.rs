@@ -70,7 +70,7 @@ impl Policy for Gavel {
     }
 
     fn schedule(&mut self, view: &View<'_>, out: &mut Decision) {
-        let jobs: Vec<u32> = view.active.iter().copied().collect();
+        let jobs: Vec<u32> = view.active().iter().copied().collect();
         let m = Matrix::build(view, &jobs);
         let t0 = web_time::Instant::now();
         let a = if self.iterations {
@@ -85,9 +85,5 @@ impl Policy for Gavel {
         out.solver_s = t0.elapsed().as_secs_f64();
         out.fallback = a.fallback;
         rounds::run_round(view, out, &m, &a.x, &mut self.ledger, self.round_s);
-    }
-
-    fn clone_box(&self) -> Box<dyn Policy> {
-        Box::new(self.clone())
     }
 }

@@ -94,7 +94,7 @@ pub fn run_round_explained(
     let mut packer = view.packer_replan();
     let mut plan: Vec<(u32, Placement, Option<BatchChoice>)> = Vec::new();
     for (r, &j) in m.jobs.iter().enumerate() {
-        if view.spec(j).preemptible {
+        if !view.pinned(j) {
             continue;
         }
         if let Some(p) = view.placement(j) {

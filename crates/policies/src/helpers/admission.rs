@@ -23,7 +23,7 @@ pub fn admit_within_quota(view: &View<'_>, packer: &mut Packer, out: &mut Decisi
         .collect();
     let mut blocked: BTreeSet<PoolId> = BTreeSet::new();
     let mut started = Vec::new();
-    for &j in view.waiting.iter() {
+    for &j in view.waiting().iter() {
         if packer.free_total() == 0 {
             break;
         }

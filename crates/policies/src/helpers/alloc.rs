@@ -54,17 +54,17 @@ pub fn share_cap(view: &View, job: u32) -> u32 {
     }
 }
 
-/// Jobs whose GPUs a policy may not touch (running, not preemptible), and
+/// The jobs whose GPUs a policy may not touch (`View::pinned`), and
 /// the GPUs left for everyone else.
-pub fn pinned(view: &View) -> (Vec<u32>, u32) {
+pub fn pinned_jobs(view: &View) -> (Vec<u32>, u32) {
     let pinned: Vec<u32> = view
-        .running
+        .running()
         .iter()
         .copied()
-        .filter(|&j| !view.spec(j).preemptible)
+        .filter(|&j| view.pinned(j))
         .collect();
     let held: u32 = pinned.iter().map(|&j| view.gpus_of(j)).sum();
-    (pinned, view.cluster.total_gpus.saturating_sub(held))
+    (pinned, view.cluster().total_gpus.saturating_sub(held))
 }
 
 /// Claims between `min` and `count` GPUs (as many as fit) of one type.
@@ -76,9 +76,9 @@ pub fn claim_between(
     count: u32,
 ) -> Option<Placement> {
     let sorted;
-    let kinds: &[GpuKind] = if let [_] = view.cluster.kinds[..] {
+    let kinds: &[GpuKind] = if let [_] = view.cluster().kinds[..] {
         // One GPU type (every job's only choice): no list to build.
-        &view.cluster.kinds
+        &view.cluster().kinds
     } else {
         let cur = view.placement(job).map(|p| p.kind);
         let mut kinds = kinds_for(view, job);
@@ -105,7 +105,7 @@ pub type Plan = Vec<(u32, Placement, Option<BatchChoice>)>;
 
 /// Places `shares` (plus the pinned jobs, unchanged).
 pub fn plan_shares(view: &View, pinned: &[u32], shares: &[Share]) -> (Plan, Vec<u32>) {
-    if view.rule == PlacementRule::NetPack {
+    if view.placement_rule() == PlacementRule::NetPack {
         if let Some(r) = netpack_plan(view, pinned, shares) {
             return r;
         }
@@ -205,8 +205,12 @@ pub fn without(candidates: &[u32], excluded: &BTreeSet<u32>) -> Vec<u32> {
 /// any (their first grant, in arrival order): a waiting job never watches
 /// a GPU it could use sit idle.
 pub fn backfill(view: &View, plan: &mut Plan) {
-    let mut packer = Packer::idle_only(view.cluster, view.rule, plan.iter().map(|(_, p, _)| p));
-    for &j in view.active.iter() {
+    let mut packer = Packer::idle_only(
+        view.cluster(),
+        view.placement_rule(),
+        plan.iter().map(|(_, p, _)| p),
+    );
+    for &j in view.active().iter() {
         if packer.free_total() == 0 {
             break;
         }
@@ -225,7 +229,7 @@ pub fn backfill(view: &View, plan: &mut Plan) {
 /// size not a power of two, pinned jobs, a non-compliant rigid request);
 /// the caller then places the shares as they are.
 fn netpack_plan(view: &View, pinned: &[u32], shares: &[Share]) -> Option<(Plan, Vec<u32>)> {
-    let node = netpack::node_size(view.cluster)?;
+    let node = netpack::node_size(view.cluster())?;
     if !pinned.is_empty() {
         return None;
     }
@@ -247,7 +251,7 @@ fn netpack_plan(view: &View, pinned: &[u32], shares: &[Share]) -> Option<(Plan, 
         .zip(&regulated)
         .map(|(s, r)| (s.job, *r, view.placement(s.job)))
         .collect();
-    let placed = netpack::place(view.cluster, &jobs)?;
+    let placed = netpack::place(view.cluster(), &jobs)?;
     Some((
         placed.into_iter().map(|(j, p)| (j, p, None)).collect(),
         Vec::new(),

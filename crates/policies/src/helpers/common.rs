@@ -10,7 +10,7 @@ use schedlab_sim::{Decision, View};
 pub fn kinds_for(view: &View, job: u32) -> Vec<GpuKind> {
     match view.spec(job).gpu_type.as_deref() {
         Some(_) => vec![view.default_kind(job)],
-        None => view.cluster.kinds.clone(),
+        None => view.cluster().kinds.clone(),
     }
 }
 
@@ -139,8 +139,8 @@ pub fn gang_plan_turns(
     let mut packer = view.packer_replan();
     let mut plan = Vec::new();
     let batch = |j: u32| rigid_batch.then(|| BatchChoice::Fixed(view.rigid_batch(j)));
-    for &j in view.running.iter() {
-        if !view.spec(j).preemptible {
+    for &j in view.running().iter() {
+        if view.pinned(j) {
             if let Some(p) = view.placement(j) {
                 if packer.claim_exact(j, p) {
                     plan.push((j, p.clone(), batch(j)));

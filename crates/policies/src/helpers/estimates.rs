@@ -17,7 +17,7 @@ use schedlab_model::cluster::GpuKind;
 use schedlab_model::perf::goodput::{
     fit_perf_params, GoodputEstimator, Observation, PerfParams, ProfilingMode,
 };
-use schedlab_model::perf::{BatchChoice, Behaviour, RateQuery};
+use schedlab_model::perf::{BatchChoice, Behaviour};
 use schedlab_model::workload::Adaptivity;
 use schedlab_sim::View;
 use std::collections::BTreeMap;
@@ -63,7 +63,7 @@ impl EstimatorBank {
     }
 
     fn ensure(&mut self, view: &View, job: u32) {
-        let n = view.specs.len();
+        let n = job as usize + 1;
         if self.jobs.len() < n {
             self.jobs.resize(n, None);
             self.created.resize(n, false);
@@ -72,22 +72,22 @@ impl EstimatorBank {
             return;
         }
         self.created[job as usize] = true;
-        let st = view.state(job);
-        if let Behaviour::Goodput(model) = &view.zoo.get(st.model).behaviour {
+        let model_id = view.model_id(job);
+        if let Behaviour::Goodput(model) = &view.model(job).behaviour {
             let kinds: Vec<(GpuKind, u32)> = match self.pooled {
-                Some(k) => vec![(k, view.cluster.max_node_gpus(k).max(1))],
+                Some(k) => vec![(k, view.cluster().max_node_gpus(k).max(1))],
                 None => view
-                    .cluster
+                    .cluster()
                     .kinds
                     .iter()
-                    .map(|k| (*k, view.cluster.max_node_gpus(*k)))
+                    .map(|k| (*k, view.cluster().max_node_gpus(*k)))
                     .collect(),
             };
             let min = view.spec(job).min_gpus.max(1);
             let fits = &mut self.profile_fits;
             let mut fit = |kind: GpuKind, profile: &[Observation]| {
                 *fits
-                    .entry((st.model.0, kind.0))
+                    .entry((model_id.0, kind.0))
                     .or_insert_with(|| fit_perf_params(profile).ok().map(|f| f.params))
             };
             let est = GoodputEstimator::new_with(model, &kinds, self.mode, &mut fit);
@@ -97,19 +97,20 @@ impl EstimatorBank {
 
     /// Records what every running job's executors report this round.
     pub fn observe(&mut self, view: &View) {
-        for &j in view.active.iter() {
+        for &j in view.active().iter() {
             self.ensure(view, j);
             let Some(p) = view.placement(j) else { continue };
-            let st = view.state(j);
-            let Behaviour::Goodput(model) = &view.zoo.get(st.model).behaviour else {
+            let Behaviour::Goodput(model) = &view.model(j).behaviour else {
                 continue;
             };
             let Some(est) = self.jobs[j as usize].as_mut() else {
                 continue;
             };
-            let progress = st.progress_at(view.now);
+            let progress = view.progress(j);
             let epoch = model.efficiency.epoch_at(progress);
-            let choice = st.choice.unwrap_or_else(|| view.natural_batch(j));
+            let choice = view
+                .batch_choice(j)
+                .unwrap_or_else(|| view.natural_batch(j));
             let (plan, _) = model.plan(p.kind, p.nodes(), p.gpus(), choice, epoch);
             match self.pooled {
                 None => {
@@ -171,7 +172,6 @@ impl EstimatorBank {
         gpus: u32,
         max_batch: u32,
     ) -> Option<(f64, bool)> {
-        let st = view.state(job);
         let fixed = view.spec(job).adaptivity != Adaptivity::Adaptive;
         if let (false, Some(Some(est))) = (fixed, self.jobs.get(job as usize)) {
             let kind = self.pooled.unwrap_or(kind);
@@ -187,14 +187,7 @@ impl EstimatorBank {
         } else {
             view.natural_batch(job)
         };
-        let q = RateQuery {
-            kind,
-            gpus,
-            nodes,
-            batch,
-            progress: st.progress_at(view.now),
-        };
-        let r = view.zoo.rate(st.model, &q).per_s;
+        let r = view.rate_on(job, kind, Some(nodes), gpus, batch).per_s;
         (r > 0.0).then_some((r, false))
     }
 }

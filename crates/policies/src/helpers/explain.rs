@@ -114,9 +114,9 @@ pub fn pool_reasons(view: &View, out: &mut Decision) {
         }
     }
     let held: f64 = (0..n).map(|p| used[p]).sum();
-    let idle = (view.cluster.total_gpus as f64 - held).max(0.0);
+    let idle = (view.cluster().total_gpus as f64 - held).max(0.0);
     let mut place = vec![0usize; n];
-    for &j in view.active.iter() {
+    for &j in view.active().iter() {
         let p = view.pool_of(j) as usize;
         if p >= n || explained.contains(&j) {
             continue;

@@ -85,9 +85,13 @@ pub fn add_parts(view: &View, plan: &mut Plan, fractions: &[(u32, f64)]) {
     if fractions.iter().all(|&(_, f)| f <= 0.0) {
         return;
     }
-    let packer = Packer::idle_only(view.cluster, view.rule, plan.iter().map(|(_, p, _)| p));
+    let packer = Packer::idle_only(
+        view.cluster(),
+        view.placement_rule(),
+        plan.iter().map(|(_, p, _)| p),
+    );
     let mut wraps: Vec<Wrap> = view
-        .cluster
+        .cluster()
         .kinds
         .iter()
         .map(|&kind| Wrap {
@@ -131,7 +135,7 @@ pub fn add_parts(view: &View, plan: &mut Plan, fractions: &[(u32, f64)]) {
 /// Free GPUs of one type, by node then local index.
 fn free_gpus(packer: &Packer, view: &View, kind: GpuKind) -> Vec<(u32, u8)> {
     let mut out = Vec::new();
-    for (n, node) in view.cluster.nodes.iter().enumerate() {
+    for (n, node) in view.cluster().nodes.iter().enumerate() {
         if node.kind != kind {
             continue;
         }

@@ -1,4 +1,4 @@
-//! The oracle throughput matrix of Sia's rigid baselines (thesis §3.4.3;
+//! The throughput matrix of Sia's rigid baselines (thesis §3.4.3;
 //! spec seed004 §3.4): T_jk is the rate of rigid job j on its TunedJobs
 //! configuration (trace `num_replicas` GPUs, trace `batch_size`) on GPU type
 //! k, read from the model zoo ("ground truth" in the artifact), with the job
@@ -11,7 +11,7 @@
 //! §7.15).
 
 use schedlab_model::cluster::GpuKind;
-use schedlab_model::perf::{BatchChoice, Behaviour, RateQuery};
+use schedlab_model::perf::{BatchChoice, Behaviour};
 use schedlab_sim::View;
 
 /// Rigid jobs against GPU types.
@@ -38,8 +38,8 @@ pub struct Matrix {
 impl Matrix {
     /// T_jk for the given jobs at the current time.
     pub fn build(view: &View, jobs: &[u32]) -> Matrix {
-        let kinds = view.cluster.kinds.clone();
-        let caps: Vec<u32> = kinds.iter().map(|k| view.cluster.gpus_of(*k)).collect();
+        let kinds = view.cluster().kinds.clone();
+        let caps: Vec<u32> = kinds.iter().map(|k| view.cluster().gpus_of(*k)).collect();
         let mut m = Matrix {
             jobs: jobs.to_vec(),
             gpus: Vec::with_capacity(jobs.len()),
@@ -51,11 +51,10 @@ impl Matrix {
         };
         for &j in jobs {
             let spec = view.spec(j);
-            let st = view.state(j);
             let s = spec.gpus.max(1);
             let batch = view.rigid_batch(j);
             let pinned = spec.gpu_type.as_deref().map(|_| view.default_kind(j));
-            let progress = st.progress_at(view.now);
+            let progress = view.progress(j);
             let (row, steps): (Vec<f64>, Vec<f64>) = kinds
                 .iter()
                 .zip(&caps)
@@ -63,20 +62,12 @@ impl Matrix {
                     if s > cap || pinned.is_some_and(|p| p != kind) {
                         return (0.0, 0.0);
                     }
-                    let per_node = view.cluster.max_node_gpus(kind).max(1);
-                    let q = RateQuery {
-                        kind,
-                        gpus: s,
-                        nodes: s.div_ceil(per_node),
-                        batch: BatchChoice::Fixed(batch),
-                        progress,
-                    };
-                    let rate = view.zoo.rate(st.model, &q);
+                    let rate = view.rate_on(j, kind, None, s, BatchChoice::Fixed(batch));
                     let r = rate.per_s;
                     if !(r.is_finite() && r > 0.0) {
                         return (0.0, 0.0);
                     }
-                    let gain = match &view.zoo.get(st.model).behaviour {
+                    let gain = match &view.model(j).behaviour {
                         Behaviour::Goodput(g) => g
                             .efficiency
                             .gain(rate.batch as f64, g.efficiency.epoch_at(progress)),

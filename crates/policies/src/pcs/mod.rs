@@ -26,7 +26,7 @@ pub mod wfq;
 
 use super::{Policy, PolicyInfo, Trigger};
 use crate::helpers::alloc::{
-    first_grant, is_rigid, pinned, place_then, place_with_retry, share_cap, without, Share,
+    first_grant, is_rigid, pinned_jobs, place_then, place_with_retry, share_cap, without, Share,
 };
 use crate::helpers::fluid::{self, FRAC_EPS};
 use schedlab_core::error::Result;
@@ -231,7 +231,7 @@ impl Pcs {
 /// A job's size for classification: its declared work's run time on one
 /// GPU (PCS's demand_min, "1-GPU seconds").
 fn size_on_one_gpu(view: &View, job: u32) -> f64 {
-    let r = view.est_rate(job, 1);
+    let r = view.rate(job, 1);
     if r > 0.0 {
         view.declared_work(job) / r
     } else {
@@ -249,9 +249,9 @@ impl Policy for Pcs {
     }
 
     fn schedule(&mut self, view: &View<'_>, out: &mut Decision) {
-        let (pinned, free) = pinned(view);
+        let (pinned, free) = pinned_jobs(view);
         let candidates: Vec<u32> = view
-            .active
+            .active()
             .iter()
             .copied()
             .filter(|j| !pinned.contains(j))
@@ -268,7 +268,7 @@ impl Policy for Pcs {
         place_with_retry(view, out, &pinned, |excluded| {
             let jobs = without(&candidates, excluded);
             let fluid = self.fluid(view, &jobs, free);
-            let counts = self.realise(view.now, first, &jobs, &fluid);
+            let counts = self.realise(view.now(), first, &jobs, &fluid);
             first = false;
             jobs.iter()
                 .zip(counts)
@@ -293,10 +293,6 @@ impl Policy for Pcs {
             out.wake_at(t);
         }
         self.report_classes(view, out);
-    }
-
-    fn clone_box(&self) -> Box<dyn Policy> {
-        Box::new(self.clone())
     }
 }
 
@@ -345,7 +341,7 @@ impl Pcs {
     /// Tells the page each job's size class once (when it asks).
     fn report_classes(&mut self, view: &View, out: &mut Decision) {
         if view.want_insight() {
-            for &j in view.active {
+            for &j in view.active() {
                 let idx = j as usize;
                 if self.classed.len() <= idx {
                     self.classed.resize(idx + 1, false);

@@ -21,7 +21,7 @@ use schedlab_core::params::{ParamSpec, Params};
 use schedlab_core::rng::Sampler;
 use schedlab_model::cluster::{Packer, PlacementRule};
 use schedlab_model::perf::goodput::ProfilingMode;
-use schedlab_model::perf::{BatchChoice, RateQuery};
+use schedlab_model::perf::BatchChoice;
 use schedlab_model::workload::Adaptivity;
 use schedlab_sim::{field, Decision, Field, Rule, Unit, Val, View};
 use std::collections::BTreeMap;
@@ -153,23 +153,23 @@ impl Policy for Pollux {
 
     fn schedule(&mut self, view: &View<'_>, out: &mut Decision) {
         if self.vnodes.is_empty() {
-            self.vnodes = virtual_nodes(view.cluster);
+            self.vnodes = virtual_nodes(view.cluster());
         }
-        if self.max_run.len() < view.specs.len() {
-            self.max_run.resize(view.specs.len(), 0);
+        if self.max_run.len() < view.id_bound() {
+            self.max_run.resize(view.id_bound(), 0);
         }
-        let jobs: Vec<u32> = view.active.iter().copied().collect();
+        let jobs: Vec<u32> = view.active().iter().copied().collect();
         for &j in &jobs {
             self.max_run[j as usize] = self.max_run[j as usize].max(view.gpus_of(j));
         }
-        let total = view.cluster.total_gpus;
+        let total = view.cluster().total_gpus;
         let cap = if self.max_replicas > 0 {
             self.max_replicas
-        } else if view.cluster.kinds.len() > 1 {
-            view.cluster
+        } else if view.cluster().kinds.len() > 1 {
+            view.cluster()
                 .kinds
                 .iter()
-                .map(|k| view.cluster.gpus_of(*k))
+                .map(|k| view.cluster().gpus_of(*k))
                 .min()
                 .unwrap_or(total)
                 .min(64)
@@ -178,7 +178,7 @@ impl Policy for Pollux {
         };
         // Pollux's model is heterogeneity-unaware: it scores every
         // allocation with one model; batch limits come from the first type.
-        let ref_kind = view.cluster.kinds[0];
+        let ref_kind = view.cluster().kinds[0];
         if self.learned {
             self.bank
                 .get_or_insert_with(|| EstimatorBank::pooled(ProfilingMode::Thesis, ref_kind))
@@ -191,20 +191,12 @@ impl Policy for Pollux {
             if let Some(b) = bank {
                 return b.estimate(view, j, ref_kind, n, k, 0).map_or(0.0, |e| e.0);
             }
-            let st = view.state(j);
             let batch = if view.spec(j).adaptivity == Adaptivity::Adaptive {
                 view.natural_batch(j)
             } else {
                 BatchChoice::Fixed(view.rigid_batch(j))
             };
-            let q = RateQuery {
-                kind: ref_kind,
-                gpus: k,
-                nodes: n,
-                batch,
-                progress: st.progress_at(view.now),
-            };
-            view.zoo.rate(st.model, &q).per_s
+            view.rate_on(j, ref_kind, Some(n), k, batch).per_s
         };
         let mut min_rep = Vec::with_capacity(jobs.len());
         let mut max_rep = Vec::with_capacity(jobs.len());
@@ -228,12 +220,12 @@ impl Policy for Pollux {
                 j,
                 1,
                 fair_k
-                    .min(view.cluster.max_node_gpus(ref_kind).max(1))
+                    .min(view.cluster().max_node_gpus(ref_kind).max(1))
                     .max(1),
             );
             fair.push(if f > 0.0 { f } else { 1.0 });
         }
-        let scale = view.cluster.nodes.len() as f64 / total as f64;
+        let scale = view.cluster().nodes.len() as f64 / total as f64;
         // The search memoises its fitness terms per (job, nodes, replicas),
         // so each speedup is asked for at most twice (row changed or not).
         let speedup =
@@ -244,8 +236,8 @@ impl Policy for Pollux {
                 if view.placement(j).is_none() {
                     return 1.0;
                 }
-                let age = view.now - view.spec(j).arrival;
-                let restarts = view.state(j).restarts as f64;
+                let age = view.now() - view.spec(j).arrival;
+                let restarts = view.restarts(j) as f64;
                 (age - restarts * self.restart_s).max(0.0) / (age + self.restart_s)
             })
             .collect();
@@ -254,10 +246,7 @@ impl Policy for Pollux {
             current: jobs.iter().map(|&j| self.current_row(view, j)).collect(),
             min_rep,
             max_rep,
-            frozen: jobs
-                .iter()
-                .map(|&j| view.is_running(j) && !view.spec(j).preemptible)
-                .collect(),
+            frozen: jobs.iter().map(|&j| view.pinned(j)).collect(),
             restart_mult,
             speedup: &speedup,
             p: self.p,
@@ -270,7 +259,7 @@ impl Policy for Pollux {
         let (best, population) = round.search(seeds, self.population, self.generations, &mut rng);
         if view.want_reasons() {
             let fair_k = fair_k
-                .min(view.cluster.max_node_gpus(ref_kind).max(1))
+                .min(view.cluster().max_node_gpus(ref_kind).max(1))
                 .max(1);
             explain(
                 out,
@@ -287,7 +276,7 @@ impl Policy for Pollux {
         let rows: Vec<&[u8]> = (0..jobs.len()).map(|i| &best[i * v..(i + 1) * v]).collect();
         let current: Vec<_> = jobs.iter().map(|&j| view.placement(j)).collect();
         let placements = decode(&self.vnodes, &rows, &current);
-        let mut packer = Packer::empty(view.cluster, PlacementRule::Any);
+        let mut packer = Packer::empty(view.cluster(), PlacementRule::Any);
         let mut plan = Vec::new();
         for (&j, p) in jobs.iter().zip(placements) {
             if let Some(p) = p {
@@ -301,10 +290,6 @@ impl Policy for Pollux {
         out.apply_plan(view, plan);
         self.last_population = population;
         self.last_jobs = jobs;
-    }
-
-    fn clone_box(&self) -> Box<dyn Policy> {
-        Box::new(self.clone())
     }
 }
 

@@ -6,15 +6,11 @@
 //! objective; the policy picks the fittest individual at the end, but the
 //! second objective shapes which individuals survive each generation.
 
+use schedlab_core::pareto::dominates_max;
 use schedlab_core::rng::Sampler;
 
 /// Objective values of one individual (both to be maximised).
 pub type Objectives = [f64; 2];
-
-/// Whether `a` dominates `b`: no worse in both objectives, better in one.
-pub fn dominates(a: &Objectives, b: &Objectives) -> bool {
-    a[0] >= b[0] && a[1] >= b[1] && (a[0] > b[0] || a[1] > b[1])
-}
 
 /// Fronts of non-dominated individuals, best front first (indices into
 /// `objs`, each front in ascending index order).
@@ -30,7 +26,7 @@ pub fn fronts(objs: &[Objectives]) -> Vec<Vec<usize>> {
         // NaN compares false both ways, so the order above does not exist.
         return fronts_pairwise(objs);
     }
-    // `partial_cmp` (not `total_cmp`): -0 and +0 tie, as in `dominates`.
+    // `partial_cmp` (not `total_cmp`): -0 and +0 tie, as in `dominates_max`.
     let desc = |a: f64, b: f64| b.partial_cmp(&a).unwrap_or(std::cmp::Ordering::Equal);
     let mut order: Vec<usize> = (0..objs.len()).collect();
     order.sort_unstable_by(|&a, &b| {
@@ -44,7 +40,7 @@ pub fn fronts(objs: &[Objectives]) -> Vec<Vec<usize>> {
         let p = &objs[i];
         let k = last
             .iter()
-            .position(|q| !dominates(q, p))
+            .position(|q| !dominates_max(q, p))
             .unwrap_or(out.len());
         if k == out.len() {
             out.push(Vec::new());
@@ -67,10 +63,10 @@ fn fronts_pairwise(objs: &[Objectives]) -> Vec<Vec<usize>> {
     let mut beats: Vec<Vec<usize>> = vec![Vec::new(); n];
     for i in 0..n {
         for j in i + 1..n {
-            if dominates(&objs[i], &objs[j]) {
+            if dominates_max(&objs[i], &objs[j]) {
                 beats[i].push(j);
                 beaten_by[j] += 1;
-            } else if dominates(&objs[j], &objs[i]) {
+            } else if dominates_max(&objs[j], &objs[i]) {
                 beats[j].push(i);
                 beaten_by[i] += 1;
             }
@@ -160,9 +156,9 @@ pub fn tournament(objs: &[Objectives], crowd: &[f64], rng: &mut Sampler) -> usiz
     let n = objs.len() as u64;
     let a = rng.below(n) as usize;
     let b = rng.below(n) as usize;
-    if dominates(&objs[a], &objs[b]) {
+    if dominates_max(&objs[a], &objs[b]) {
         a
-    } else if dominates(&objs[b], &objs[a]) {
+    } else if dominates_max(&objs[b], &objs[a]) {
         b
     } else if crowd[a] > crowd[b] {
         a

@@ -185,11 +185,11 @@ impl Policy for Shockwave {
 
     fn schedule(&mut self, view: &View<'_>, out: &mut Decision) {
         let delta = self.round_s;
-        let jobs: Vec<u32> = view.active.iter().copied().collect();
+        let jobs: Vec<u32> = view.active().iter().copied().collect();
         let m = Matrix::build(view, &jobs);
-        let n_gpus = view.cluster.total_gpus;
-        if self.fair.len() < view.specs.len() {
-            self.fair.resize(view.specs.len(), f64::NAN);
+        let n_gpus = view.cluster().total_gpus;
+        if self.fair.len() < view.id_bound() {
+            self.fair.resize(view.id_bound(), f64::NAN);
         }
         // Heterogeneity-unaware iteration time: mean over the types it fits.
         let unit_s: Vec<f64> = m
@@ -222,7 +222,7 @@ impl Policy for Shockwave {
             } else {
                 self.momentum * *h + (1.0 - self.momentum) * estimate
             };
-            let age = (view.now - spec.arrival).max(0.0);
+            let age = (view.now() - spec.arrival).max(0.0);
             let rho_j = (age + remaining_s / share) / h.max(1e-9);
             let end_age = age + self.future as f64 * delta;
             let cap_s = (self.rho_max * *h - end_age) * share;
@@ -279,7 +279,7 @@ impl Policy for Shockwave {
         // GPUs; planned new jobs go through the unaware view, largest first;
         // then the work-conserving fill, longest remaining time first.
         let mut packer = view.packer_replan();
-        let mut vview = VirtualView::new(view.cluster, self.vnode_gpus);
+        let mut vview = VirtualView::new(view.cluster(), self.vnode_gpus);
         let mut plan_out: Vec<(u32, Placement, Option<BatchChoice>)> = Vec::new();
         let mut placed = vec![false; m.len()];
         let batch = |r: usize| Some(BatchChoice::Fixed(m.batch[r]));
@@ -299,7 +299,7 @@ impl Policy for Shockwave {
             }
         };
         for (r, &j) in m.jobs.iter().enumerate() {
-            if !view.spec(j).preemptible && view.placement(j).is_some() {
+            if view.pinned(j) {
                 placed[r] = keep(r, &mut packer, &mut vview, &mut plan_out);
             }
         }
@@ -376,9 +376,5 @@ impl Policy for Shockwave {
             }
         }
         out.apply_plan(view, plan_out);
-    }
-
-    fn clone_box(&self) -> Box<dyn Policy> {
-        Box::new(self.clone())
     }
 }

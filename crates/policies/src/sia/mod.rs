@@ -198,7 +198,6 @@ impl Sia {
 
     fn row(&self, view: &View, job: u32) -> Option<Row> {
         let spec = view.spec(job);
-        let st = view.state(job);
         let current = view.placement(job).map(|p| Config {
             kind: p.kind,
             nodes: p.nodes(),
@@ -209,21 +208,23 @@ impl Sia {
         // scheduled before that is done.
         if current.is_none()
             && self.max_run_gpus[job as usize] == 0
-            && view.now < spec.arrival + self.bank.profiling_s(job)
+            && view.now() < spec.arrival + self.bank.profiling_s(job)
         {
             return None;
         }
-        let forced_now = current.is_some() && (st.busy_until > view.now || !spec.preemptible);
+        let forced_now = view.restarting(job) || view.pinned(job);
         let pinned = spec.gpu_type.as_deref().map(|_| view.default_kind(job));
         let mut cands: Vec<Config> = match spec.adaptivity {
             Adaptivity::Rigid => view
-                .cluster
+                .cluster()
                 .kinds
                 .iter()
-                .filter(|k| view.cluster.gpus_of(**k) >= spec.gpus)
+                .filter(|k| view.cluster().gpus_of(**k) >= spec.gpus)
                 .map(|&kind| Config {
                     kind,
-                    nodes: spec.gpus.div_ceil(view.cluster.max_node_gpus(kind).max(1)),
+                    nodes: spec
+                        .gpus
+                        .div_ceil(view.cluster().max_node_gpus(kind).max(1)),
                     gpus: spec.gpus,
                 })
                 .collect(),
@@ -273,11 +274,11 @@ impl Sia {
         };
         let g = normalize(&raw, n_min);
         let r = if self.use_restart_factor && current.is_some() {
-            let age = view.now - spec.arrival;
+            let age = view.now() - spec.arrival;
             restart_factor(
                 age,
-                st.restarts,
-                policy_restart_s(&view.zoo.get(st.model).name),
+                view.restarts(job),
+                policy_restart_s(&view.model(job).name),
             )
         } else {
             1.0
@@ -317,17 +318,17 @@ impl Policy for Sia {
 
     fn schedule(&mut self, view: &View<'_>, out: &mut Decision) {
         if self.configs.is_empty() {
-            self.configs = configurations(view.cluster, self.node_cap);
+            self.configs = configurations(view.cluster(), self.node_cap);
         }
-        if self.max_run_gpus.len() < view.specs.len() {
-            self.max_run_gpus.resize(view.specs.len(), 0);
-            self.served.resize(view.specs.len(), VecDeque::new());
+        if self.max_run_gpus.len() < view.id_bound() {
+            self.max_run_gpus.resize(view.id_bound(), 0);
+            self.served.resize(view.id_bound(), VecDeque::new());
         }
         // What the executors reported since the last round refines each
         // job's throughput model (and, through the bootstrap, the types it
         // has not run on).
         self.bank.observe(view);
-        for &j in view.active.iter() {
+        for &j in view.active().iter() {
             let g = view.gpus_of(j);
             self.max_run_gpus[j as usize] = self.max_run_gpus[j as usize].max(g);
             if self.tau > 0.0 {
@@ -340,11 +341,11 @@ impl Policy for Sia {
             }
         }
         let rows: Vec<Row> = view
-            .active
+            .active()
             .iter()
             .filter_map(|&j| self.row(view, j))
             .collect();
-        let kinds = &view.cluster.kinds;
+        let kinds = &view.cluster().kinds;
         let problem = Mck {
             items: rows
                 .iter()
@@ -364,7 +365,7 @@ impl Policy for Sia {
                     forced: r.forced,
                 })
                 .collect(),
-            capacity: kinds.iter().map(|k| view.cluster.gpus_of(*k)).collect(),
+            capacity: kinds.iter().map(|k| view.cluster().gpus_of(*k)).collect(),
         };
         let result = self.solve_round(&problem, &rows, out);
         out.fallback = result.fallback.clone();
@@ -391,10 +392,10 @@ impl Policy for Sia {
         if view.want_reasons() {
             explain::explain(out, &rows, &result.pick, &placed.plan);
             let in_rows: std::collections::BTreeSet<u32> = rows.iter().map(|r| r.job).collect();
-            for &j in view.active.iter() {
+            for &j in view.active().iter() {
                 let profiled_until = view.spec(j).arrival + self.bank.profiling_s(j);
                 let unseen = self.max_run_gpus[j as usize] == 0 && view.placement(j).is_none();
-                if unseen && view.now < profiled_until && !in_rows.contains(&j) {
+                if unseen && view.now() < profiled_until && !in_rows.contains(&j) {
                     explain::profiling(out, j, profiled_until);
                 }
             }
@@ -408,9 +409,5 @@ impl Policy for Sia {
             )));
         }
         out.apply_plan(view, placed.plan);
-    }
-
-    fn clone_box(&self) -> Box<dyn Policy> {
-        Box::new(self.clone())
     }
 }

@@ -41,7 +41,7 @@ pub struct Placed {
 }
 
 pub fn place(view: &View, targets: &[Target], mode: Fragmentation) -> Placed {
-    let mut packer = Packer::empty(view.cluster, PlacementRule::Packed);
+    let mut packer = Packer::empty(view.cluster(), PlacementRule::Packed);
     let mut out = Placed::default();
     let mut claimed: Vec<(usize, Placement)> = Vec::new();
     let mut pending: Vec<usize> = Vec::new();
@@ -77,10 +77,10 @@ pub fn place(view: &View, targets: &[Target], mode: Fragmentation) -> Placed {
         }
         // Fragmentation: free the node closest to fitting (or, for a
         // multi-node job, the emptiest nodes) of not-forced jobs.
-        let per_node = view.cluster.max_node_gpus(c.kind);
+        let per_node = view.cluster().max_node_gpus(c.kind);
         let need_on_node = c.gpus.min(per_node);
         let mut nodes: Vec<u32> = view
-            .cluster
+            .cluster()
             .nodes
             .iter()
             .filter(|n| n.kind == c.kind)

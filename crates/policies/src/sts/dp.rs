@@ -96,7 +96,7 @@ impl Policy for Dp {
     }
 
     fn schedule(&mut self, view: &View<'_>, out: &mut Decision) {
-        let now = view.now;
+        let now = view.now();
         let dt = self.interval_s;
         // Jobs in FIFO order (active is in arrival order) with their options.
         let mut jobs = Vec::new();
@@ -124,12 +124,12 @@ impl Policy for Dp {
             jobs.push((j, cost, pick, all));
         }
         let pinned: u32 = view
-            .running
+            .running()
             .iter()
-            .filter(|j| !view.spec(**j).preemptible)
+            .filter(|j| view.pinned(**j))
             .map(|j| view.gpus_of(*j))
             .sum();
-        let cap = view.cluster.total_gpus.saturating_sub(pinned) as usize;
+        let cap = view.cluster().total_gpus.saturating_sub(pinned) as usize;
         // value[g] = least cost of the jobs so far using g GPUs at most.
         let mut value = vec![0.0f64; cap + 1];
         let mut choice: Vec<Vec<u8>> = Vec::with_capacity(jobs.len());
@@ -178,13 +178,9 @@ impl Policy for Dp {
                 plan.push((*j, p, None));
             }
         }
-        if !view.active.is_empty() {
+        if !view.active().is_empty() {
             out.wake_at(now + dt);
         }
         out.apply_plan(view, plan);
-    }
-
-    fn clone_box(&self) -> Box<dyn Policy> {
-        Box::new(self.clone())
     }
 }

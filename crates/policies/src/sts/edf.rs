@@ -57,7 +57,7 @@ impl Policy for Edf {
 
     fn schedule(&mut self, view: &View<'_>, out: &mut Decision) {
         let mut waiting: Vec<(f64, u32)> = view
-            .waiting
+            .waiting()
             .iter()
             .map(|&j| (view.spec(j).due.unwrap_or(f64::INFINITY), j))
             .collect();
@@ -71,16 +71,12 @@ impl Policy for Edf {
             }
             let f = self.laws.facts(view, j);
             let all = configs(view, &f);
-            for c in greedy_order(view.now, &f, &all, self.times) {
+            for c in greedy_order(view.now(), &f, &all, self.times) {
                 if let Some(p) = packer.claim(j, c.kind, c.gpus) {
                     out.assign(j, p, None);
                     break;
                 }
             }
         }
-    }
-
-    fn clone_box(&self) -> Box<dyn Policy> {
-        Box::new(self.clone())
     }
 }

@@ -24,9 +24,14 @@ use std::collections::BTreeMap;
 /// Epochs a job without an epoch law is planned in (its work normalised).
 const NOMINAL_EPOCHS: usize = 100;
 
-/// Dollars per GPU-hour for planning: the type's price, else 1.
-pub fn planning_price(kind: GpuKind) -> f64 {
-    schedlab_model::perf::price::gpu_price_usd_h(kind).unwrap_or(1.0)
+/// Dollars per hour of `gpus` GPUs of `kind` on one node, for planning:
+/// the zoo's node cost (`perf::price`), else 1 per GPU.
+pub fn planning_price(
+    prices: &schedlab_model::perf::price::PriceTable,
+    kind: GpuKind,
+    gpus: u32,
+) -> f64 {
+    prices.usd_h(kind, gpus).unwrap_or(gpus as f64)
 }
 
 /// How a baseline estimates the time a job has left.
@@ -74,7 +79,7 @@ pub struct Laws {
 impl Laws {
     /// The job's facts (its model's survival function is cached on the way).
     pub fn facts(&mut self, view: &View, job: u32) -> Facts {
-        let model = view.state(job).model;
+        let model = view.model_id(job);
         let (survival, mean) = self.by_model.entry(model.0).or_insert_with(|| {
             let law = view.epoch_law(job).cloned().unwrap_or_else(|| {
                 let mut pmf = vec![0.0; NOMINAL_EPOCHS + 1];
@@ -101,7 +106,7 @@ impl Laws {
     /// The survival function of the job's model; `facts` must have been
     /// asked for a job of that model first.
     pub fn survival(&self, view: &View, job: u32) -> &Survival {
-        &self.by_model[&view.state(job).model.0].0
+        &self.by_model[&view.model_id(job).0].0
     }
 }
 
@@ -123,8 +128,8 @@ pub fn configs(view: &View, f: &Facts) -> Vec<Config> {
     let batch = view.natural_batch(f.job);
     let limit = view.max_useful_gpus(f.job);
     let mut out = Vec::new();
-    for &kind in &view.cluster.kinds {
-        let top = view.cluster.max_node_gpus(kind).min(limit);
+    for &kind in &view.cluster().kinds {
+        let top = view.cluster().max_node_gpus(kind).min(limit);
         for gpus in 1..=top {
             let speed = view.rate_with(f.job, kind, gpus, batch) * f.per_work;
             if speed > 0.0 {
@@ -132,7 +137,7 @@ pub fn configs(view: &View, f: &Facts) -> Vec<Config> {
                     kind,
                     gpus,
                     speed,
-                    cost: planning_price(kind) * gpus as f64 / 3600.0,
+                    cost: planning_price(view.prices(), kind, gpus) / 3600.0,
                 });
             }
         }
@@ -194,8 +199,8 @@ pub type PlanRows = Vec<(
 pub fn start_plan<'a>(view: &View<'a>) -> (schedlab_model::cluster::Packer<'a>, PlanRows) {
     let mut packer = view.packer_replan();
     let mut plan = Vec::new();
-    for &j in view.running.iter() {
-        if view.spec(j).preemptible {
+    for &j in view.running().iter() {
+        if !view.pinned(j) {
             continue;
         }
         if let Some(p) = view.placement(j) {
@@ -206,11 +211,11 @@ pub fn start_plan<'a>(view: &View<'a>) -> (schedlab_model::cluster::Packer<'a>, 
     (packer, plan)
 }
 
-/// Active jobs a re-plan may move: all but running non-preemptible ones.
+/// Active jobs a re-plan may move: all but the pinned ones.
 pub fn movable(view: &View) -> Vec<u32> {
-    view.active
+    view.active()
         .iter()
         .copied()
-        .filter(|&j| view.spec(j).preemptible || !view.is_running(j))
+        .filter(|&j| !view.pinned(j))
         .collect()
 }

@@ -111,12 +111,12 @@ impl Rg {
             match placed {
                 Some((c, p)) => {
                     let t = left / c.speed;
-                    score += c.cost * t + f.eta * (view.now + t - f.due).max(0.0);
+                    score += c.cost * t + f.eta * (view.now() + t - f.due).max(0.0);
                     plan.push((f.job, p, None));
                 }
                 None => {
                     let slowest = all.iter().map(|c| c.speed).fold(f64::INFINITY, f64::min);
-                    let worst = view.now + self.period_s + left / slowest - f.due;
+                    let worst = view.now() + self.period_s + left / slowest - f.due;
                     if worst.is_finite() {
                         score += self.rho * f.eta * worst.max(0.0);
                     }
@@ -145,9 +145,9 @@ impl Policy for Rg {
         for j in super::movable(view) {
             let f = self.laws.facts(view, j);
             let all = configs(view, &f);
-            keyed.push((pressure(view.now, &f, &all, false), jobs.len() as u32));
+            keyed.push((pressure(view.now(), &f, &all, false), jobs.len() as u32));
             // The greedy preference is the same in every construction.
-            let cands = greedy_order(view.now, &f, &all, self.times);
+            let cands = greedy_order(view.now(), &f, &all, self.times);
             jobs.push(Job {
                 facts: f,
                 all,
@@ -170,14 +170,10 @@ impl Policy for Rg {
                 best_score = score;
             }
         }
-        if !view.active.is_empty() {
-            out.wake_at(view.now + self.period_s);
+        if !view.active().is_empty() {
+            out.wake_at(view.now() + self.period_s);
         }
         best.extend(pinned);
         out.apply_plan(view, best);
-    }
-
-    fn clone_box(&self) -> Box<dyn Policy> {
-        Box::new(self.clone())
     }
 }

@@ -21,7 +21,7 @@ use schedlab_sim::{field, Decision, Field, Rule, Unit, Val, View};
 use std::collections::BTreeMap;
 
 pub const PARAMS: &[ParamSpec] = &[
-    ParamSpec::boolean("sharing", "false", "Let a job whose plan starts on one GPU take a fraction of one GPU (Table IV slots: 1/4 or 1/2 of a K80/M60, 0.1 or 0.15 of an A100) when its plan stays feasible at the slowed speed"),
+    ParamSpec::boolean("sharing", "false", "Let a job whose plan starts on one GPU take a fraction of one GPU (the zoo's slots: Table IV's 1/4 or 1/2 of a K80/M60, 0.1 or 0.15 of an A100, or the authors' fractions.csv) when its plan stays feasible at the slowed speed"),
     ParamSpec::boolean("fill_idle", "false", "Post-processing of the paper: give idle GPUs of powered nodes to the jobs already there (less risk of lateness, but with idle GPUs free of charge it doubled the cost on a 10-node trace for no gain in tardiness; docs/STS.md)"),
     ParamSpec::float("period_s", "3600", 1.0, 1e7, "H: re-plan at least this often (seconds)"),
     ParamSpec::boolean("weighted_pressure", "false", "Multiply a positive pressure index by the job's tardiness weight"),
@@ -80,14 +80,6 @@ struct Option_ {
     step_down: bool,
 }
 
-/// GPU fractions STS offers on a type (Table IV), smallest first.
-fn fractions(kind: GpuKind) -> &'static [f64] {
-    match kind.name() {
-        "a100-80" | "a100" => &[0.1, 0.15],
-        _ => &[0.25, 0.5],
-    }
-}
-
 impl Sts {
     /// Algorithm 3: the plan per GPU type, ranked by expected cost.
     fn options(
@@ -98,15 +90,15 @@ impl Sts {
         all: &[Config],
     ) -> Vec<Option_> {
         let prev = self.last.get(&f.job).copied();
-        let switch_due = prev.is_some_and(|c| c.switch_at <= view.now + 1e-6);
+        let switch_due = prev.is_some_and(|c| c.switch_at <= view.now() + 1e-6);
         let job = staircase::Job {
             survival,
             done: f.done,
             max: f.max,
-            deadline: f.due - view.now,
+            deadline: f.due - view.now(),
         };
         let mut out = Vec::new();
-        for &kind in &view.cluster.kinds {
+        for &kind in &view.cluster().kinds {
             let ladder: Vec<&Config> = all.iter().filter(|c| c.kind == kind).collect();
             if ladder.is_empty() {
                 continue;
@@ -148,7 +140,7 @@ impl Sts {
             let rank = if plan.feasible {
                 plan.expected_cost
             } else {
-                plan.expected_cost + f.eta * (view.now + plan.worst_time(f.done) - f.due).max(0.0)
+                plan.expected_cost + f.eta * (view.now() + plan.worst_time(f.done) - f.due).max(0.0)
             };
             if self.sharing && plan.feasible && first.gpus == 1 {
                 if let Some(shared) = self.shared_option(view, f, &job, &levels, config) {
@@ -195,12 +187,11 @@ impl Sts {
     ) -> Option<Option_> {
         let mem_mb = view.memory_need_mb(f.job);
         let gpu_mb = schedlab_model::cluster::gpu_mem_mb(config.kind);
-        let frac = fractions(config.kind)
-            .iter()
-            .copied()
-            .find(|fr| (fr * gpu_mb as f64) >= mem_mb as f64)?;
-        let model = view.zoo.get(view.state(f.job).model);
-        let slow = model.share_slowdown(frac);
+        // The zoo's slots of the type (Table IV, or the authors' fractions).
+        let slot = view
+            .sharing_slots(config.kind)
+            .find(|s| (s.fraction * gpu_mb as f64) >= mem_mb as f64)?;
+        let (frac, slow) = (slot.fraction, slot.slowdown);
         let mut slowed = levels.to_vec();
         slowed[0].speed /= slow;
         let plan = staircase::solve(job, &slowed)?;
@@ -236,8 +227,8 @@ impl Policy for Sts {
     }
 
     fn schedule(&mut self, view: &View<'_>, out: &mut Decision) {
-        let now = view.now;
-        for j in view.completed {
+        let now = view.now();
+        for j in view.completed() {
             self.last.remove(j);
         }
         let mut facts = Vec::new();
@@ -261,9 +252,9 @@ impl Policy for Sts {
         let mut took: BTreeMap<u32, (Option_, f64)> = BTreeMap::new();
         let (mut packer, mut plan) = super::start_plan(view);
         // Slices of movable jobs are re-placed like everything else.
-        for &j in view.running.iter() {
+        for &j in view.running().iter() {
             if let Some(p) = view.placement(j).filter(|p| p.slice.is_some()) {
-                if view.spec(j).preemptible {
+                if !view.pinned(j) {
                     packer.unclaim(p);
                 }
             }
@@ -340,7 +331,7 @@ impl Policy for Sts {
         if let Some(pressures) = &pressures {
             for (place, j) in order.iter().enumerate() {
                 let (f, _) = &facts[index[j]];
-                explain(out, view.now, place, pressures[j], f, took.get(j));
+                explain(out, view.now(), place, pressures[j], f, took.get(j));
             }
         }
         if self.fill_idle {
@@ -356,14 +347,10 @@ impl Policy for Sts {
                 out.wake_at(c.switch_at);
             }
         }
-        if !view.active.is_empty() {
+        if !view.active().is_empty() {
             out.wake_at(now + self.period_s);
         }
         out.apply_plan(view, plan);
-    }
-
-    fn clone_box(&self) -> Box<dyn Policy> {
-        Box::new(self.clone())
     }
 }
 
@@ -449,7 +436,7 @@ fn fill_idle(
     facts: &[(Facts, Vec<Config>)],
     index: &BTreeMap<u32, usize>,
 ) {
-    let nodes = view.cluster.nodes.len();
+    let nodes = view.cluster().nodes.len();
     let mut used = vec![0u64; nodes];
     for (_, p, _) in plan.iter() {
         for s in &p.shares {
@@ -465,7 +452,7 @@ fn fill_idle(
     for i in entries {
         let (job, placement, _) = &mut plan[i];
         let share = placement.shares[0];
-        let node = &view.cluster.nodes[share.node as usize];
+        let node = &view.cluster().nodes[share.node as usize];
         let mut free = node_mask(node.gpus) & !used[share.node as usize];
         let all = &facts[index[job]].1;
         let speed_at = |g: u32| {

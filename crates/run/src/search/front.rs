@@ -8,19 +8,7 @@ pub struct Point {
     pub f: Vec<f64>,
 }
 
-/// `a` dominates `b`: no worse in every objective, better in one.
-pub fn dominates(a: &[f64], b: &[f64]) -> bool {
-    let mut better = false;
-    for (x, y) in a.iter().zip(b) {
-        if x > y {
-            return false;
-        }
-        if x < y {
-            better = true;
-        }
-    }
-    better
-}
+pub use schedlab_core::pareto::dominates;
 
 /// The points no other point dominates (first of equal copies kept), in input order.
 pub fn non_dominated(points: &[Point]) -> Vec<Point> {

@@ -11,7 +11,8 @@ use schedlab_model::workload::Trace;
 use schedlab_policies::pcs::heuristic::{
     max_running_cv2, normalised_weights, thresholds_from_cv2, weights_from_decay,
 };
-use schedlab_sim::{natural_batch, EngineConfig, Simulation};
+use schedlab_sim::rules::{declared_works, natural_batch};
+use schedlab_sim::{EngineConfig, Simulation};
 use std::sync::Arc;
 
 /// What an objective measures per job.
@@ -184,31 +185,25 @@ impl WfqProblem {
             return Err(Error::config("--objectives: name at least one objective"));
         }
         let (cluster, zoo) = (Arc::new(cluster), Arc::new(zoo));
-        // Sizes from the engine's own reading of the trace (work at one GPU).
-        let (policy, _) = schedlab_policies::build("fifo", &[], 1)?;
-        let sim = Simulation::with_shared(
-            &trace,
-            cluster.clone(),
-            zoo.clone(),
-            policy,
-            EngineConfig::default(),
-        )?;
+        // Sizes: each job's declared work as the engine reads the trace
+        // (`rules::declared_works`), in seconds on one GPU.
+        let works = declared_works(&trace, &cluster, &zoo)?;
         let kind = cluster.kinds[0];
         let per_node = cluster.max_node_gpus(kind);
-        let sizes = sim
-            .outcome()
-            .jobs
+        let sizes = works
             .iter()
             .zip(&trace.jobs)
-            .map(|(r, spec)| {
-                let id = zoo.lookup(&r.model).expect("the engine resolved the model");
+            .map(|(work, spec)| {
+                let id = zoo
+                    .lookup(&spec.model)
+                    .expect("the engine resolved the model");
                 let share = Share {
                     kind,
                     share: 1.0,
                     per_node,
                     batch: natural_batch(spec, zoo.get(id)),
                 };
-                r.work / zoo.rate_at_share(id, &share, 0.0)
+                work / zoo.rate_at_share(id, &share, 0.0)
             })
             .collect();
         Ok(WfqProblem {

@@ -6,42 +6,33 @@ use super::Simulation;
 use crate::config::Reconfig;
 use crate::events::EventKind;
 use crate::recorder::SegmentStart;
+use crate::rules::{self, Rules};
 use crate::state::Phase;
-use crate::view::{natural_batch, Decision};
+use crate::view::Decision;
 use schedlab_core::error::{Error, Result};
 use schedlab_model::cluster::{GpuKind, Placement};
-use schedlab_model::perf::{BatchChoice, Behaviour, RateQuery};
+use schedlab_model::perf::{BatchChoice, RateQuery};
 use std::collections::BTreeSet;
 
 impl Simulation {
     /// Applies a decision: frees what changes, checks and claims the new
     /// placements, charges restarts and reschedules completions.
     pub(super) fn apply(&mut self, d: &Decision) -> Result<()> {
-        let name = self.policy_name().to_string();
-        let bad = |msg: String| Err(Error::Internal(format!("policy '{name}': {msg}")));
         // Pass 1: validate targets and release the GPUs of every changed job.
-        let mut seen = BTreeSet::new();
-        for (job, _) in &d.changes {
-            if (*job as usize) >= self.jobs.len() || !self.active.contains(job) {
-                return bad(format!("decision names job {job}, which is not active"));
-            }
-            if !seen.insert(*job) {
-                return bad(format!("decision names job {job} twice"));
-            }
-        }
-        // Non-preemptible jobs keep their GPUs once they run: the engine,
-        // not each policy, enforces it (checked before anything changes).
+        self.check_names(d)?;
+        // Pinned jobs (running, not preemptible) keep their GPUs: the
+        // engine, not each policy, enforces it (checked before anything changes).
         for (job, a) in &d.changes {
             let st = &self.jobs[*job as usize];
             let spec = &self.specs[*job as usize];
-            if !spec.preemptible {
+            if rules::pinned(spec, st.placement.is_some()) {
                 if let Some(cur) = &st.placement {
                     if a.as_ref().is_none_or(|a| &a.placement != cur) {
-                        return bad(format!(
+                        return Err(self.bad_decision(format!(
                             "job {job} ('{}') is not preemptible: it keeps its GPUs until it finishes, but the decision {}",
                             spec.name,
                             if a.is_none() { "preempts it" } else { "moves or resizes it" }
-                        ));
+                        )));
                     }
                 }
             }
@@ -55,7 +46,7 @@ impl Simulation {
                 let p = &a.placement;
                 let need = self.memory_need_mb(*job);
                 if let Err(why) = self.occupancy.claim(&self.cluster, p, need, self.now) {
-                    return bad(format!("job {job} {why}"));
+                    return Err(self.bad_decision(format!("job {job} {why}")));
                 }
                 self.record_cost_rate();
                 let pool = self.jobs[*job as usize].pool;
@@ -70,6 +61,54 @@ impl Simulation {
             }
         }
         Ok(())
+    }
+
+    /// Refuses a decision that changes a job other than an active one, or
+    /// one job twice, or records a plan or group for a job that has not
+    /// arrived: an error naming the policy and the job, never a silent effect.
+    pub(super) fn check_names(&self, d: &Decision) -> Result<()> {
+        let mut seen = BTreeSet::new();
+        for (job, _) in &d.changes {
+            if self.active.contains(job) {
+                if !seen.insert(*job) {
+                    return Err(self.bad_decision(format!("its decision names job {job} twice")));
+                }
+                continue;
+            }
+            let why = match self.jobs.get(*job as usize).map(|st| st.phase) {
+                None => "which does not exist",
+                Some(Phase::Future) => "which has not arrived",
+                Some(_) => "which has finished",
+            };
+            return Err(self.bad_decision(format!("its decision names job {job}, {why}")));
+        }
+        // Plans and groups are only recorded, but may not name the future either.
+        let recorded = d
+            .plans
+            .iter()
+            .map(|p| p.0)
+            .chain(d.groups.iter().map(|g| g.0));
+        for job in recorded {
+            match self.jobs.get(job as usize).map(|st| st.phase) {
+                None => {
+                    return Err(self.bad_decision(format!(
+                        "it announces a plan or group for job {job}, which does not exist"
+                    )))
+                }
+                Some(Phase::Future) => {
+                    return Err(self.bad_decision(format!(
+                        "it announces a plan or group for job {job}, which has not arrived"
+                    )))
+                }
+                Some(_) => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// An error naming the policy that made a bad decision.
+    fn bad_decision(&self, msg: String) -> Error {
+        Error::Internal(format!("policy '{}': {msg}", self.policy_name()))
     }
 
     pub(super) fn stop_running(&mut self, id: u32, preempted: bool) {
@@ -99,7 +138,7 @@ impl Simulation {
     /// Memory the job needs on a GPU, in MB (its own figure, else its
     /// model's; 0 when neither is known): what a slice must reserve.
     fn memory_need_mb(&self, id: u32) -> u32 {
-        crate::view::memory_need_mb(
+        rules::memory_need_mb(
             &self.specs[id as usize],
             self.zoo.get(self.jobs[id as usize].model),
         )
@@ -107,7 +146,7 @@ impl Simulation {
 
     pub(super) fn batch_choice(&self, id: u32, requested: Option<BatchChoice>) -> BatchChoice {
         requested.unwrap_or_else(|| {
-            natural_batch(
+            rules::natural_batch(
                 &self.specs[id as usize],
                 self.zoo.get(self.jobs[id as usize].model),
             )
@@ -122,11 +161,10 @@ impl Simulation {
     ) {
         let now = self.now;
         let choice = self.batch_choice(id, batch);
-        let restart_cost = self
-            .cfg
-            .restart_s
-            .unwrap_or(self.zoo.get(self.jobs[id as usize].model).restart_s)
-            * self.cfg.restart_scale;
+        let rules = Rules::of(&self.cfg);
+        let model = self.zoo.get(self.jobs[id as usize].model);
+        let (restart_delay, first_start_delay) =
+            (rules.restart_delay(model), rules.first_start_delay(model));
         let gpu_ids = if self.recorder.is_on() {
             placement.gpu_ids(&self.cluster)
         } else {
@@ -152,10 +190,10 @@ impl Simulation {
             if !first {
                 st.count_restart(&placement);
             }
-            let delay = if first && !self.cfg.charge_first_start {
-                0.0
+            let delay = if first {
+                first_start_delay
             } else {
-                restart_cost
+                restart_delay
             };
             st.busy_until = now + delay;
             st.restart_s += delay;
@@ -250,7 +288,8 @@ impl Simulation {
     ) {
         let now = self.now;
         let (init_s, switch_s) = (self.cfg.init_s, self.cfg.switch_s);
-        let charge_first = self.cfg.charge_first_start;
+        let first_start_delay =
+            Rules::of(&self.cfg).first_start_delay(self.zoo.get(self.jobs[id as usize].model));
         let st = &mut self.jobs[id as usize];
         let first = st.first_start.is_none();
         if !first {
@@ -272,7 +311,7 @@ impl Simulation {
             None
         };
         let eff_changed = st.eff.as_ref() != kept.as_ref();
-        let load = if first && !charge_first { 0.0 } else { init_s };
+        let load = if first { first_start_delay } else { init_s };
         st.reconfig_token += 1;
         // (stage-one GPUs, time the whole placement is ready, busy until)
         let (stage_one, ready_at, busy_until) = match kept {
@@ -373,16 +412,9 @@ impl Simulation {
                 .rate_fluid(st.model, &q, p.parts_fraction(), nodes.len() as u32)
         };
         let info = self.zoo.get(st.model);
-        let calibration = match (&info.behaviour, self.cfg.sia_calibration) {
-            (Behaviour::Goodput(g), true) if g.slowdown > 0.0 => 1.0 / g.slowdown,
-            _ => 1.0,
-        };
+        let calibration = 1.0 / Rules::of(&self.cfg).calibration_slowdown(info);
         // A slice runs at the 1-GPU rate slowed by interference (STS 2.7).
-        let shared = if fraction < 1.0 {
-            1.0 / info.share_slowdown(fraction)
-        } else {
-            1.0
-        };
+        let shared = 1.0 / rules::sharing_slowdown(&self.zoo, p.kind, fraction);
         st.rate = (r.per_s * calibration * shared).max(0.0);
         st.batch = r.batch;
         st.choice = Some(choice);

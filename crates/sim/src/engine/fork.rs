@@ -60,6 +60,10 @@ impl Simulation {
         f.install_policy(policy);
         f.pending_call = pending_tick;
         if knows == Knowledge::Declared {
+            // A fork never knows more than the policy that asked for it: a
+            // policy without the oracle door cannot open it by forecasting
+            // under a policy that claims it.
+            f.oracle &= self.oracle;
             let now = f.now;
             for &id in &self.active {
                 let st = &mut f.jobs[id as usize];
@@ -121,7 +125,7 @@ impl Simulation {
                 return Ok(());
             }
         }
-        let Some(policy) = self.policy.as_ref().map(|p| p.clone_box()) else {
+        let Some(policy) = self.policy.clone() else {
             return Ok(());
         };
         // Only jobs without a prediction yet take one from this forecast, so

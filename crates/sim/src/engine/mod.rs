@@ -12,7 +12,7 @@ mod resolve;
 
 use delay::PendingDecision;
 use occupancy::Occupancy;
-use resolve::resolve_jobs;
+pub(crate) use resolve::resolve_jobs;
 
 pub use fork::Forecast;
 pub use outcome::{JobResult, Outcome, Progress, TypeTime};
@@ -184,7 +184,7 @@ impl Simulation {
         let jobs = JobStore::from_vec(jobs);
         Ok(Simulation {
             homes,
-            occupancy: Occupancy::new(&cluster),
+            occupancy: Occupancy::new(&cluster, zoo.prices()),
             recorder: Recorder::new(cfg.record_timeline, cfg.record_insight),
             pending_call: None,
             pending_decision: None,
@@ -532,6 +532,7 @@ impl Simulation {
         let want_insight = self.recorder.wants_insight();
         let want_reasons = self.recorder.wants_reasons();
         let mut policy = self.policy.take().expect("the policy is not lent out");
+        let breach;
         {
             let view = View {
                 now: self.now,
@@ -550,12 +551,24 @@ impl Simulation {
                 early_stop: self.cfg.early_stop,
                 insight: want_insight,
                 reasons: want_reasons,
+                rules: crate::rules::Rules::of(&self.cfg),
                 oracle: self.oracle,
                 sim: self,
+                breach: Default::default(),
             };
             policy.schedule(&view, &mut decision);
+            breach = view.take_breach();
         }
         self.policy = Some(policy);
+        if let Some(why) = breach {
+            return Err(Error::Internal(format!(
+                "policy '{}': {why}",
+                self.policy_name()
+            )));
+        }
+        // A decision may name only jobs active at this call, even if it
+        // takes effect later (`engine.scheduler_delay`).
+        self.check_names(&decision)?;
         // Paired solves only measure other methods: not the policy's time.
         let paired_s: f64 = decision.solver_paired.iter().map(|(_, s)| s).sum();
         let policy_s = (started.elapsed().as_secs_f64() - paired_s).max(0.0);

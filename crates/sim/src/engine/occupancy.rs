@@ -5,7 +5,8 @@
 //! counts once) and the time idle GPUs sit on powered nodes (a node with no
 //! busy GPU is off): STS's cost accounting (spec seed002 §2.2, §5).
 
-use schedlab_model::cluster::{gpu_mem_mb, node_mask, Cluster, Placement, Slice};
+use schedlab_model::cluster::{gpu_mem_mb, node_mask, Cluster, GpuKind, Placement, Slice};
+use schedlab_model::perf::price::PriceTable;
 use std::collections::BTreeMap;
 
 #[derive(Debug, Clone, Copy, Default)]
@@ -28,7 +29,10 @@ pub(super) struct Occupancy {
     meter: Meter,
 }
 
-/// Busy and powered-idle GPU-seconds per GPU type (catalog index).
+/// Busy and powered-idle GPU-seconds per GPU type (catalog index), and
+/// what the busy GPUs cost: each node at its type's cost for its count of
+/// distinct busy GPUs (`perf::price::PriceTable`, linear in Table III, not
+/// quite linear in the STS authors' node costs).
 #[derive(Debug, Clone)]
 struct Meter {
     node_kind: Vec<u8>,
@@ -40,9 +44,15 @@ struct Meter {
     busy_s: Vec<f64>,
     idle_on_s: Vec<f64>,
     t_mark: f64,
-    /// Dollars per GPU-hour per type (0 without a price); None when no type
-    /// of the cluster has one.
-    price: Option<Vec<f64>>,
+    /// Node cost per hour by busy count, per node (index k for k busy
+    /// GPUs, 0 for none); None when no type of the cluster has a price.
+    node_cost: Option<Vec<Vec<f64>>>,
+    /// Dollars per idle GPU-hour per type (the per-GPU price, for theta).
+    idle_price: Vec<f64>,
+    /// Sum of the nodes' costs per hour now.
+    busy_rate_now: f64,
+    /// Dollars the busy GPUs have cost up to the mark.
+    busy_usd: f64,
 }
 
 /// GPU time of one type over a run.
@@ -55,8 +65,9 @@ pub struct KindTime {
 }
 
 impl Meter {
-    fn new(cluster: &Cluster) -> Meter {
+    fn new(cluster: &Cluster, prices: &PriceTable) -> Meter {
         let kinds = schedlab_model::cluster::CATALOG.len();
+        let priced = cluster.kinds.iter().any(|k| prices.has(*k));
         Meter {
             node_kind: cluster.nodes.iter().map(|n| n.kind.0).collect(),
             node_gpus: cluster.nodes.iter().map(|n| n.gpus).collect(),
@@ -66,34 +77,33 @@ impl Meter {
             busy_s: vec![0.0; kinds],
             idle_on_s: vec![0.0; kinds],
             t_mark: 0.0,
-            price: cluster
-                .kinds
-                .iter()
-                .any(|k| schedlab_model::perf::price::gpu_price_usd_h(*k).is_some())
-                .then(|| {
-                    (0..kinds)
-                        .map(|k| {
-                            schedlab_model::perf::price::gpu_price_usd_h(
-                                schedlab_model::cluster::GpuKind(k as u8),
-                            )
-                            .unwrap_or(0.0)
-                        })
-                        .collect()
-                }),
+            node_cost: priced.then(|| {
+                cluster
+                    .nodes
+                    .iter()
+                    .map(|n| {
+                        (0..=n.gpus)
+                            .map(|k| prices.usd_h(n.kind, k).unwrap_or(0.0))
+                            .collect()
+                    })
+                    .collect()
+            }),
+            idle_price: (0..kinds)
+                .map(|k| prices.per_gpu_usd_h(GpuKind(k as u8)).unwrap_or(0.0))
+                .collect(),
+            busy_rate_now: 0.0,
+            busy_usd: 0.0,
         }
     }
 
     /// What the GPUs cost per hour now (busy ones, plus `idle_price` x the
     /// idle ones on powered nodes), the rate at which `at` grows in dollars.
     fn rate_usd_h(&self, idle_price: f64) -> Option<f64> {
-        let price = self.price.as_ref()?;
-        Some(
-            (0..price.len())
-                .map(|k| {
-                    price[k] * (self.busy_now[k] as f64 + idle_price * self.idle_on_now[k] as f64)
-                })
-                .sum(),
-        )
+        self.node_cost.as_ref()?;
+        let idle: f64 = (0..self.idle_price.len())
+            .map(|k| self.idle_price[k] * self.idle_on_now[k] as f64)
+            .sum();
+        Some(self.busy_rate_now + idle_price * idle)
     }
 
     fn accrue(&mut self, now: f64) {
@@ -103,6 +113,7 @@ impl Meter {
                 self.busy_s[k] += self.busy_now[k] as f64 * dt;
                 self.idle_on_s[k] += self.idle_on_now[k] as f64 * dt;
             }
+            self.busy_usd += self.busy_rate_now * dt / 3600.0;
             self.t_mark = now;
         }
     }
@@ -119,6 +130,14 @@ impl Meter {
         self.busy_now[k] = self.busy_now[k] + new - old;
         self.idle_on_now[k] =
             self.idle_on_now[k] + idle_on(new, self.node_gpus[n]) - idle_on(old, self.node_gpus[n]);
+        if let Some(cost) = &self.node_cost {
+            let c = &cost[n];
+            self.busy_rate_now += c[new as usize] - c[old as usize];
+            if self.busy_now.iter().all(|b| *b == 0) {
+                // Exactly zero when nothing runs (no drift from the sums).
+                self.busy_rate_now = 0.0;
+            }
+        }
     }
 
     /// Time per GPU type up to `now` (without moving the mark).
@@ -131,23 +150,44 @@ impl Meter {
             })
             .collect()
     }
+
+    /// Dollars the GPUs cost up to `now`: the busy GPUs at their nodes'
+    /// costs plus `idle_price` x the idle GPUs on powered nodes at the
+    /// per-GPU price; None when no type has a price.
+    fn cost_usd(&self, now: f64, idle_price: f64) -> Option<f64> {
+        self.node_cost.as_ref()?;
+        let dt = (now - self.t_mark).max(0.0);
+        let busy = self.busy_usd + self.busy_rate_now * dt / 3600.0;
+        let idle: f64 = self
+            .at(now)
+            .iter()
+            .zip(&self.idle_price)
+            .map(|(t, p)| p * t.idle_on_s / 3600.0)
+            .sum();
+        Some(busy + idle_price * idle)
+    }
 }
 
 impl Occupancy {
-    pub(super) fn new(cluster: &Cluster) -> Occupancy {
+    pub(super) fn new(cluster: &Cluster, prices: &PriceTable) -> Occupancy {
         let nodes = cluster.nodes.len();
         Occupancy {
             whole: vec![0; nodes],
             sliced: vec![0; nodes],
             shared: BTreeMap::new(),
             busy: 0,
-            meter: Meter::new(cluster),
+            meter: Meter::new(cluster, prices),
         }
     }
 
     /// Busy and powered-idle GPU-seconds per GPU type (catalog index) up to `now`.
     pub(super) fn gpu_time(&self, now: f64) -> Vec<KindTime> {
         self.meter.at(now)
+    }
+
+    /// Dollars the GPUs cost up to `now` (None: no GPU type has a price).
+    pub(super) fn cost_usd(&self, now: f64, idle_price: f64) -> Option<f64> {
+        self.meter.cost_usd(now, idle_price)
     }
 
     /// Dollars per hour the GPUs cost now (None: no GPU type has a price).

@@ -65,9 +65,9 @@ pub struct Outcome {
     pub stop_reason: String,
     /// Adjustments the engine made to the input (e.g. clamped requests).
     pub notes: Vec<String>,
-    /// Goodput models ran slowed by the Sia simulator's calibration
-    /// (`engine.calibration=sia`); metrics scale their references alike.
-    pub sia_calibration: bool,
+    /// The engine's rules the run followed (restart delays, calibration):
+    /// metrics apply the same ones to their references.
+    pub rules: crate::Rules,
     /// Per-pool usage (empty unless the run declares pools).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub pools: Vec<crate::PoolResult>,
@@ -163,17 +163,10 @@ impl Simulation {
                 kind: k.name().to_string(),
                 busy_gpu_h: per_kind[k.0 as usize].busy_s / 3600.0,
                 idle_on_gpu_h: per_kind[k.0 as usize].idle_on_s / 3600.0,
-                price_usd_h: schedlab_model::perf::price::gpu_price_usd_h(*k),
+                price_usd_h: self.zoo.prices().per_gpu_usd_h(*k),
             })
             .collect();
-        let theta = self.cfg.idle_price;
-        let gpu_cost_usd = gpu_time
-            .iter()
-            .filter_map(|t| {
-                t.price_usd_h
-                    .map(|p| p * (t.busy_gpu_h + theta * t.idle_on_gpu_h))
-            })
-            .reduce(|a, b| a + b);
+        let gpu_cost_usd = self.occupancy.cost_usd(now, self.cfg.idle_price);
         Outcome {
             gpu_time,
             gpu_cost_usd,
@@ -188,7 +181,7 @@ impl Simulation {
             incomplete: self.jobs.len() - self.completed,
             stop_reason: self.stop_reason.clone().unwrap_or_else(|| "running".into()),
             notes: self.notes.clone(),
-            sia_calibration: self.cfg.sia_calibration,
+            rules: crate::Rules::of(&self.cfg),
         }
     }
 }

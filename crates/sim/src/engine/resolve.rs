@@ -6,14 +6,14 @@ use schedlab_model::cluster::{Cluster, GpuKind};
 use schedlab_model::perf::{BatchChoice, ModelZoo, RateQuery};
 use schedlab_model::workload::{Adaptivity, JobSpec, Trace};
 
-/// Resolves each job's model and total work, refusing jobs the cluster
-/// can never run.
+/// Resolves each job's model and declared work (`rules::declared_work`),
+/// refusing jobs the cluster can never run.
 ///
 /// An elastic job whose request exceeds every GPU type (possible on a
 /// heterogeneous cluster) has its request clamped to the largest type, with
 /// a note; a rigid or type-pinned one is refused, as is any request larger
 /// than the whole cluster.
-pub(super) fn resolve_jobs(
+pub(crate) fn resolve_jobs(
     trace: &Trace,
     specs: &mut [JobSpec],
     cluster: &Cluster,
@@ -24,6 +24,7 @@ pub(super) fn resolve_jobs(
     let file = trace.name.as_str();
     cluster.pools.check(&cluster.name, cluster.total_gpus)?;
     let mut out = Vec::with_capacity(specs.len());
+    let mut placeholders = 0usize;
     for spec in specs.iter_mut() {
         let line = spec.source_line as usize;
         let who = if line == 0 {
@@ -33,10 +34,18 @@ pub(super) fn resolve_jobs(
         };
         let err = |field: &str, msg: String| Error::input(file, line, field, format!("{who}{msg}"));
         let model = zoo.lookup(&spec.model).ok_or_else(|| {
+            let hint = if spec
+                .model
+                .starts_with(schedlab_model::perf::sts_data::MODEL_PREFIX)
+            {
+                "; the STS authors' job types come with --sts-data DIR"
+            } else {
+                ""
+            };
             err(
                 "model",
                 format!(
-                    "unknown model '{}' (known: {})",
+                    "unknown model '{}'{hint} (known: {})",
                     spec.model,
                     zoo.names().join(", ")
                 ),
@@ -96,47 +105,9 @@ pub(super) fn resolve_jobs(
             ));
         }
         let info = zoo.get(model);
-        let work = match (spec.work, spec.duration) {
-            (Some(w), _) => w,
-            (None, Some(d)) => {
-                let batch = if spec.batch_size > 0 {
-                    spec.batch_size
-                } else {
-                    info.default_batch
-                };
-                let per_node = cluster.max_node_gpus(kind).max(1);
-                let q = RateQuery {
-                    kind,
-                    gpus: spec.gpus,
-                    nodes: spec.gpus.div_ceil(per_node),
-                    batch: BatchChoice::Fixed(batch),
-                    progress: 0.0,
-                };
-                let r = zoo.rate(model, &q).per_s;
-                let work = zoo.work_for_duration(model, &q, d);
-                if r <= 0.0 || !r.is_finite() || work.is_nan() || work <= 0.0 {
-                    return Err(err(
-                        "model",
-                        format!(
-                            "model '{}' makes no progress on {} {} GPUs",
-                            info.name,
-                            spec.gpus,
-                            kind.name()
-                        ),
-                    ));
-                }
-                work
-            }
-            (None, None) => info.default_work.ok_or_else(|| {
-                err(
-                    "duration",
-                    format!(
-                        "no work or duration given and model '{}' has no default length",
-                        info.name
-                    ),
-                )
-            })?,
-        };
+        placeholders += info.is_placeholder() as usize;
+        let work = crate::rules::declared_work(spec, model, kind, cluster, zoo)
+            .map_err(|(field, msg)| err(field, msg))?;
         // A job that no GPU type it may use can advance would wait forever.
         let kinds: Vec<GpuKind> = if spec.gpu_type.is_some() {
             vec![kind]
@@ -150,11 +121,7 @@ pub(super) fn resolve_jobs(
                 kind: k,
                 gpus,
                 nodes: gpus.div_ceil(per_node),
-                batch: BatchChoice::Fixed(if spec.batch_size > 0 {
-                    spec.batch_size
-                } else {
-                    info.default_batch
-                }),
+                batch: BatchChoice::Fixed(crate::rules::rigid_batch(spec, info)),
                 progress: 0.0,
             };
             zoo.rate(model, &q).per_s > 0.0
@@ -213,6 +180,12 @@ pub(super) fn resolve_jobs(
             }
         }
         out.push(st);
+    }
+    if placeholders > 0 {
+        notes.push(format!(
+            "placeholder results: {placeholders} of {} jobs use models whose profiles are placeholders, not measurements (e.g. the STS job types sts/*, spec seed002 §4.1; the authors' measured ones come with --sts-data DIR)",
+            specs.len()
+        ));
     }
     Ok(out)
 }

@@ -101,3 +101,46 @@ pub fn checks(r: &SiaReport) -> Vec<Check> {
     }
     out
 }
+
+/// The report's claims for `reproduce all`: issue 5's targets (each with the thesis's
+/// number it was set from), then the thesis's average JCTs of Tables 3.3 and 3.4
+/// beside ours for information (our traces are generated like the thesis's, not the
+/// same traces).
+pub fn claims(r: &SiaReport) -> Vec<crate::repro::claims::Claim> {
+    use crate::repro::claims::Claim;
+    let mut out: Vec<Claim> = checks(r)
+        .into_iter()
+        .map(|c| {
+            let (tolerance, theirs) = split_target(&c.target);
+            Claim::judged(c.claim, theirs, c.ours, tolerance, c.holds)
+        })
+        .collect();
+    for p in super::PUBLISHED {
+        let ours = r.mean(p.setting, p.workload, p.policy, |s| s.avg_jct_h);
+        if ours.is_finite() && p.avg_jct_h.is_finite() {
+            out.push(Claim::info(
+                format!(
+                    "Table {}: {} {} {} avg JCT (h)",
+                    if p.setting == "hetero" { "3.3" } else { "3.4" },
+                    p.setting,
+                    p.workload,
+                    p.policy
+                ),
+                Some(p.avg_jct_h),
+                ours,
+            ));
+        }
+    }
+    out
+}
+
+/// A target written "LIMIT (thesis VALUE...)" as (limit, the thesis's value).
+fn split_target(target: &str) -> (String, String) {
+    match target.split_once(" (thesis ") {
+        Some((limit, rest)) => (
+            limit.trim().to_string(),
+            rest.trim_end_matches(')').to_string(),
+        ),
+        None => (target.to_string(), target.to_string()),
+    }
+}

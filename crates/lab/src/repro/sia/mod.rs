@@ -25,7 +25,7 @@ mod published;
 mod stats;
 mod tables;
 
-pub use checks::{checks, Check};
+pub use checks::{checks, claims, Check};
 pub use published::{Published, PUBLISHED, PUBLISHED_FTF, PUBLISHED_RUNTIME_64};
 pub use stats::{contention, mean_std, FtfStats, RoundTimes, RunStats, ScaleRow, SiaReport};
 pub use tables::to_table;

@@ -19,7 +19,7 @@
 //! - variants ([`ProfilingMode`]): the thesis (1-GPU profiles on every type
 //!   before the first allocation, charged), the artifact default (no
 //!   profile before the first run; brand-new jobs value every type's 1-GPU
-//!   configuration equally), an oracle (θ known on every type), and no
+//!   configuration equally), the true model (θ known on every type), and no
 //!   profiling (no projection).
 //!
 //! Everything is in `BTreeMap`s and `Vec`s in the order the caller gives
@@ -56,8 +56,9 @@ pub enum ProfilingMode {
     /// its own θ the estimate, and projection takes the first type (in
     /// the caller's order) that has a model.
     Artifact,
-    /// Oracle: θ of every type is known from the start (all placements).
-    Oracle,
+    /// The true model: θ of every type is known from the start (all
+    /// placements; the `oracle` choice of `sia.profiling`).
+    TrueModel,
     /// No profiling: types without a model are not projected; only their
     /// 1-GPU configuration is offered, at the placeholder value.
     NoProfiling,
@@ -68,7 +69,7 @@ impl ProfilingMode {
         match s {
             "thesis" | "bootstrap" => Some(ProfilingMode::Thesis),
             "artifact" => Some(ProfilingMode::Artifact),
-            "oracle" => Some(ProfilingMode::Oracle),
+            "oracle" => Some(ProfilingMode::TrueModel),
             "none" | "no-prof" | "no-profiling" => Some(ProfilingMode::NoProfiling),
             _ => None,
         }
@@ -99,8 +100,9 @@ pub enum EstimateSource {
     /// No information: the caller should treat the value as the scale unit
     /// (artifact mode for a brand-new job; no-profiling mode).
     Placeholder,
-    /// The true θ (oracle mode).
-    Oracle,
+    /// The true θ (`ProfilingMode::TrueModel`).
+    #[serde(rename = "oracle")]
+    TrueModel,
 }
 
 /// An estimated goodput for one configuration.
@@ -130,8 +132,8 @@ struct TypeKnowledge {
     profile_fit: Option<PerfParams>,
     /// 1-GPU throughput (samples/s) at the largest 1-GPU batch of the profile.
     xput1: f64,
-    /// θ known by an oracle.
-    oracle: Option<PerfParams>,
+    /// θ known from the start (`ProfilingMode::TrueModel`).
+    true_params: Option<PerfParams>,
     max_replicas_run: u32,
 }
 
@@ -155,7 +157,7 @@ pub struct GoodputEstimator {
 impl GoodputEstimator {
     /// A fresh estimator for a job of `model` on a cluster with these GPU
     /// types (and GPUs per node), in the cluster's order. The profiling
-    /// data (1-GPU throughput of each type, oracle θ) comes from the model,
+    /// data (1-GPU throughput of each type, true θ) comes from the model,
     /// the simulator's ground truth.
     pub fn new(model: &GoodputModel, kinds: &[(GpuKind, u32)], mode: ProfilingMode) -> Self {
         Self::new_with(model, kinds, mode, &mut |_, profile| {
@@ -194,7 +196,7 @@ impl GoodputEstimator {
                     state: TypeState::Unprofiled,
                     profile_fit,
                     xput1,
-                    oracle: (mode == ProfilingMode::Oracle).then_some(tp.params),
+                    true_params: (mode == ProfilingMode::TrueModel).then_some(tp.params),
                     max_replicas_run: 0,
                 }
             })
@@ -466,12 +468,12 @@ impl GoodputEstimator {
             max_batch
         };
         let t = &self.types[b];
-        if let Some(theta) = t.oracle {
+        if let Some(theta) = t.true_params {
             let (plan, g) = self.best_with(b, &theta, nodes, replicas, max_batch);
             return Some(Estimate {
                 goodput: g,
                 plan: Some(plan),
-                source: EstimateSource::Oracle,
+                source: EstimateSource::TrueModel,
             });
         }
         let own = |state| {
@@ -671,9 +673,9 @@ mod tests {
         assert!(est.estimate(rtx, 1, 2, 0).is_none());
         assert_eq!(est.profiling_cost_gpu_s(), 40.0);
         // Oracle: the true model everywhere.
-        let est = GoodputEstimator::new(&m, &kinds, ProfilingMode::Oracle);
+        let est = GoodputEstimator::new(&m, &kinds, ProfilingMode::TrueModel);
         let e = est.estimate(rtx, 1, 8, 0).unwrap();
-        assert_eq!(e.source, EstimateSource::Oracle);
+        assert_eq!(e.source, EstimateSource::TrueModel);
         // No profiling: a learned t4 does not project onto rtx.
         let mut est = GoodputEstimator::new(&m, &kinds, ProfilingMode::NoProfiling);
         run_one(&mut est, &m, t4, 1, 2);

@@ -11,7 +11,7 @@ pub mod pools;
 mod pools_helios;
 mod pools_table12;
 mod sia;
-mod sts;
+pub mod sts;
 
 use super::{JobSpec, Trace};
 use schedlab_core::error::{Error, Result};

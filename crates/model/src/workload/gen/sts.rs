@@ -13,12 +13,27 @@
 //! in groups of 10, each group Poisson at 1.3 x mean over its jobs of
 //! (8 N / the job's fastest 1-GPU time) / 3 (high) or / 12 (low), `mixed`
 //! alternating; the first job arrives at 0.
+//!
+//! With the authors' data ([`generate_with_data`], `gen sts --sts-data DIR`)
+//! the generator follows the authors' rules instead (their README, facts
+//! from `generate_data.py` at 0f0ccf6; decisions in docs/STS.md): 10 jobs
+//! per node plus one, each a uniform profile and a uniform early-stopping
+//! column (model `sts-data/JOB-FAMILY`), its memory the profile's; due date
+//! = arrival + U(shortest, longest full-run time over its K80/M60
+//! configurations) (the right end x `due_widen`); weight U(0.0253709514,
+//! 0.0443991650) $/s unless `eta_min`/`eta_max` are set; `exponential` gaps
+//! of mean `exp_mean_s` / nodes; `high`/`low`/`mixed`: jobs dealt
+//! round-robin into round(jobs / 10) clusters, a cluster's rate the mean of
+//! its jobs' (8 nodes / fastest 1-GPU time) divided by 2.5 (high) or 10
+//! (low), `mixed` alternating (even clusters high); the clusters arrive one
+//! after the other, each at its rate; the first job at 0.
 
 use super::Generator;
 use crate::cluster::GpuKind;
+use crate::perf::sts_data::StsData;
 use crate::perf::sts_jobs::{memory_range_gb, sts_models_with, Profile, TYPE_SPEED};
 use crate::perf::{Behaviour, ModelInfo};
-use crate::workload::{Adaptivity, JobSpec};
+use crate::workload::{Adaptivity, JobSpec, Trace};
 use schedlab_core::error::{Error, Result};
 use schedlab_core::params::{ParamSpec, Params};
 use schedlab_core::rng::Sampler;
@@ -138,6 +153,129 @@ fn run(p: &Params, n: usize, seed: u64) -> Result<Vec<JobSpec>> {
         }
     }
     Ok(jobs)
+}
+
+/// The authors' tardiness weight bounds, $/s (`generate_data.py`).
+pub const AUTHORS_ETA: (f64, f64) = (0.0253709514333333, 0.0443991650083333);
+/// Divisors of a cluster's mean job rate for `high` and `low` arrivals.
+const AUTHORS_HIGH_DIV: f64 = 2.5;
+const AUTHORS_LOW_DIV: f64 = 10.0;
+/// Jobs per arrival cluster (round(jobs / 10) clusters).
+const AUTHORS_CLUSTER_JOBS: f64 = 10.0;
+
+/// The job count the authors' generator makes for `nodes` nodes: 10 per
+/// node plus one.
+pub fn authors_jobs(nodes: u32) -> usize {
+    10 * nodes as usize + 1
+}
+
+/// A workload by the authors' rules on their data (see the module doc).
+/// `overrides` are the `sts` generator's parameters; `family` must be
+/// `all` or `k80m60` (the data profiles K80 and M60 only).
+pub fn generate_with_data(
+    data: &StsData,
+    jobs: Option<usize>,
+    seed: u64,
+    overrides: &[(String, String)],
+) -> Result<Trace> {
+    let p = Params::resolve("sts", PARAMS, overrides)?;
+    if p.text("family") == "a100" {
+        return Err(Error::config(
+            "sts --sts-data: the authors' data profiles K80 and M60 only (family all or k80m60)",
+        ));
+    }
+    let set = |k: &str| overrides.iter().any(|(key, _)| key == k);
+    let eta_lo = if set("eta_min") {
+        p.f64("eta_min")
+    } else {
+        AUTHORS_ETA.0
+    };
+    let eta_hi = if set("eta_max") {
+        p.f64("eta_max")
+    } else {
+        AUTHORS_ETA.1
+    };
+    if eta_lo > eta_hi {
+        return Err(Error::config(format!(
+            "sts: eta_min {eta_lo} is above eta_max {eta_hi}"
+        )));
+    }
+    let nodes = p.i64("nodes") as u32;
+    let n = jobs.unwrap_or_else(|| authors_jobs(nodes));
+    if n == 0 || n > 10_000_000 {
+        return Err(Error::config(format!(
+            "--jobs {n}: must be between 1 and 10,000,000"
+        )));
+    }
+    let kinds = StsData::kinds();
+    let mut rng = Sampler::new(seed);
+    let mut list = Vec::with_capacity(n);
+    // The fastest 1-GPU time per job, for the clustered arrival rates.
+    let mut one_gpu = Vec::with_capacity(n);
+    for _ in 0..n {
+        let prof = &data.profiles[rng.below(data.profiles.len() as u64) as usize];
+        let fam = &data.families[rng.below(data.families.len() as u64) as usize];
+        let times: Vec<&(GpuKind, u32, f64)> = prof.full_times(&kinds).collect();
+        let t_min = times.iter().map(|t| t.2).fold(f64::INFINITY, f64::min);
+        let t_max = times.iter().map(|t| t.2).fold(0.0, f64::max);
+        one_gpu.push(
+            times
+                .iter()
+                .filter(|t| t.1 == 1)
+                .map(|t| t.2)
+                .fold(f64::INFINITY, f64::min),
+        );
+        let mut job = JobSpec::new("", 0.0, StsData::model_name(prof, fam), 1);
+        job.min_gpus = 1;
+        job.max_gpus = 8;
+        job.adaptivity = Adaptivity::StrongScaling;
+        job.mem_gb = Some(prof.memory_gb);
+        let right = (t_max * p.f64("due_widen")).max(t_min);
+        job.due = Some(rng.range(t_min, right));
+        job.weight = rng.range(eta_lo, eta_hi);
+        list.push(job);
+    }
+    let arrivals = p.text("arrivals");
+    let order: Vec<(usize, f64)> = if arrivals == "exponential" {
+        let mean = p.f64("exp_mean_s") / nodes as f64;
+        (0..n).map(|i| (i, mean)).collect()
+    } else {
+        let clusters = ((n as f64 / AUTHORS_CLUSTER_JOBS).round() as usize).max(1);
+        let mut out = Vec::with_capacity(n);
+        for c in 0..clusters {
+            let members: Vec<usize> = (c..n).step_by(clusters).collect();
+            let high = arrivals == "high" || (arrivals == "mixed" && c % 2 == 0);
+            let div = if high {
+                AUTHORS_HIGH_DIV
+            } else {
+                AUTHORS_LOW_DIV
+            };
+            let rate = members
+                .iter()
+                .map(|&j| 8.0 * nodes as f64 / one_gpu[j])
+                .sum::<f64>()
+                / members.len() as f64
+                / div;
+            out.extend(members.into_iter().map(|j| (j, 1.0 / rate)));
+        }
+        out
+    };
+    let mut t = 0.0;
+    let mut timed = Vec::with_capacity(n);
+    for (k, (j, gap_mean)) in order.into_iter().enumerate() {
+        if k > 0 {
+            t += rng.exponential(gap_mean);
+        }
+        let mut job = list[j].clone();
+        job.arrival = t;
+        // Due dates were drawn relative to arrival.
+        job.due = job.due.map(|d| d + t);
+        timed.push(job);
+    }
+    for (i, job) in timed.iter_mut().enumerate() {
+        job.name = format!("job-{i}");
+    }
+    Trace::from_jobs("sts", timed)
 }
 
 #[cfg(test)]

@@ -1,0 +1,36 @@
+// Which summary metrics mean something for a run. A metric that does not
+// apply shows "–" (and its column hides when it applies to no policy of the
+// run), never a 0 that reads as a measurement.
+//
+// The simulator is moving to reporting such metrics as null (JSON null, NaN
+// here after the worker's conversion); until every one of them is, the rule
+// below also derives applicability from what the run has. Once the Rust side
+// reports nulls, `metricApplies` reduces to its first line.
+
+const missing = (v) => v === null || v === undefined || Number.isNaN(v);
+
+/** Whether run `result` has jobs with due dates. */
+function hasDueDates(result) {
+  const due = result.jobs && result.jobs.due;
+  if (!due) return false;
+  for (let i = 0; i < due.length; i++) if (Number.isFinite(due[i])) return true;
+  return false;
+}
+
+/** Why metric `key` does not apply to `result` ('' when it applies). */
+export function notApplicable(key, result) {
+  const m = result.metrics;
+  if (missing(m[key])) return 'not reported for this run';
+  if (/pred/.test(key)) return m.predicted_frac > 0 ? '' : 'no predictions in this run (engine.predict is off)';
+  if (/^speedup|^slow/.test(key)) return result.pools && result.pools.length ? '' : 'no pools in this run';
+  if (/tardiness|^due_/.test(key) && key !== 'tardiness_cost_usd') return hasDueDates(result) ? '' : 'no job has a due date';
+  if (key === 'tardiness_cost_usd') return hasDueDates(result) ? '' : 'no job has a due date';
+  if (key === 'gpu_cost_usd') return m.gpu_cost_usd > 0 ? '' : 'no GPU type of this cluster has a price';
+  if (key === 'total_cost_usd') return m.gpu_cost_usd > 0 || hasDueDates(result) ? '' : 'no prices and no due dates';
+  return '';
+}
+
+/** Whether metric `key` applies to run `result`. */
+export function metricApplies(key, result) {
+  return notApplicable(key, result) === '';
+}
