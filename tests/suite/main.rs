@@ -31,6 +31,7 @@ mod pollux_validation;
 mod pools;
 mod predictions;
 mod properties;
+mod reasons;
 mod rigid_baselines;
 mod scheduler_delay;
 mod shared_gpus;

@@ -123,26 +123,29 @@ pub fn run_round_explained(
             .then(a.2.cmp(&b.2))
             .then(a.3.cmp(&b.3))
     });
-    // Reasons: each row's best pair (priority, share, type) and its place.
-    let best: Option<Vec<Option<(usize, f64, f64, usize)>>> = view.want_reasons().then(|| {
+    // Reasons: each row's best pair (its place in the pair order,
+    // priority, share, type); a row that runs is then explained by the
+    // pair it ran on (a fill pair can have share and priority 0).
+    let mut best: Option<Vec<Option<(usize, f64, f64, usize)>>> = view.want_reasons().then(|| {
         let mut best = vec![None; m.len()];
-        let mut place = 0;
-        for &(prio, xv, r, k) in &pairs {
+        for (place, &(prio, xv, r, k)) in pairs.iter().enumerate() {
             if best[r].is_none() {
                 best[r] = Some((place, prio, xv, k));
-                place += 1;
             }
         }
         best
     });
     let mut chosen: Vec<(usize, usize)> = Vec::new();
-    for (_, _, r, k) in pairs {
+    for (place, (prio, xv, r, k)) in pairs.into_iter().enumerate() {
         if scheduled[r].is_some() || (m.gpus[r] as i64) > free[k] {
             continue;
         }
         free[k] -= m.gpus[r] as i64;
         scheduled[r] = Some(k);
         chosen.push((r, k));
+        if let Some(best) = best.as_mut() {
+            best[r] = Some((place, prio, xv, k));
+        }
     }
     // Placement: jobs staying on their type first (they keep their GPUs),
     // then the others, largest first.

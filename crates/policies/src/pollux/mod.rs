@@ -257,10 +257,20 @@ impl Policy for Pollux {
         let seeds = self.seeds(&jobs);
         let mut rng = self.rng.clone();
         let (best, population) = round.search(seeds, self.population, self.generations, &mut rng);
+        self.rng = rng;
+        let v = self.vnodes.len();
+        let rows: Vec<&[u8]> = (0..jobs.len()).map(|i| &best[i * v..(i + 1) * v]).collect();
+        let current: Vec<_> = jobs.iter().map(|&j| view.placement(j)).collect();
+        let placements = decode(&self.vnodes, &rows, &current);
         if view.want_reasons() {
             let fair_k = fair_k
                 .min(view.cluster().max_node_gpus(ref_kind).max(1))
                 .max(1);
+            // Decoding keeps one GPU type per job: what the job is placed on.
+            let placed: Vec<u32> = placements
+                .iter()
+                .map(|p| p.as_ref().map_or(0, |p| p.gpus()))
+                .collect();
             explain(
                 out,
                 &round,
@@ -269,13 +279,9 @@ impl Policy for Pollux {
                 &population,
                 &|i, n, k| (goodput(jobs[i], n, k), speedup(i, n, k)),
                 fair_k,
+                &placed,
             );
         }
-        self.rng = rng;
-        let v = self.vnodes.len();
-        let rows: Vec<&[u8]> = (0..jobs.len()).map(|i| &best[i * v..(i + 1) * v]).collect();
-        let current: Vec<_> = jobs.iter().map(|&j| view.placement(j)).collect();
-        let placements = decode(&self.vnodes, &rows, &current);
         let mut packer = Packer::empty(view.cluster(), PlacementRule::Any);
         let mut plan = Vec::new();
         for (&j, p) in jobs.iter().zip(placements) {
@@ -303,12 +309,13 @@ const FIELDS: &[Field] = &[
     field("fitness", Unit::Ratio),
     field("alt_gpus", Unit::Gpus),
     field("alt_fitness", Unit::Ratio),
+    field("placed", Unit::Gpus),
 ];
 
 /// Holds GPUs in the fittest allocation.
 pub static HOLDS: Rule = Rule {
     id: "pollux.holds",
-    words: "{gpus} GPUs on {nodes} nodes: the genetic search's fittest allocation (fitness {fitness}, the power mean of every job's speedup) gives it goodput {goodput}, speedup {speedup} (its goodput against a fair share of {fair} GPUs, Pollux's fitness term before the restart factor {restart}); the fittest allocation giving it another share ({alt_gpus} GPUs) scores {alt_fitness}",
+    words: "{gpus} GPUs on {nodes} nodes: the genetic search's fittest allocation (fitness {fitness}, the power mean of every job's speedup) gives it goodput {goodput}, speedup {speedup} (its goodput against a fair share of {fair} GPUs, Pollux's fitness term before the restart factor {restart}); the fittest allocation placing it otherwise ({alt_gpus} GPUs) scores {alt_fitness}; its GPUs of the allocation's majority type are placed: {placed}",
     fields: FIELDS,
     key: None,
 };
@@ -331,6 +338,7 @@ fn explain(
     population: &[ga::Individual],
     rate: &dyn Fn(usize, u32, u32) -> (f64, f64),
     fair_k: u32,
+    placed: &[u32],
 ) {
     let v = round.vnodes.len();
     let fit_best = round.fitness(best);
@@ -367,6 +375,7 @@ fn explain(
                 Val::from(fit_best),
                 Val::from(alt_k),
                 Val::from(alt_fit),
+                Val::from(placed[i]),
             ],
         );
     }
