@@ -495,3 +495,53 @@ pub fn run_report_json(
         .map(|s| s + "\n")
         .map_err(|e| js_err(Error::Internal(e.to_string())))
 }
+
+/// One job's reasons over its life under one policy, as JSON text, exactly
+/// as `schedlab explain --format json` prints it (the "why" card and the
+/// wasm == native check). `job` is an id or a name; `at` < 0 means none.
+#[wasm_bindgen]
+#[allow(clippy::too_many_arguments)]
+pub fn explain_json(
+    trace: &str,
+    trace_text: &str,
+    cluster: &str,
+    policy: &str,
+    sets: Vec<String>,
+    seed: u64,
+    job: &str,
+    at: f64,
+) -> Result<String, JsValue> {
+    let trace = if trace_text.is_empty() {
+        load_named(trace)
+            .ok_or_else(|| JsValue::from_str(&format!("no bundled trace named '{trace}'")))?
+            .map_err(js_err)?
+    } else {
+        Trace::parse(trace, trace_text, None).map_err(js_err)?
+    };
+    let cluster = Arc::new(crate::report::cluster_for(cluster, &trace, None).map_err(js_err)?);
+    let overrides = split_overrides(&sets).map_err(js_err)?;
+    check_owners(&overrides, &[policy.to_string()]).map_err(js_err)?;
+    let mut zoo = ModelZoo::builtin();
+    zoo.apply_overrides(overrides.get("zoo").map_or(&[][..], |v| v))
+        .map_err(js_err)?;
+    let zoo = Arc::new(zoo);
+    let (mut sim, _) =
+        crate::report::prepare_policy(&trace, &cluster, &zoo, policy, &overrides, seed)
+            .map_err(js_err)?;
+    let at = (at >= 0.0).then_some(at);
+    // An id first, then a name (as the CLI looks it up).
+    let n = trace.jobs.len();
+    let id = job
+        .parse::<usize>()
+        .ok()
+        .filter(|&i| i < n)
+        .or_else(|| trace.jobs.iter().position(|j| j.name == job))
+        .ok_or_else(|| JsValue::from_str(&format!("job {job}: no job with that id or name")))?
+        as u32;
+    sim.set_record_reasons(true, if at.is_some() { None } else { Some(id) });
+    let outcome = sim.run(&mut |_| true).map_err(js_err)?;
+    let e = crate::explain::explain(&outcome, policy, id, at).map_err(js_err)?;
+    serde_json::to_string_pretty(&e)
+        .map(|s| s + "\n")
+        .map_err(|e| js_err(Error::Internal(e.to_string())))
+}

@@ -372,6 +372,10 @@ fn themis_ranks_by_rho_and_the_auction_adds_up() {
             .filter(|r| r.rule == "themis.lost" || r.rule == "themis.waits")
         {
             assert_eq!(r.gpus, 0.0, "{r:?}");
+            assert!(
+                num(r, "offered") > 0.0,
+                "nothing offered is its own rule: {r:?}"
+            );
         }
     }
 }

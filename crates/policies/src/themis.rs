@@ -259,6 +259,7 @@ impl Policy for Themis {
                     (true, true, _) => &WON,
                     (true, false, _) => &LEFTOVER,
                     (false, _, true) => &KEPT,
+                    (false, _, false) if offered == 0 => &NONE_OFFERED,
                     (false, true, false) => &LOST,
                     (false, false, false) => &WAITS,
                 };
@@ -366,6 +367,14 @@ pub static KEPT: Rule = Rule {
 pub static LOST: Rule = Rule {
     id: "themis.lost",
     words: "waits: bid for the {offered} offered GPUs as #{place} of the {bidders} jobs with the largest rho ({rho}) and won none: the others' rho fell more",
+    fields: FIELDS,
+    key: Some("rho"),
+};
+
+/// Nothing was offered: every GPU is held under a lease.
+pub static NONE_OFFERED: Rule = Rule {
+    id: "themis.none_offered",
+    words: "waits: #{place} by rho = {rho} of {jobs} jobs, but no GPU was offered in this call (every GPU is held until its lease ends)",
     fields: FIELDS,
     key: Some("rho"),
 };

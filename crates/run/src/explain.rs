@@ -129,7 +129,13 @@ pub fn explain(o: &Outcome, policy: &str, job: u32, at: Option<f64>) -> Result<E
             finish: j.finish,
         },
         reasons,
-        at: at.and_then(|t| at_call(log, job, t)),
+        // Before its arrival or after its end no job is ahead of it.
+        at: at.and_then(|t| at_call(log, job, t)).map(|mut a| {
+            if a.call_t < j.arrival || j.finish.is_some_and(|f| a.call_t >= f) {
+                a.ahead.clear();
+            }
+            a
+        }),
         capped_at: log.capped_at,
     })
 }
@@ -227,6 +233,13 @@ impl Explanation {
             ));
             match &a.reason {
                 Some(r) => s.push_str(&format!("  this job: {}\n", r.words)),
+                None if a.call_t < j.arrival => s.push_str(&format!(
+                    "  this job: not arrived yet (it arrives at {})\n",
+                    when(j.arrival)
+                )),
+                None if j.finish.is_some_and(|f| a.call_t >= f) => {
+                    s.push_str("  this job: already finished\n")
+                }
                 None => s.push_str("  this job: not looked at in that call\n"),
             }
             if a.ahead.is_empty() {
