@@ -16,21 +16,20 @@
 //! See `docs/PAGE.md` for the JavaScript side.
 
 use crate::error::Error;
-use crate::params::split_overrides;
-use crate::perf::ModelZoo;
-use crate::report::{check_owners, run_policy as run_one, PolicyRun, RunReport};
-use crate::sim::{Progress, ENGINE_PARAMS};
+use crate::report::PolicyRun;
+use crate::sim::Progress;
 use crate::web::charts::{self, ChartSpec};
 use crate::web::columns::Column;
 use crate::web::insight::insight_at;
-use crate::web::runner::{load_trace, Finished, Runner, TraceInfo};
+use crate::web::runner::{
+    check_settings as check_page_settings, load_trace, page_setup, Finished, Runner, TraceInfo,
+};
 use crate::web::{catalog as cat, ErrorInfo};
-use crate::workload::{bundled_trace, load_named, Trace};
+use crate::workload::bundled_trace;
 use js_sys::{
     Array, Float32Array, Float64Array, Int32Array, Object, Reflect, Uint32Array, Uint8Array,
 };
 use serde::Serialize;
-use std::sync::Arc;
 use wasm_bindgen::prelude::*;
 
 fn js_err(e: Error) -> JsValue {
@@ -223,7 +222,7 @@ impl Run {
             .runner
             .take()
             .ok_or_else(|| js_err(Error::config("the result was already taken")))?;
-        let engine = runner.engine_params().clone();
+        let engine = runner.engine_params();
         let f = match runner.finish() {
             Ok(f) => f,
             Err(e) => return Err(js_err(e)),
@@ -443,6 +442,17 @@ impl PcsProblem {
     }
 }
 
+/// Checks a page link's policies (comma-separated) and `set=` entries
+/// (`OWNER.KEY=VALUE`) before anything runs, as `schedlab run` checks
+/// `--policy` and `--set`: an unknown owner, key or choice, a value out of
+/// range, a key given twice with different values, a policy named twice or
+/// an empty name is an error (`{kind, file, line, field, message, text}`)
+/// whose `text` names the setting in one line.
+#[wasm_bindgen]
+pub fn check_settings(policies: &str, sets: Vec<String>) -> Result<(), JsValue> {
+    check_page_settings(policies, &sets).map_err(js_err)
+}
+
 /// Runs policies on a trace and returns the report as JSON text, exactly as
 /// `schedlab run --format json` prints it. `trace` is a bundled trace name
 /// or, when `trace_text` is non-empty, the name shown for that text.
@@ -456,41 +466,14 @@ pub fn run_report_json(
     sets: Vec<String>,
     seed: u64,
 ) -> Result<String, JsValue> {
-    let trace = if trace_text.is_empty() {
-        load_named(trace)
-            .ok_or_else(|| JsValue::from_str(&format!("no bundled trace named '{trace}'")))?
-            .map_err(js_err)?
-    } else {
-        Trace::parse(trace, trace_text, None).map_err(js_err)?
-    };
-    let cluster = Arc::new(crate::report::cluster_for(cluster, &trace, None).map_err(js_err)?);
-    let zoo = Arc::new(ModelZoo::builtin());
-    let policies: Vec<String> = policies
-        .split(',')
-        .map(|s| s.trim().to_string())
-        .filter(|s| !s.is_empty())
-        .collect();
-    let overrides = split_overrides(&sets).map_err(js_err)?;
-    check_owners(&overrides, &policies).map_err(js_err)?;
+    let policies = crate::report::parse_policies("policies", policies).map_err(js_err)?;
+    let trace = load_trace(trace, trace_text).map_err(js_err)?;
+    let setup = page_setup(trace, cluster, policies, &sets, seed).map_err(js_err)?;
     let mut results = Vec::new();
-    for p in &policies {
-        results.push(
-            run_one(&trace, &cluster, &zoo, p, &overrides, seed, &mut |_| true).map_err(js_err)?,
-        );
+    for p in &setup.policies {
+        results.push(setup.run(p, &mut |_| true).map_err(js_err)?);
     }
-    let engine = crate::params::Params::resolve(
-        "engine",
-        ENGINE_PARAMS,
-        overrides.get("engine").map_or(&[][..], |v| v),
-    )
-    .map_err(js_err)?;
-    let report = RunReport {
-        trace: trace.name.clone(),
-        cluster: cluster.name.clone(),
-        seed,
-        engine,
-        results,
-    };
+    let report = setup.report(results);
     serde_json::to_string_pretty(&report)
         .map(|s| s + "\n")
         .map_err(|e| js_err(Error::Internal(e.to_string())))
@@ -511,23 +494,11 @@ pub fn explain_json(
     job: &str,
     at: f64,
 ) -> Result<String, JsValue> {
-    let trace = if trace_text.is_empty() {
-        load_named(trace)
-            .ok_or_else(|| JsValue::from_str(&format!("no bundled trace named '{trace}'")))?
-            .map_err(js_err)?
-    } else {
-        Trace::parse(trace, trace_text, None).map_err(js_err)?
-    };
-    let cluster = Arc::new(crate::report::cluster_for(cluster, &trace, None).map_err(js_err)?);
-    let overrides = split_overrides(&sets).map_err(js_err)?;
-    check_owners(&overrides, &[policy.to_string()]).map_err(js_err)?;
-    let mut zoo = ModelZoo::builtin();
-    zoo.apply_overrides(overrides.get("zoo").map_or(&[][..], |v| v))
-        .map_err(js_err)?;
-    let zoo = Arc::new(zoo);
-    let (mut sim, _) =
-        crate::report::prepare_policy(&trace, &cluster, &zoo, policy, &overrides, seed)
-            .map_err(js_err)?;
+    let trace = load_trace(trace, trace_text).map_err(js_err)?;
+    let setup =
+        page_setup(trace, cluster, vec![policy.to_string()], &sets, seed).map_err(js_err)?;
+    let (mut sim, _) = setup.prepare(policy).map_err(js_err)?;
+    let trace = &setup.trace;
     let at = (at >= 0.0).then_some(at);
     // An id first, then a name (as the CLI looks it up).
     let n = trace.jobs.len();

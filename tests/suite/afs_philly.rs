@@ -6,7 +6,7 @@
 //! `schedlab reproduce afs --philly ...`, not a test.
 
 use schedlab::perf::{ModelZoo, SpeedupCurve};
-use schedlab::report::Overrides;
+use schedlab::report::RunSettings;
 use schedlab::repro::afs::{self, PhillyJobs, VARIANTS};
 use schedlab::workload::Trace;
 
@@ -93,7 +93,7 @@ fn reproduction_runs_every_policy_on_two_vc_traces() {
         afs_tables: Some((MODELS.into(), models)),
         traces: vec![4, 9],
         seed: 1,
-        overrides: Overrides::new(),
+        settings: RunSettings::default(),
     };
     let r = afs::reproduce(&opts, &mut |_| {}).unwrap();
     assert!(r.generator.starts_with("philly-csv"));

@@ -5,7 +5,7 @@
 
 use schedlab::cluster::{parse_cluster, Cluster};
 use schedlab::perf::ModelZoo;
-use schedlab::report::{run_policy, Overrides, PolicyRun};
+use schedlab::report::{run_policy, PolicyRun, RunSettings};
 use schedlab::workload::gen::generate;
 use schedlab::workload::Trace;
 use std::sync::Arc;
@@ -29,11 +29,9 @@ fn run(
     policy: &str,
     set: &[(&str, &str, &str)],
 ) -> PolicyRun {
-    let mut o = Overrides::new();
+    let mut o = RunSettings::default();
     for (owner, k, v) in set {
-        o.entry(owner.to_string())
-            .or_default()
-            .push((k.to_string(), v.to_string()));
+        o.set(owner, k, v).unwrap();
     }
     let zoo = Arc::new(ModelZoo::builtin());
     run_policy(trace, cluster, &zoo, policy, &o, 1, &mut |_| true).unwrap()
@@ -200,7 +198,7 @@ fn bad_pools_are_clear_errors() {
         &c,
         &zoo,
         "anticipatory",
-        &Overrides::new(),
+        &RunSettings::default(),
         1,
         &mut |_| true,
     )
@@ -279,7 +277,7 @@ fn the_reproduction_runs_in_miniature() {
         days: 1.0,
         helios_days: 3.0,
         helios_scales: vec![1.0],
-        overrides: Overrides::new(),
+        settings: RunSettings::default(),
         seed: 1,
     };
     let r = reproduce(&opts, &mut |_| {}).unwrap();
@@ -443,8 +441,9 @@ fn pools_that_do_not_lay_out_as_cells_are_a_clear_error() {
     let t = Trace::parse("cells.csv", text, None).unwrap();
     let c = cluster_for(&t, "v100:2x6");
     let zoo = Arc::new(ModelZoo::builtin());
-    let mut o = Overrides::new();
-    o.insert("engine".into(), sets(&[("placement", "cells")]));
+    let o = RunSettings::default()
+        .with("engine", "placement", "cells")
+        .unwrap();
     let e = run_policy(&t, &c, &zoo, "pool-fcfs", &o, 1, &mut |_| true)
         .unwrap_err()
         .to_string();

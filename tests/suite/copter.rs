@@ -201,7 +201,7 @@ fn reproduce_copter_runs_table_4_1_on_a_small_workload() {
         methods: vec!["lp-star".into(), "pop-16".into(), "copter".into()],
         copter_dir: None,
         jobs: Some(80),
-        overrides: Default::default(),
+        settings: Default::default(),
         seed: 3,
     };
     let rows = reproduce(&opts, &mut |_| {}).unwrap();
@@ -240,7 +240,7 @@ fn copter_scaling_measures_rounds_after_the_warm_up_at_each_size() {
         methods: vec!["lp-star".into(), "copter-cold".into(), "copter".into()],
         copter_dir: None,
         jobs: None,
-        overrides: Default::default(),
+        settings: Default::default(),
         seed: 1,
     };
     let hours = 0.25;
@@ -309,7 +309,7 @@ fn paired_solves_time_other_methods_without_changing_the_run() {
         methods: vec!["copter".into(), "copter-paired".into()],
         copter_dir: None,
         jobs: Some(80),
-        overrides: Default::default(),
+        settings: Default::default(),
         seed: 3,
     };
     let rows = reproduce(&opts, &mut |_| {}).unwrap();

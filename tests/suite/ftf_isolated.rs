@@ -10,7 +10,7 @@
 use schedlab::cluster::{parse_cluster, Cluster};
 use schedlab::isolated::apply_simulated_ftf;
 use schedlab::perf::ModelZoo;
-use schedlab::report::{run_policy, Overrides};
+use schedlab::report::{run_policy, RunSettings};
 use schedlab::workload::{JobSpec, Trace};
 use std::sync::Arc;
 
@@ -33,10 +33,10 @@ fn trace(jobs: Vec<JobSpec>) -> Trace {
     }
 }
 
-fn sia_setting() -> Overrides {
-    let mut ov = Overrides::new();
-    ov.insert("engine".into(), vec![("calibration".into(), "sia".into())]);
-    ov
+fn sia_setting() -> RunSettings {
+    RunSettings::default()
+        .with("engine", "calibration", "sia")
+        .unwrap()
 }
 
 #[test]

@@ -34,6 +34,7 @@ mod properties;
 mod reasons;
 mod rigid_baselines;
 mod scheduler_delay;
+mod settings;
 mod shared_gpus;
 mod sia_ilp;
 mod sia_insight;

@@ -249,7 +249,9 @@ fn a_small_search_gives_a_front_that_reruns_to_the_same_objectives() {
         trace,
         parse_cluster("pcs-64").unwrap(),
         ModelZoo::builtin(),
-        vec![("placement".into(), "any".into())],
+        schedlab::report::RunSettings::default()
+            .with("engine", "placement", "any")
+            .unwrap(),
         objectives,
     )
     .unwrap();

@@ -7,15 +7,16 @@
 
 use schedlab::cluster::parse_cluster;
 use schedlab::perf::ModelZoo;
-use schedlab::report::{run_policy, Overrides};
+use schedlab::report::{run_policy, RunSettings};
 use schedlab::workload::{load_named, Trace};
 use std::sync::Arc;
 
 fn restarts_per_job(policy: &str, trace: &Trace) -> f64 {
     let cluster = Arc::new(parse_cluster("sia-hetero-64").unwrap());
     let zoo = Arc::new(ModelZoo::builtin());
-    let mut ov = Overrides::new();
-    ov.insert("engine".into(), vec![("calibration".into(), "sia".into())]);
+    let ov = RunSettings::default()
+        .with("engine", "calibration", "sia")
+        .unwrap();
     let r = run_policy(trace, &cluster, &zoo, policy, &ov, 1, &mut |_| true).unwrap();
     assert_eq!(
         r.metrics.completed,

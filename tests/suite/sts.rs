@@ -7,9 +7,10 @@ use crate::common;
 use common::run_engine;
 use schedlab::cluster::parse_cluster;
 use schedlab::perf::price::gpu_price_usd_h;
-use schedlab::perf::ModelZoo;
+use schedlab::perf::{ModelZoo, ZooSettings};
 use schedlab::workload::gen::generate;
 use schedlab::workload::Trace;
+use schedlab_core::settings::Settings;
 
 fn sts_trace(nodes: u32, arrivals: &str, seed: u64, widen: &str) -> Trace {
     let set = vec![
@@ -173,7 +174,7 @@ fn profiled(knobs: &[(&str, &str)]) -> ModelZoo {
         .iter()
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .collect();
-    zoo.apply_overrides(&pairs).unwrap();
+    zoo.apply_settings(&ZooSettings::resolve("zoo", &pairs).unwrap());
     zoo
 }
 
@@ -206,10 +207,7 @@ fn the_profiles_knobs_change_the_models_and_the_due_dates() {
         assert!(b.due.unwrap() - b.arrival > a.due.unwrap() - a.arrival);
     }
     let bad = vec![("sts_a100_speed".to_string(), "0.5".to_string())];
-    let err = ModelZoo::builtin()
-        .apply_overrides(&bad)
-        .unwrap_err()
-        .to_string();
+    let err = ZooSettings::resolve("zoo", &bad).unwrap_err().to_string();
     assert!(err.contains("sts_a100_speed"), "{err}");
 }
 
@@ -285,7 +283,7 @@ fn reproduce_sts_runs_every_method_and_reports_the_targets() {
         patterns: vec!["high".into()],
         instances: 1,
         timing_sizes: vec![3],
-        overrides: Default::default(),
+        settings: Default::default(),
         seed: 4,
         data: None,
     };

@@ -209,7 +209,7 @@ fn reproduce_sts_on_the_authors_data_reports_r1_to_r12() {
         patterns: vec!["exponential".into()],
         instances: 1,
         timing_sizes: vec![2],
-        overrides: Default::default(),
+        settings: Default::default(),
         seed: 1,
         data: Some(Arc::new(d)),
     };
@@ -240,7 +240,6 @@ fn reproduce_sts_on_the_authors_data_reports_r1_to_r12() {
     assert!(!text.contains("PLACEHOLDER"));
     // The zoo's knobs shape only the placeholders.
     let mut bad = opts;
-    bad.overrides
-        .insert("zoo".into(), vec![("sts_beta_scale".into(), "2".into())]);
+    bad.settings.set("zoo", "sts_beta_scale", "2").unwrap();
     assert!(reproduce(&bad, &mut |_| {}).is_err());
 }

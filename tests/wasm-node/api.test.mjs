@@ -63,6 +63,24 @@ test('cluster layouts group nodes by GPU type; bad specs are config errors', () 
   assert.throws(() => wasm.cluster_layout('zz:1x4'), (e) => e.kind === 'config' && /unknown GPU type/.test(e.text));
 });
 
+test('a link\'s policies and settings are checked before anything runs, with one readable line', () => {
+  for (const api of [wasm, core]) {
+    assert.equal(api.check_settings('fifo,tiresias', ['tiresias.t1=60', 'engine.placement=any']), undefined);
+    const refused = (policies, sets, want) => assert.throws(() => api.check_settings(policies, sets),
+      (e) => e.kind === 'config' && e.text.includes(want) && !e.text.includes('\n'), `${policies} ${sets}`);
+    refused('fifo', ['fifo.nosuch=3'], "unknown parameter 'fifo.nosuch'; fifo has: backfill, share_gpus, round_s");
+    refused('fifo', ['engine.placement=foo'], 'engine.placement=foo: must be one of packed, any, netpack, cells');
+    refused('fifo', ['nosuch.k=1'], "unknown owner 'nosuch'");
+    refused('fifo', ['fifo.round_s=60', 'fifo.round_s=30'], 'fifo.round_s is given twice');
+    refused('fifo,fifo', [], "'fifo' is named twice");
+    refused('fifo,,tiresias', [], 'entry 2 is empty');
+    // The full package's policies are checked in the core package too.
+    refused('sia', ['sia.solver=simplex'], 'sia.solver=simplex: must be one of');
+    assert.throws(() => new api.Run('afs-mini', '', 'afs-64', 'fifo', ['fifo.nosuch=3'], 1n),
+      (e) => e.kind === 'config' && /fifo\.nosuch/.test(e.text));
+  }
+});
+
 test('trace errors are objects with file, line and field', () => {
   const info = wasm.parse_trace('ok.csv', 'name,arrival,model,gpus,duration\na,0,linear,1,10\n');
   assert.equal(info.jobs, 1);

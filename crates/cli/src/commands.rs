@@ -4,16 +4,18 @@ use super::write_out;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use schedlab_core::error::{Error, Result};
-use schedlab_core::params::split_overrides;
+use schedlab_core::settings::Choice;
 use schedlab_core::textio::read_text;
-use schedlab_model::cluster::{builtin_clusters, parse_cluster, Cluster};
+use schedlab_model::cluster::{builtin_clusters, parse_cluster};
 use schedlab_model::perf::{gavel_models_from_json, ModelZoo};
 use schedlab_model::workload::gen::{generate_native_text, generators};
 use schedlab_model::workload::{
     bundled_trace, bundled_traces, load_named, Fill, Format, ImportOptions, Trace,
 };
 use schedlab_policies::{registry, Knowledge};
-use schedlab_run::report::{check_owners, run_policy, to_csv, to_table, RunReport};
+use schedlab_run::isolated::FtfReference;
+use schedlab_run::report::{to_csv, to_table};
+use schedlab_run::setup::{parse_policies, RunSettings, RunSetup, ZooSource};
 use schedlab_sim::ENGINE_PARAMS;
 use std::io::IsTerminal;
 use std::sync::Arc;
@@ -49,7 +51,9 @@ pub struct RunArgs {
     /// Policies to compare, comma-separated; defaults to a bundled trace's recommended set.
     #[arg(long)]
     pub policy: Option<String>,
-    /// Parameter override OWNER.KEY=VALUE (OWNER is a policy or `engine`); repeatable.
+    /// Setting OWNER.KEY=VALUE (OWNER is `engine`, `zoo` or one of the run's policies;
+    /// `pcs.config=FILE` reads a PCS configuration file); repeatable. Every entry is checked
+    /// before anything runs.
     #[arg(long = "set")]
     pub set: Vec<String>,
     #[arg(long, default_value_t = 1)]
@@ -187,62 +191,48 @@ pub fn run(a: RunArgs) -> Result<()> {
         .as_deref()
         .map(schedlab_model::cluster::Pools::from_arg)
         .transpose()?;
-    let cluster: Arc<Cluster> = Arc::new(schedlab_run::report::cluster_for(
-        &cluster_name,
-        &trace,
-        pools,
-    )?);
+    let cluster = schedlab_run::report::cluster_for(&cluster_name, &trace, pools)?;
     let policies: Vec<String> = match (&a.policy, &bundled) {
-        (Some(p), _) => p
-            .split(',')
-            .map(|s| s.trim().to_string())
-            .filter(|s| !s.is_empty())
-            .collect(),
+        (Some(p), _) => parse_policies("--policy", p)?,
         (None, Some(b)) => b.policies.iter().map(|s| s.to_string()).collect(),
         (None, None) => vec!["fifo".to_string()],
     };
-    if policies.is_empty() {
-        return Err(Error::config("--policy: name at least one policy"));
-    }
-    for p in &policies {
-        schedlab_policies::info(p)?;
-    }
-    let ftf = schedlab_run::isolated::FtfReference::parse(&a.ftf)
+    let ftf = FtfReference::from_name(&a.ftf)
         .ok_or_else(|| Error::config(format!("--ftf {}: expected analytic or simulated", a.ftf)))?;
-    let mut overrides = split_overrides(&a.set)?;
-    schedlab_policies::pcs::config::expand_config_files(&mut overrides, read_text)?;
-    check_owners(&overrides, &policies)?;
-    let mut zoo = ModelZoo::named(&a.zoo).ok_or_else(|| {
-        Error::config(format!(
-            "--zoo {}: expected builtin or pollux-osdi21",
-            a.zoo
-        ))
-    })?;
-    zoo.apply_overrides(overrides.get("zoo").map_or(&[][..], |v| v))?;
-    if !a.profiles.is_empty() {
-        let set = super::models::read_profiles(&a.profiles)?;
-        zoo.add_profiles(&set, &a.profiles.join(", "))?;
-    }
-    if let Some(dir) = &a.sts_data {
-        schedlab_model::perf::sts_data::StsData::read_dir(dir)?.apply(&mut zoo)?;
-    }
-    if let Some(path) = &a.table_models {
-        for m in schedlab_model::perf::table_models_from_json(path, &read_text(path)?)? {
-            zoo.insert(m);
-        }
-    }
-    if let Some(path) = &a.gavel_throughputs {
-        for m in gavel_models_from_json(path, &read_text(path)?)? {
-            zoo.insert(m);
-        }
-    }
-    let zoo = Arc::new(zoo);
+    let settings = RunSettings::parse(&a.set, &policies, &read_text)?;
+    let zoo = ZooSource {
+        name: a.zoo.clone(),
+        afs_tables: None,
+        profiles: if a.profiles.is_empty() {
+            None
+        } else {
+            Some((
+                super::models::read_profiles(&a.profiles)?,
+                a.profiles.join(", "),
+            ))
+        },
+        table_models: match &a.table_models {
+            Some(path) => schedlab_model::perf::table_models_from_json(path, &read_text(path)?)?,
+            None => Vec::new(),
+        },
+        gavel_models: match &a.gavel_throughputs {
+            Some(path) => gavel_models_from_json(path, &read_text(path)?)?,
+            None => Vec::new(),
+        },
+        sts_data: match &a.sts_data {
+            Some(dir) => Some(Arc::new(schedlab_model::perf::sts_data::StsData::read_dir(
+                dir,
+            )?)),
+            None => None,
+        },
+    };
+    let setup = RunSetup::new(trace, cluster, &zoo, policies, settings, a.seed)?;
 
     let show = std::io::stderr().is_terminal();
     let mut results = Vec::new();
-    for p in &policies {
+    for p in &setup.policies {
         let bar = if show {
-            ProgressBar::new(trace.jobs.len() as u64)
+            ProgressBar::new(setup.trace.jobs.len() as u64)
         } else {
             ProgressBar::hidden()
         };
@@ -257,28 +247,22 @@ pub fn run(a: RunArgs) -> Result<()> {
             bar.set_message(format!("t = {:.1} h", pr.now / 3600.0));
             true
         };
-        let mut r = run_policy(&trace, &cluster, &zoo, p, &overrides, a.seed, &mut cb)?;
-        if ftf == schedlab_run::isolated::FtfReference::Simulated {
+        let mut r = setup.run(p, &mut cb)?;
+        if ftf == FtfReference::Simulated {
             bar.set_message("isolated runs for finish-time fairness");
             schedlab_run::isolated::apply_simulated_ftf(
-                &mut r, &trace, &cluster, &zoo, &overrides, a.seed,
+                &mut r,
+                &setup.trace,
+                &setup.cluster,
+                &setup.zoo,
+                &setup.settings,
+                setup.seed,
             )?;
         }
         bar.finish_and_clear();
         results.push(r);
     }
-    let engine = schedlab_core::params::Params::resolve(
-        "engine",
-        ENGINE_PARAMS,
-        overrides.get("engine").map_or(&[][..], |v| v),
-    )?;
-    let report = RunReport {
-        trace: trace.name.clone(),
-        cluster: cluster.name.clone(),
-        seed: a.seed,
-        engine,
-        results,
-    };
+    let report = setup.report(results);
     if let Some(path) = &a.timeline {
         let tl: Vec<serde_json::Value> = report
             .results
@@ -440,12 +424,21 @@ pub struct GenArgs {
 }
 
 pub fn gen(a: GenArgs) -> Result<()> {
-    let mut overrides = Vec::new();
+    let mut overrides: Vec<(String, String)> = Vec::new();
     for s in &a.set {
         let (k, v) = s
             .split_once('=')
+            .map(|(k, v)| (k.trim(), v.trim()))
             .ok_or_else(|| Error::config(format!("--set {s}: expected KEY=VALUE")))?;
-        overrides.push((k.trim().to_string(), v.trim().to_string()));
+        match overrides.iter().find(|(x, _)| x == k) {
+            Some((_, old)) if old == v => {}
+            Some((_, old)) => {
+                return Err(Error::config(format!(
+                    "--set {k} is given twice, as {old} and {v}: keep one"
+                )))
+            }
+            None => overrides.push((k.to_string(), v.to_string())),
+        }
     }
     let (text, n) = match &a.sts_data {
         None => generate_native_text(&a.name, a.jobs, a.seed, &overrides)?,

@@ -5,12 +5,11 @@ use super::commands::{load_trace, TraceArgs};
 use super::write_out;
 use clap::Args;
 use schedlab_core::error::{Error, Result};
-use schedlab_core::params::split_overrides;
 use schedlab_core::textio::read_text;
-use schedlab_model::perf::ModelZoo;
 use schedlab_model::workload::bundled_trace;
 use schedlab_run::explain::{explain as explain_job, find_job};
-use schedlab_run::report::{check_owners, cluster_for, prepare_policy};
+use schedlab_run::report::cluster_for;
+use schedlab_run::setup::{RunSettings, ZooSource};
 use std::sync::Arc;
 
 #[derive(Args)]
@@ -111,13 +110,10 @@ pub fn explain(a: ExplainArgs) -> Result<()> {
         .transpose()?;
     let cluster = Arc::new(cluster_for(&cluster_name, &trace, pools)?);
     schedlab_policies::info(&a.policy)?;
-    let mut overrides = split_overrides(&a.set)?;
-    schedlab_policies::pcs::config::expand_config_files(&mut overrides, read_text)?;
-    check_owners(&overrides, std::slice::from_ref(&a.policy))?;
-    let mut zoo = ModelZoo::builtin();
-    zoo.apply_overrides(overrides.get("zoo").map_or(&[][..], |v| v))?;
-    let zoo = Arc::new(zoo);
-    let (mut sim, _) = prepare_policy(&trace, &cluster, &zoo, &a.policy, &overrides, a.seed)?;
+    let policies = [a.policy.clone()];
+    let settings = RunSettings::parse(&a.set, &policies, &read_text)?;
+    let zoo = Arc::new(ZooSource::named("builtin").build(settings.zoo())?);
+    let (mut sim, _) = settings.simulation(&trace, &cluster, &zoo, &a.policy, a.seed)?;
     let job = {
         // Ids and names are known before the run: look the job up first.
         let names: Vec<&str> = trace.jobs.iter().map(|j| j.name.as_str()).collect();

@@ -116,7 +116,8 @@ pub fn validate(a: ValidateArgs) -> Result<()> {
         None => (1..=8).collect(),
     };
     let mut rows = Vec::new();
-    for policy in a.policies.split(',').map(str::trim) {
+    for policy in &schedlab_run::setup::parse_policies("--policies", &a.policies)? {
+        let policy = policy.as_str();
         let sim_policy = pollux_sim_policy(policy).ok_or_else(|| {
             Error::config(format!(
                 "--policies: '{policy}' has no published Pollux-simulator results (tiresias, pollux)"

@@ -8,12 +8,12 @@ use super::commands::{load_trace, TraceArgs};
 use super::write_out;
 use clap::{Args, Subcommand};
 use schedlab_core::error::{Error, Result};
-use schedlab_core::params::split_overrides;
+use schedlab_core::textio::read_text;
 use schedlab_model::cluster::parse_cluster;
-use schedlab_model::perf::ModelZoo;
 use schedlab_run::search::front::{non_dominated, picks, Point};
 use schedlab_run::search::pcs::{Objective, Space, WfqProblem};
 use schedlab_run::search::{random_search, recording_evaluator, spea2};
+use schedlab_run::setup::{RunSettings, ZooSource};
 
 #[derive(Subcommand)]
 pub enum PcsCommand {
@@ -60,7 +60,8 @@ pub struct SearchArgs {
     pub threads: usize,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Engine overrides engine.KEY=VALUE for every evaluation (e.g. engine.placement=any).
+    /// Engine settings engine.KEY=VALUE for every evaluation (e.g. engine.placement=any),
+    /// checked before the search starts.
     #[arg(long = "set")]
     pub set: Vec<String>,
     /// Model zoo: builtin or pollux-osdi21.
@@ -84,12 +85,7 @@ pub fn pcs(c: PcsCommand) -> Result<()> {
 }
 
 fn search(a: SearchArgs) -> Result<()> {
-    let objectives = a
-        .objectives
-        .split(',')
-        .filter(|s| !s.trim().is_empty())
-        .map(Objective::parse)
-        .collect::<Result<Vec<_>>>()?;
+    let objectives = Objective::parse_list(&a.objectives)?;
     if !["spea2", "random"].contains(&a.method.as_str()) {
         return Err(Error::config(format!(
             "--method {}: expected spea2 or random",
@@ -101,13 +97,8 @@ fn search(a: SearchArgs) -> Result<()> {
             "--evaluations, --population and --offspring must be at least 1",
         ));
     }
-    let mut sets = split_overrides(&a.set)?;
-    let engine = sets.remove("engine").unwrap_or_default();
-    if let Some(owner) = sets.keys().next() {
-        return Err(Error::config(format!(
-            "--set {owner}.*: only engine.* settings apply to a search (the search chooses pcs.*)"
-        )));
-    }
+    // No policy's settings: the search chooses the `pcs` policy's itself.
+    let settings = RunSettings::parse(&a.set, &[], &read_text)?;
     let full = load_trace(&TraceArgs {
         name: &a.trace,
         format: a.trace_format.as_deref(),
@@ -116,13 +107,9 @@ fn search(a: SearchArgs) -> Result<()> {
     })?;
     let keep = if a.apps == 0 { full.jobs.len() } else { a.apps };
     let trace = full.subset(&full.name, None, keep)?;
-    let zoo = ModelZoo::named(&a.zoo).ok_or_else(|| {
-        Error::config(format!(
-            "--zoo {}: expected builtin or pollux-osdi21",
-            a.zoo
-        ))
-    })?;
-    let mut problem = WfqProblem::new(trace, parse_cluster(&a.cluster)?, zoo, engine, objectives)?;
+    let zoo = ZooSource::named(&a.zoo).build(settings.zoo())?;
+    let mut problem =
+        WfqProblem::new(trace, parse_cluster(&a.cluster)?, zoo, settings, objectives)?;
     problem.space = Space::parse(&a.space)?;
     let threads = if a.threads == 0 {
         std::thread::available_parallelism().map_or(1, |n| n.get())

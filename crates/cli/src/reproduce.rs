@@ -4,10 +4,11 @@
 use super::write_out;
 use clap::Args;
 use schedlab_core::error::{Error, Result};
-use schedlab_core::params::split_overrides;
+use schedlab_core::params::name_list;
 use schedlab_core::textio::read_text;
 use schedlab_lab::repro::{self, afs, anticipatory, copter, pcs, sia, sts};
 use schedlab_model::workload::Trace;
+use schedlab_run::report::RunSettings;
 
 #[derive(Args)]
 pub struct ReproduceArgs {
@@ -135,7 +136,8 @@ pub struct ReproduceArgs {
     pub timing_sizes: String,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Parameter override OWNER.KEY=VALUE (a policy or `engine`); repeatable.
+    /// Setting OWNER.KEY=VALUE (`engine`, `zoo` or a policy the target runs); repeatable.
+    /// Every entry is checked before anything runs.
     #[arg(long = "set")]
     pub set: Vec<String>,
     /// table | json
@@ -180,6 +182,11 @@ pub fn reproduce(a: ReproduceArgs) -> Result<()> {
     match a.target.as_str() {
         "all" => reproduce_all(&a),
         "afs" if a.from.is_some() => {
+            if !a.set.is_empty() {
+                return Err(Error::config(
+                    "--set has no effect with --from: the runs were made with the settings given to --sweep",
+                ));
+            }
             let dir = a.from.as_deref().unwrap_or_default();
             let report =
                 schedlab_lab::sweep::reproduce::afs_report_from(std::path::Path::new(dir))?;
@@ -191,6 +198,7 @@ pub fn reproduce(a: ReproduceArgs) -> Result<()> {
             write_out(a.out.as_deref(), &text)
         }
         "afs" => {
+            let settings = settings(&a, &afs::policies())?;
             let traces = match &a.traces {
                 None => Vec::new(),
                 Some(s) => s
@@ -213,7 +221,6 @@ pub fn reproduce(a: ReproduceArgs) -> Result<()> {
             if max_jobs == 0 {
                 return Err(Error::config("--jobs must be at least 1"));
             }
-            let overrides = split_overrides(&a.set)?;
             let philly = match &a.philly {
                 Some(path) => Some(afs::PhillyJobs {
                     file: path.clone(),
@@ -231,7 +238,7 @@ pub fn reproduce(a: ReproduceArgs) -> Result<()> {
                 afs_tables,
                 traces,
                 seed: a.seed,
-                overrides,
+                settings,
             };
             if let Some(dir) = &a.sweep {
                 let m = schedlab_lab::sweep::reproduce::afs_manifest(&opts)?;
@@ -265,6 +272,12 @@ pub fn reproduce(a: ReproduceArgs) -> Result<()> {
                 .join(", ")
         ))),
     }
+}
+
+/// The `--set` entries checked for a target that runs `policies`.
+fn settings<S: AsRef<str>>(a: &ReproduceArgs, policies: &[S]) -> Result<RunSettings> {
+    let policies: Vec<String> = policies.iter().map(|p| p.as_ref().to_string()).collect();
+    RunSettings::parse(&a.set, &policies, &read_text)
 }
 
 /// `reproduce all`: every paper's headline experiments, then one summary.
@@ -354,6 +367,7 @@ fn reproduce_all(a: &ReproduceArgs) -> Result<()> {
 
 /// `reproduce sia`: parses the sia options, runs, prints.
 fn reproduce_sia(a: &ReproduceArgs) -> Result<()> {
+    let settings = settings(a, sia::POLICIES)?;
     let traces = match &a.traces {
         None => 3,
         Some(s) => s
@@ -369,10 +383,10 @@ fn reproduce_sia(a: &ReproduceArgs) -> Result<()> {
     };
     let sections = match &a.sections {
         None => sia::Section::ALL.to_vec(),
-        Some(s) => s
-            .split(',')
+        Some(s) => name_list("--sections", s)?
+            .iter()
             .map(|x| {
-                sia::Section::by_name(x.trim()).ok_or_else(|| {
+                sia::Section::by_name(x).ok_or_else(|| {
                     Error::config(format!(
                         "--sections: '{x}' is not one of hetero, homog, ftf, scale"
                     ))
@@ -411,7 +425,7 @@ fn reproduce_sia(a: &ReproduceArgs) -> Result<()> {
         pollux_scale_max: a.pollux_scale_max,
         pollux_dir: a.pollux_dir.as_ref().map(std::path::PathBuf::from),
         ftf_simulated: a.ftf_simulated,
-        overrides: split_overrides(&a.set)?,
+        settings,
     };
     let report = sia::reproduce(&opts, &mut progress(a.quiet))?;
     let text = if a.format == "json" {
@@ -451,6 +465,7 @@ fn pcs_sections(sections: Option<&str>) -> Result<(bool, bool, bool)> {
 /// `reproduce pcs`: the toy always; Fig. 7 when the artifact's data is there; Fig. 9a
 /// and 9b with `--sections fig9,fig9b`.
 fn reproduce_pcs(a: &ReproduceArgs) -> Result<()> {
+    let settings = settings(a, pcs::POLICIES)?;
     let dir = match &a.pcs_dir {
         Some(d) => Some(std::path::PathBuf::from(d)),
         None => {
@@ -471,20 +486,16 @@ fn reproduce_pcs(a: &ReproduceArgs) -> Result<()> {
             .collect(),
     };
     let (fig9, fig9b, fig9c) = pcs_sections(a.sections.as_deref())?;
-    let schemes: Vec<String> = a
-        .schemes
-        .as_deref()
-        .unwrap_or("")
-        .split(',')
-        .map(|x| x.trim().to_string())
-        .filter(|x| !x.is_empty())
-        .collect();
+    let schemes = match &a.schemes {
+        Some(list) => name_list("--schemes", list)?,
+        None => Vec::new(),
+    };
     pcs::check_schemes(&schemes)?;
     let opts = pcs::Options {
         pcs_dir: dir,
         traces,
         schemes,
-        overrides: split_overrides(&a.set)?,
+        settings,
         seed: a.seed,
         fig9,
         fig9b,
@@ -516,6 +527,7 @@ fn counts(flag: &str, text: &str, max: u32, what: &str) -> Result<Vec<u32>> {
 
 /// `reproduce sts`: Figs. 4-7 on generated STS workloads.
 fn reproduce_sts(a: &ReproduceArgs) -> Result<()> {
+    let settings = settings(a, sts::POLICIES)?;
     let nodes = |text: &str, what: &str| -> Result<Vec<u32>> {
         counts(&format!("--{what}"), text, 1000, "a node count")
     };
@@ -536,7 +548,7 @@ fn reproduce_sts(a: &ReproduceArgs) -> Result<()> {
             .collect(),
         instances: a.instances.unwrap_or(if data.is_some() { 3 } else { 2 }),
         timing_sizes: nodes(&a.timing_sizes, "timing-sizes")?,
-        overrides: split_overrides(&a.set)?,
+        settings,
         seed: a.seed,
         data,
     };
@@ -551,6 +563,7 @@ fn reproduce_sts(a: &ReproduceArgs) -> Result<()> {
 
 /// `reproduce copter`: thesis Table 4.1's structure at the scales asked for.
 fn reproduce_copter(a: &ReproduceArgs) -> Result<()> {
+    let settings = settings(a, copter::POLICIES)?;
     let parse_scales = |flag: &str, list: &str| -> Result<Vec<u32>> {
         if list.trim() == "none" {
             return Ok(Vec::new());
@@ -562,13 +575,10 @@ fn reproduce_copter(a: &ReproduceArgs) -> Result<()> {
         Some(s) => parse_scales("--scaling", s)?,
         None => Vec::new(),
     };
-    let methods = a
-        .sections
-        .as_deref()
-        .unwrap_or("lp-star,pop-16,copter")
-        .split(',')
-        .map(|x| x.trim().to_string())
-        .collect();
+    let methods = name_list(
+        "--sections",
+        a.sections.as_deref().unwrap_or("lp-star,pop-16,copter"),
+    )?;
     let default_dir = "../shared/data/copter";
     let opts = copter::Options {
         scales,
@@ -579,7 +589,7 @@ fn reproduce_copter(a: &ReproduceArgs) -> Result<()> {
                 .then(|| default_dir.to_string())
         }),
         jobs: a.jobs,
-        overrides: split_overrides(&a.set)?,
+        settings,
         seed: a.seed,
     };
     let rows = copter::reproduce(&opts, &mut progress(a.quiet))?;
@@ -619,8 +629,9 @@ fn reproduce_copter(a: &ReproduceArgs) -> Result<()> {
 
 /// `reproduce anticipatory`: spec seed000 §6 on generated pooled workloads.
 fn reproduce_anticipatory(a: &ReproduceArgs) -> Result<()> {
+    let settings = settings(a, anticipatory::POLICIES)?;
     let variants = match &a.variants {
-        Some(v) => v.split(',').map(|x| x.trim().to_string()).collect(),
+        Some(v) => name_list("--variants", v)?,
         None => anticipatory::all_variants(),
     };
     let scales = a
@@ -647,7 +658,7 @@ fn reproduce_anticipatory(a: &ReproduceArgs) -> Result<()> {
         days: a.days,
         helios_days: a.helios_days,
         helios_scales: scales,
-        overrides: split_overrides(&a.set)?,
+        settings,
         seed: a.seed,
     };
     let report = anticipatory::reproduce(&opts, &mut progress(a.quiet))?;

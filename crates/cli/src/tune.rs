@@ -5,9 +5,10 @@ use super::write_out;
 use clap::Args;
 use schedlab_core::error::{Error, Result};
 use schedlab_model::cluster::{parse_cluster, GpuKind};
-use schedlab_model::perf::ModelZoo;
+use schedlab_model::perf::ZooSettings;
 use schedlab_model::workload::tune::{tune_trace, TuneOptions};
 use schedlab_model::workload::{write_native, write_pollux};
+use schedlab_run::setup::ZooSource;
 use std::collections::BTreeMap;
 
 #[derive(Args)]
@@ -74,16 +75,19 @@ pub fn tune(a: TuneArgs) -> Result<()> {
         fill: None,
         aux: None,
     })?;
-    let mut zoo = ModelZoo::named(&a.zoo).ok_or_else(|| {
-        Error::config(format!(
-            "--zoo {}: expected builtin or pollux-osdi21",
-            a.zoo
-        ))
-    })?;
-    if !a.profiles.is_empty() {
-        let set = super::models::read_profiles(&a.profiles)?;
-        zoo.add_profiles(&set, &a.profiles.join(", "))?;
+    let zoo = ZooSource {
+        name: a.zoo.clone(),
+        profiles: if a.profiles.is_empty() {
+            None
+        } else {
+            Some((
+                super::models::read_profiles(&a.profiles)?,
+                a.profiles.join(", "),
+            ))
+        },
+        ..ZooSource::default()
     }
+    .build(&ZooSettings::default())?;
     let opts = TuneOptions {
         kind,
         gpus_per_node: a.gpus_per_node,

@@ -11,6 +11,7 @@ pub mod params;
 pub mod pareto;
 pub mod prose;
 pub mod rng;
+pub mod settings;
 pub mod sorting;
 pub mod textio;
 

@@ -281,23 +281,82 @@ impl Params {
     pub fn iter(&self) -> impl Iterator<Item = (&String, &ParamValue)> {
         self.values.iter()
     }
+
+    /// Parameters with these values (typed settings written back for reports).
+    pub fn from_values(values: Vec<(&str, ParamValue)>) -> Params {
+        Params {
+            values: values
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v))
+                .collect(),
+        }
+    }
 }
 
-/// Splits `--set` entries `OWNER.KEY=VALUE` into per-owner override lists.
+/// Splits `--set` entries `OWNER.KEY=VALUE` into per-owner override lists,
+/// in the order given. An entry without an owner, key or `=`, or the same
+/// `OWNER.KEY` given twice with different values, is an error naming it
+/// (the same value twice is kept once).
 pub fn split_overrides(entries: &[String]) -> Result<BTreeMap<String, Vec<(String, String)>>> {
     let mut out: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
     for entry in entries {
+        let shown = clip(entry);
         let (lhs, value) = entry
             .split_once('=')
-            .ok_or_else(|| Error::config(format!("--set {entry}: expected OWNER.KEY=VALUE")))?;
-        let (owner, key) = lhs.split_once('.').ok_or_else(|| {
-            Error::config(format!(
-                "--set {entry}: expected OWNER.KEY=VALUE (e.g. fifo.backfill=true)"
-            ))
-        })?;
-        out.entry(owner.trim().to_string())
-            .or_default()
-            .push((key.trim().to_string(), value.trim().to_string()));
+            .ok_or_else(|| Error::config(format!("--set {shown}: expected OWNER.KEY=VALUE")))?;
+        let (owner, key) = lhs
+            .split_once('.')
+            .map(|(o, k)| (o.trim(), k.trim()))
+            .filter(|(o, k)| !o.is_empty() && !k.is_empty())
+            .ok_or_else(|| {
+                Error::config(format!(
+                    "--set {shown}: expected OWNER.KEY=VALUE (e.g. fifo.backfill=true)"
+                ))
+            })?;
+        let value = value.trim();
+        let list = out.entry(owner.to_string()).or_default();
+        match list.iter().find(|(k, _)| k == key) {
+            Some((_, v)) if v == value => {}
+            Some((_, v)) => {
+                return Err(Error::config(format!(
+                    "--set {owner}.{key} is given twice, as {} and {}: keep one",
+                    clip(v),
+                    clip(value)
+                )))
+            }
+            None => list.push((key.to_string(), value.to_string())),
+        }
+    }
+    Ok(out)
+}
+
+/// `text` cut to about 80 characters for an error message.
+fn clip(text: &str) -> String {
+    const MAX: usize = 80;
+    match text.char_indices().nth(MAX) {
+        Some((at, _)) => format!("{}...", &text[..at]),
+        None => text.to_string(),
+    }
+}
+
+/// A comma-separated list of names given to `flag` (`--policy`, `--schemes`,
+/// a page's `policies=`), trimmed: an empty entry or a name given twice is
+/// an error naming it (a repeated name would run the same thing twice).
+pub fn name_list(flag: &str, text: &str) -> Result<Vec<String>> {
+    let mut out: Vec<String> = Vec::new();
+    for (i, name) in text.split(',').map(str::trim).enumerate() {
+        if name.is_empty() {
+            return Err(Error::config(format!(
+                "{flag} {text}: entry {} is empty",
+                i + 1
+            )));
+        }
+        if out.iter().any(|p| p == name) {
+            return Err(Error::config(format!(
+                "{flag} {text}: '{name}' is named twice"
+            )));
+        }
+        out.push(name.to_string());
     }
     Ok(out)
 }
@@ -372,5 +431,31 @@ mod tests {
             vec![("backfill".to_string(), "true".to_string())]
         );
         assert!(split_overrides(&["nodot=1".into()]).is_err());
+    }
+
+    #[test]
+    fn a_setting_given_twice_must_agree() {
+        let same = split_overrides(&["fifo.round_s=60".into(), "fifo.round_s=60".into()]).unwrap();
+        assert_eq!(same["fifo"].len(), 1);
+        let e = split_overrides(&["fifo.round_s=60".into(), "fifo.round_s = 30".into()])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("fifo.round_s is given twice, as 60 and 30"),
+            "{e}"
+        );
+        for bad in [".k=1", "fifo.=1", " .x=2", "fifo.k"] {
+            assert!(split_overrides(&[bad.into()]).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn name_lists_refuse_empty_and_repeated_entries() {
+        assert_eq!(name_list("--x", " a, b ").unwrap(), ["a", "b"]);
+        let e = name_list("--x", "a,,b").unwrap_err().to_string();
+        assert!(e.contains("--x a,,b: entry 2 is empty"), "{e}");
+        let e = name_list("--x", "a,b,a").unwrap_err().to_string();
+        assert!(e.contains("'a' is named twice"), "{e}");
+        assert!(name_list("--x", "").is_err());
     }
 }

@@ -7,22 +7,20 @@ use super::{claim_rigid, claim_shared, Policy, PolicyInfo, Trigger, ROUND_PARAM_
 use crate::helpers::explain::{explain_turns, turns_if_wanted, Turn};
 use schedlab_core::error::Result;
 use schedlab_core::params::{ParamSpec, Params};
+use schedlab_core::settings::Settings;
 use schedlab_model::perf::BatchChoice;
 use schedlab_sim::{field, Decision, Field, Rule, Unit, Val, View};
 
-const PARAMS: &[ParamSpec] = &[
-    ParamSpec::boolean(
-        "backfill",
-        "false",
-        "Let later jobs start when the head of the queue does not fit",
-    ),
-    ParamSpec::boolean(
-        "share_gpus",
-        "false",
-        "Single-GPU jobs whose memory is known take the smallest fraction of a GPU (1/8, 1/4, 1/2) that holds it, packed onto GPUs other jobs already share",
-    ),
-    ROUND_PARAM_EVENTS,
-];
+schedlab_core::settings! {
+    /// FIFO's settings (`--set fifo.KEY=VALUE`).
+    pub struct FifoSettings {
+        backfill: bool = boolean("false", "Let later jobs start when the head of the queue does not fit"),
+        share_gpus: bool = boolean("false", "Single-GPU jobs whose memory is known take the smallest fraction of a GPU (1/8, 1/4, 1/2) that holds it, packed onto GPUs other jobs already share"),
+        round_s: f64 = shared(ROUND_PARAM_EVENTS),
+    }
+}
+
+const PARAMS: &[ParamSpec] = <FifoSettings as Settings>::SPECS;
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "fifo",
@@ -38,10 +36,11 @@ pub const INFO: PolicyInfo = PolicyInfo {
 };
 
 fn build(p: &Params, _seed: u64) -> Result<Box<dyn Policy>> {
+    let s = FifoSettings::from_params(p);
     Ok(Box::new(Fifo {
-        backfill: p.bool("backfill"),
-        share_gpus: p.bool("share_gpus"),
-        round_s: p.f64("round_s"),
+        backfill: s.backfill,
+        share_gpus: s.share_gpus,
+        round_s: s.round_s,
     }))
 }
 

@@ -24,9 +24,12 @@ mod themis;
 mod themis_pcs;
 mod tiresias;
 
+#[cfg(test)]
+mod declarations;
+
 pub use helpers::common::{
     claim_count, claim_elastic, claim_in_quota, claim_rigid, claim_rigid_within, claim_shared,
-    gang_plan, gang_request, gang_walk, kinds_for, REQUEST_PARAM,
+    gang_plan, gang_request, gang_walk, kinds_for, Request, REQUEST_PARAM,
 };
 
 use schedlab_core::error::{Error, Result};
@@ -151,14 +154,19 @@ pub fn build(
     overrides: &[(String, String)],
     seed: u64,
 ) -> Result<(Box<dyn Policy>, Params)> {
+    let params = Params::resolve(name, info(name)?.params, overrides)?;
+    Ok((build_resolved(name, &params, seed)?, params))
+}
+
+/// Builds a policy from parameters already resolved against its
+/// declaration (`Params::resolve` with its `params`) and a seed.
+pub fn build_resolved(name: &str, params: &Params, seed: u64) -> Result<Box<dyn Policy>> {
     let info = info(name)?;
-    let params = Params::resolve(name, info.params, overrides)?;
-    let inner = (info.build)(&params, seed)?;
-    let policy = Box::new(Registered {
+    let inner = (info.build)(params, seed)?;
+    Ok(Box::new(Registered {
         inner,
         knowledge: info.knowledge,
-    });
-    Ok((policy, params))
+    }))
 }
 
 /// A policy built from the registry, carrying the knowledge its entry

@@ -17,18 +17,20 @@ use crate::helpers::alloc::{pinned_jobs, place_then, plan_shares, without, Plan,
 use crate::helpers::fluid::{self, FRAC_EPS};
 use schedlab_core::error::Result;
 use schedlab_core::params::{ParamSpec, Params};
+use schedlab_core::settings::Settings;
 use schedlab_model::cluster::PlacementRule;
 use schedlab_model::workload::Adaptivity;
 use schedlab_sim::{field, Decision, Field, Rule, Unit, Val, View};
 
-const PARAMS: &[ParamSpec] = &[
-    ROUND_PARAM_EVENTS,
-    ParamSpec::boolean(
-        "fluid",
-        "false",
-        "Exact (fractional) water-filling as the PCS artifact's FS: every elastic job gets min(its useful maximum, the level), fractions as time-shared parts of GPUs; off: whole GPUs dealt one at a time (AFS's Max-Min)",
-    ),
-];
+schedlab_core::settings! {
+    /// Max-Min's settings (`--set maxmin.KEY=VALUE`).
+    pub struct MaxMinSettings {
+        round_s: f64 = shared(ROUND_PARAM_EVENTS),
+        fluid: bool = boolean("false", "Exact (fractional) water-filling as the PCS artifact's FS: every elastic job gets min(its useful maximum, the level), fractions as time-shared parts of GPUs; off: whole GPUs dealt one at a time (AFS's Max-Min)"),
+    }
+}
+
+const PARAMS: &[ParamSpec] = <MaxMinSettings as Settings>::SPECS;
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "maxmin",
@@ -41,9 +43,10 @@ pub const INFO: PolicyInfo = PolicyInfo {
 };
 
 fn build(p: &Params, _seed: u64) -> Result<Box<dyn Policy>> {
+    let s = MaxMinSettings::from_params(p);
     Ok(Box::new(MaxMin {
-        round_s: p.f64("round_s"),
-        fluid: p.bool("fluid"),
+        round_s: s.round_s,
+        fluid: s.fluid,
     }))
 }
 

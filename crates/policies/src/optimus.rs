@@ -14,10 +14,18 @@ use crate::helpers::alloc::{
 };
 use schedlab_core::error::Result;
 use schedlab_core::params::{ParamSpec, Params};
+use schedlab_core::settings::Settings;
 use schedlab_sim::{field, Decision, Field, Rule, Unit, Val, View};
 use std::collections::BinaryHeap;
 
-const PARAMS: &[ParamSpec] = &[ROUND_PARAM_EVENTS];
+schedlab_core::settings! {
+    /// Optimus's settings (`--set optimus.KEY=VALUE`).
+    pub struct OptimusSettings {
+        round_s: f64 = shared(ROUND_PARAM_EVENTS),
+    }
+}
+
+const PARAMS: &[ParamSpec] = <OptimusSettings as Settings>::SPECS;
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "optimus",
@@ -30,9 +38,8 @@ pub const INFO: PolicyInfo = PolicyInfo {
 };
 
 fn build(p: &Params, _seed: u64) -> Result<Box<dyn Policy>> {
-    Ok(Box::new(Optimus {
-        round_s: p.f64("round_s"),
-    }))
+    let s = OptimusSettings::from_params(p);
+    Ok(Box::new(Optimus { round_s: s.round_s }))
 }
 
 #[derive(Clone)]

@@ -7,15 +7,26 @@
 //! asks for its peak-throughput GPU count instead (the max-GPU variants of
 //! AFS §5.2 / Fig 6, spec §3.8).
 
-use super::{gang_request, Policy, PolicyInfo, Trigger, REQUEST_PARAM, ROUND_PARAM_EVENTS};
+use super::{
+    gang_request, Policy, PolicyInfo, Request, Trigger, REQUEST_PARAM, ROUND_PARAM_EVENTS,
+};
 use crate::helpers::common::gang_plan_turns;
 use crate::helpers::explain::{explain_turns, turns_if_wanted};
 use schedlab_core::error::Result;
 use schedlab_core::params::{ParamSpec, Params};
+use schedlab_core::settings::Settings;
 use schedlab_sim::{field, Decision, Field, Rule, Unit, Val, View};
 use std::collections::BTreeMap;
 
-const PARAMS: &[ParamSpec] = &[REQUEST_PARAM, ROUND_PARAM_EVENTS];
+schedlab_core::settings! {
+    /// SRTF's and SRSF's settings (`--set srtf.KEY=VALUE`, `--set srsf.KEY=VALUE`).
+    pub struct SrtfSettings {
+        request: Request = shared(REQUEST_PARAM),
+        round_s: f64 = shared(ROUND_PARAM_EVENTS),
+    }
+}
+
+const PARAMS: &[ParamSpec] = <SrtfSettings as Settings>::SPECS;
 
 pub const SRTF_INFO: PolicyInfo = PolicyInfo {
     name: "srtf",
@@ -38,19 +49,21 @@ pub const SRSF_INFO: PolicyInfo = PolicyInfo {
 };
 
 fn build_srtf(p: &Params, _seed: u64) -> Result<Box<dyn Policy>> {
-    Ok(Box::new(Srtf {
-        by_service: false,
-        peak: p.text("request") == "peak",
-        round_s: p.f64("round_s"),
-    }))
+    Ok(Box::new(Srtf::new(&SrtfSettings::from_params(p), false)))
 }
 
 fn build_srsf(p: &Params, _seed: u64) -> Result<Box<dyn Policy>> {
-    Ok(Box::new(Srtf {
-        by_service: true,
-        peak: p.text("request") == "peak",
-        round_s: p.f64("round_s"),
-    }))
+    Ok(Box::new(Srtf::new(&SrtfSettings::from_params(p), true)))
+}
+
+impl Srtf {
+    fn new(s: &SrtfSettings, by_service: bool) -> Srtf {
+        Srtf {
+            by_service,
+            peak: s.request.peak(),
+            round_s: s.round_s,
+        }
+    }
 }
 
 #[derive(Clone)]

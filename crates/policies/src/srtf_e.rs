@@ -14,19 +14,20 @@ use crate::helpers::common::gang_plan_turns;
 use crate::helpers::explain::turns_if_wanted;
 use schedlab_core::error::Result;
 use schedlab_core::params::{ParamSpec, Params};
+use schedlab_core::settings::Settings;
 use schedlab_model::workload::Adaptivity;
 use schedlab_sim::{Decision, View};
 use std::collections::BinaryHeap;
 
-const PARAMS: &[ParamSpec] = &[
-    ParamSpec::choice(
-        "leftover",
-        "priority",
-        &["priority", "marginal"],
-        "Who gets the GPUs left after every scheduled job has its request: raise jobs toward their peak in priority order, or largest marginal speedup first",
-    ),
-    ROUND_PARAM_EVENTS,
-];
+schedlab_core::settings! {
+    /// SRTF-E's and SRSF-E's settings (`--set srtf-e.KEY=VALUE`, `--set srsf-e.KEY=VALUE`).
+    pub struct SrtfESettings {
+        leftover: Leftover = choice("priority", "Who gets the GPUs left after every scheduled job has its request: raise jobs toward their peak in priority order, or largest marginal speedup first"),
+        round_s: f64 = shared(ROUND_PARAM_EVENTS),
+    }
+}
+
+const PARAMS: &[ParamSpec] = <SrtfESettings as Settings>::SPECS;
 
 pub const SRTF_E_INFO: PolicyInfo = PolicyInfo {
     name: "srtf-e",
@@ -48,6 +49,16 @@ pub const SRSF_E_INFO: PolicyInfo = PolicyInfo {
     build: build_srsf,
 };
 
+schedlab_core::choice! {
+    /// `leftover`: who gets the GPUs left after every scheduled job has its request.
+    pub enum Leftover {
+        /// Jobs are raised toward their peak in priority order.
+        Priority = "priority",
+        /// Largest marginal speedup first.
+        Marginal = "marginal",
+    }
+}
+
 fn build_srtf(p: &Params, _seed: u64) -> Result<Box<dyn Policy>> {
     Ok(Box::new(SrtfE::new(p, false)))
 }
@@ -65,10 +76,14 @@ struct SrtfE {
 
 impl SrtfE {
     fn new(p: &Params, by_service: bool) -> SrtfE {
+        let s = SrtfESettings::from_params(p);
         SrtfE {
             by_service,
-            marginal: p.text("leftover") == "marginal",
-            round_s: p.f64("round_s"),
+            marginal: match s.leftover {
+                Leftover::Priority => false,
+                Leftover::Marginal => true,
+            },
+            round_s: s.round_s,
         }
     }
 }

@@ -25,25 +25,19 @@ use schedlab_core::error::Result;
 use schedlab_core::num;
 use schedlab_core::params::{ParamSpec, Params};
 use schedlab_core::rng::Sampler;
+use schedlab_core::settings::Settings;
 use schedlab_sim::{field, Decision, Field, Rule, Unit, Val, View};
 
-const PARAMS: &[ParamSpec] = &[
-    ParamSpec::float(
-        "lease_s",
-        "600",
-        1e-3,
-        1e9,
-        "GPU lease length in seconds (Themis: 10 min; scale it with the trace)",
-    ),
-    ParamSpec::float(
-        "fairness",
-        "0.8",
-        0.0,
-        1.0,
-        "Fairness knob f: the ceil((1-f) n) jobs with the largest rho bid for the offered GPUs",
-    ),
-    ROUND_PARAM_EVENTS,
-];
+schedlab_core::settings! {
+    /// Themis's settings (`--set themis.KEY=VALUE`).
+    pub struct ThemisSettings {
+        lease_s: f64 = float("600", 1e-3, 1e9, "GPU lease length in seconds (Themis: 10 min; scale it with the trace)"),
+        fairness: f64 = float("0.8", 0.0, 1.0, "Fairness knob f: the ceil((1-f) n) jobs with the largest rho bid for the offered GPUs"),
+        round_s: f64 = shared(ROUND_PARAM_EVENTS),
+    }
+}
+
+const PARAMS: &[ParamSpec] = <ThemisSettings as Settings>::SPECS;
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "themis",
@@ -56,10 +50,11 @@ pub const INFO: PolicyInfo = PolicyInfo {
 };
 
 fn build(p: &Params, seed: u64) -> Result<Box<dyn Policy>> {
+    let s = ThemisSettings::from_params(p);
     Ok(Box::new(Themis {
-        lease: p.f64("lease_s"),
-        f: p.f64("fairness"),
-        round_s: p.f64("round_s"),
+        lease: s.lease_s,
+        f: s.fairness,
+        round_s: s.round_s,
         rng: Sampler::derive(seed, "themis"),
         leases: Vec::new(),
         mark: Vec::new(),

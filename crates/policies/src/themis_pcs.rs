@@ -23,16 +23,18 @@ use super::{Policy, PolicyInfo, Trigger};
 use crate::helpers::alloc::{first_grant, is_rigid, place_with_retry, share_cap, Share};
 use schedlab_core::error::Result;
 use schedlab_core::params::{ParamSpec, Params};
+use schedlab_core::settings::Settings;
 use schedlab_sim::{Decision, View};
 use std::collections::{BTreeMap, BinaryHeap};
 
-const PARAMS: &[ParamSpec] = &[ParamSpec::float(
-    "lease_s",
-    "600",
-    1e-3,
-    1e9,
-    "Lease: allocations are recomputed this long after the last event at the latest (PCS: 600 s; 10 for the minute-based gavel workload; 1 in the Fig. 1 toy)",
-)];
+schedlab_core::settings! {
+    /// Themis-PCS's settings (`--set themis-pcs.KEY=VALUE`).
+    pub struct ThemisPcsSettings {
+        lease_s: f64 = float("600", 1e-3, 1e9, "Lease: allocations are recomputed this long after the last event at the latest (PCS: 600 s; 10 for the minute-based gavel workload; 1 in the Fig. 1 toy)"),
+    }
+}
+
+const PARAMS: &[ParamSpec] = <ThemisPcsSettings as Settings>::SPECS;
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "themis-pcs",
@@ -45,8 +47,9 @@ pub const INFO: PolicyInfo = PolicyInfo {
 };
 
 fn build(p: &Params, _seed: u64) -> Result<Box<dyn Policy>> {
+    let s = ThemisPcsSettings::from_params(p);
     Ok(Box::new(ThemisPcs {
-        lease: p.f64("lease_s"),
+        lease: s.lease_s,
         contention: BTreeMap::new(),
         last_call: f64::NAN,
         quiet_since: None,

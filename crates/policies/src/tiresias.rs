@@ -17,23 +17,31 @@
 //! rounds, no pending rotation) is `queues=2, t1=57600, round_s=60,
 //! pending_to_tail=false`.
 
-use super::{gang_request, Policy, PolicyInfo, Trigger, REQUEST_PARAM, ROUND_PARAM_EVENTS};
+use super::{
+    gang_request, Policy, PolicyInfo, Request, Trigger, REQUEST_PARAM, ROUND_PARAM_EVENTS,
+};
 use crate::helpers::common::gang_plan_turns;
 use crate::helpers::explain::{explain_turns, turns_if_wanted, Turn};
 use schedlab_core::error::Result;
 use schedlab_core::params::{ParamSpec, Params};
+use schedlab_core::settings::Settings;
 use schedlab_sim::{field, Decision, Field, Rule, Unit, Val, View};
 
-const PARAMS: &[ParamSpec] = &[
-    ParamSpec::int("queues", "3", 1, 4, "Number of priority queues"),
-    ParamSpec::float("t1", "3250", 1.0, 1e12, "Attained GPU-seconds that demote a job from Q0 to Q1"),
-    ParamSpec::float("t2", "7200", 1.0, 1e12, "Attained GPU-seconds that demote a job from Q1 to Q2"),
-    ParamSpec::float("t3", "18000", 1.0, 1e12, "Attained GPU-seconds that demote a job from Q2 to Q3"),
-    ParamSpec::float("promote_knob", "0", 0.0, 1e6, "Promote a pending job to Q0 when its wait reaches this multiple of its executed time (0 = off, as in dlas-gpu)"),
-    ParamSpec::boolean("pending_to_tail", "true", "Move jobs that stay pending to the tail of their queue after each call"),
-    REQUEST_PARAM,
-    ROUND_PARAM_EVENTS,
-];
+schedlab_core::settings! {
+    /// Tiresias's settings (`--set tiresias.KEY=VALUE`).
+    pub struct TiresiasSettings {
+        queues: usize = int("3", 1, 4, "Number of priority queues"),
+        t1: f64 = float("3250", 1.0, 1e12, "Attained GPU-seconds that demote a job from Q0 to Q1"),
+        t2: f64 = float("7200", 1.0, 1e12, "Attained GPU-seconds that demote a job from Q1 to Q2"),
+        t3: f64 = float("18000", 1.0, 1e12, "Attained GPU-seconds that demote a job from Q2 to Q3"),
+        promote_knob: f64 = float("0", 0.0, 1e6, "Promote a pending job to Q0 when its wait reaches this multiple of its executed time (0 = off, as in dlas-gpu)"),
+        pending_to_tail: bool = boolean("true", "Move jobs that stay pending to the tail of their queue after each call"),
+        request: Request = shared(REQUEST_PARAM),
+        round_s: f64 = shared(ROUND_PARAM_EVENTS),
+    }
+}
+
+const PARAMS: &[ParamSpec] = <TiresiasSettings as Settings>::SPECS;
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "tiresias",
@@ -46,9 +54,9 @@ pub const INFO: PolicyInfo = PolicyInfo {
 };
 
 fn build(p: &Params, _seed: u64) -> Result<Box<dyn Policy>> {
-    let queues = p.i64("queues") as usize;
-    let mut thresholds: Vec<f64> = ["t1", "t2", "t3"].iter().map(|k| p.f64(k)).collect();
-    thresholds.truncate(queues - 1);
+    let s = TiresiasSettings::from_params(p);
+    let mut thresholds = vec![s.t1, s.t2, s.t3];
+    thresholds.truncate(s.queues - 1);
     if thresholds.windows(2).any(|w| w[1] <= w[0]) {
         return Err(schedlab_core::Error::config(
             "tiresias: thresholds t1 < t2 < t3 must increase",
@@ -56,10 +64,10 @@ fn build(p: &Params, _seed: u64) -> Result<Box<dyn Policy>> {
     }
     Ok(Box::new(Tiresias {
         thresholds,
-        knob: p.f64("promote_knob"),
-        pending_to_tail: p.bool("pending_to_tail"),
-        peak: p.text("request") == "peak",
-        round_s: p.f64("round_s"),
+        knob: s.promote_knob,
+        pending_to_tail: s.pending_to_tail,
+        peak: s.request.peak(),
+        round_s: s.round_s,
         jobs: Vec::new(),
         seq: 0,
     }))

@@ -13,7 +13,7 @@
 //! the analytic one and rho smaller. Jobs with the same shape (model, work,
 //! limits, phase) share their isolated runs.
 
-use crate::report::{run_policy, Overrides, PolicyRun};
+use crate::report::{run_policy, PolicyRun, RunSettings};
 use schedlab_core::error::Result;
 use schedlab_metrics::ftf_extremes;
 use schedlab_model::cluster::{Cluster, GpuKind, NodeGroup};
@@ -31,22 +31,11 @@ pub enum FtfReference {
     Simulated,
 }
 
-impl FtfReference {
-    pub fn parse(s: &str) -> Option<FtfReference> {
-        match s {
-            "analytic" => Some(FtfReference::Analytic),
-            "simulated" => Some(FtfReference::Simulated),
-            _ => None,
-        }
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            FtfReference::Analytic => "analytic",
-            FtfReference::Simulated => "simulated",
-        }
-    }
-}
+// The CLI's `--ftf` names the references.
+schedlab_core::choice!(impl FtfReference {
+    Analytic = "analytic",
+    Simulated = "simulated",
+});
 
 /// Replaces a finished run's rhos (per job and in its summary) by rhos
 /// against simulated isolated runs of `run.policy` with the same parameters
@@ -56,10 +45,10 @@ pub fn apply_simulated_ftf(
     trace: &Trace,
     cluster: &Arc<Cluster>,
     zoo: &Arc<ModelZoo>,
-    overrides: &Overrides,
+    settings: &RunSettings,
     seed: u64,
 ) -> Result<()> {
-    let mut iso = Isolated::new(&run.policy, cluster, zoo, overrides, seed)?;
+    let mut iso = Isolated::new(&run.policy, cluster, zoo, settings, seed)?;
     for job in run.jobs.iter_mut() {
         let Some(spec) = trace.jobs.get(job.id as usize) else {
             continue;
@@ -70,7 +59,7 @@ pub fn apply_simulated_ftf(
         };
     }
     (run.metrics.ftf_rho_max, run.metrics.ftf_unfair_frac) = ftf_extremes(&run.jobs);
-    run.ftf_reference = FtfReference::Simulated.name();
+    run.ftf_reference = schedlab_core::settings::Choice::name(FtfReference::Simulated);
     Ok(())
 }
 
@@ -81,7 +70,7 @@ struct Isolated<'a> {
     /// One single-type cluster per GPU type, in the cluster's type order.
     per_type: Vec<(GpuKind, Arc<Cluster>)>,
     zoo: &'a Arc<ModelZoo>,
-    overrides: &'a Overrides,
+    settings: &'a RunSettings,
     seed: u64,
     /// The policy's round length (the phase an arrival keeps), if it has rounds.
     round_s: Option<f64>,
@@ -94,15 +83,11 @@ impl<'a> Isolated<'a> {
         policy_name: &str,
         cluster: &'a Arc<Cluster>,
         zoo: &'a Arc<ModelZoo>,
-        overrides: &'a Overrides,
+        settings: &'a RunSettings,
         seed: u64,
     ) -> Result<Isolated<'a>> {
-        let none = Vec::new();
-        let (policy, _) = schedlab_policies::build(
-            policy_name,
-            overrides.get(policy_name).unwrap_or(&none),
-            seed,
-        )?;
+        let policy =
+            schedlab_policies::build_resolved(policy_name, &settings.policy(policy_name)?, seed)?;
         let per_type = cluster
             .kinds
             .iter()
@@ -113,7 +98,7 @@ impl<'a> Isolated<'a> {
             cluster,
             per_type,
             zoo,
-            overrides,
+            settings,
             seed,
             round_s: policy.trigger().round_s.filter(|r| *r > 0.0),
             memo: BTreeMap::new(),
@@ -224,7 +209,7 @@ impl<'a> Isolated<'a> {
             typed,
             self.zoo,
             &self.policy,
-            self.overrides,
+            self.settings,
             self.seed,
             &mut |_| true,
         )?;

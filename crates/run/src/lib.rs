@@ -7,4 +7,5 @@ pub mod explain;
 pub mod isolated;
 pub mod report;
 pub mod search;
+pub mod setup;
 pub mod validate;

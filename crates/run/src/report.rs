@@ -7,9 +7,8 @@ use schedlab_metrics::{against_reference, evaluate, JobMetrics, RestartMix, Summ
 use schedlab_model::cluster::Cluster;
 use schedlab_model::perf::ModelZoo;
 use schedlab_model::workload::Trace;
-use schedlab_sim::{EngineConfig, Outcome, Progress, Simulation};
+use schedlab_sim::{Outcome, Progress, Simulation};
 use serde::Serialize;
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// One policy's results.
@@ -44,8 +43,7 @@ pub struct RunReport {
     pub results: Vec<PolicyRun>,
 }
 
-/// Parameter overrides keyed by owner (`engine` or a policy name).
-pub type Overrides = BTreeMap<String, Vec<(String, String)>>;
+pub use crate::setup::{parse_policies, Overrides, RunSettings, RunSetup, ZooSource};
 
 /// The cluster a run of `trace` uses: `spec` (a built-in name or a spec
 /// string) with the pools given on the command line (`--pools`), else the
@@ -70,16 +68,16 @@ pub fn run_policy(
     cluster: &Arc<Cluster>,
     zoo: &Arc<ModelZoo>,
     name: &str,
-    overrides: &Overrides,
+    settings: &RunSettings,
     seed: u64,
     progress: &mut dyn FnMut(&Progress) -> bool,
 ) -> Result<PolicyRun> {
-    let (mut sim, params) = prepare_policy(trace, cluster, zoo, name, overrides, seed)?;
+    let (mut sim, params) = prepare_policy(trace, cluster, zoo, name, settings, seed)?;
     let started = web_time::Instant::now();
     let outcome = sim.run(progress)?;
     let wall_s = started.elapsed().as_secs_f64();
     let mut run = finish_policy(name, params, outcome, trace, cluster, zoo, wall_s);
-    compare_to_reference(&mut run, trace, cluster, zoo, overrides, seed)?;
+    compare_to_reference(&mut run, trace, cluster, zoo, settings, seed)?;
     Ok(run)
 }
 
@@ -92,7 +90,7 @@ pub fn compare_to_reference(
     trace: &Trace,
     cluster: &Arc<Cluster>,
     zoo: &Arc<ModelZoo>,
-    overrides: &Overrides,
+    settings: &RunSettings,
     seed: u64,
 ) -> Result<()> {
     if cluster.pools.is_empty() {
@@ -101,15 +99,13 @@ pub fn compare_to_reference(
     let reference = if run.policy == REFERENCE_POLICY {
         jcts(&run.outcome)
     } else {
-        let mut engine_only = Overrides::new();
-        if let Some(sets) = overrides.get("engine") {
-            // Predictions never change a run; the reference need not make them.
-            let sets = sets
-                .iter()
-                .filter(|(k, _)| k != "predict")
-                .cloned()
-                .collect();
-            engine_only.insert("engine".to_string(), sets);
+        // The same engine settings, the reference policy's defaults; predictions
+        // never change a run, so the reference need not make them.
+        let mut engine_only = RunSettings::default();
+        for (key, value) in settings.given().get("engine").into_iter().flatten() {
+            if key != "predict" {
+                engine_only.set("engine", key, value)?;
+            }
         }
         let (mut sim, _) =
             prepare_policy(trace, cluster, zoo, REFERENCE_POLICY, &engine_only, seed)?;
@@ -138,15 +134,10 @@ pub fn prepare_policy(
     cluster: &Arc<Cluster>,
     zoo: &Arc<ModelZoo>,
     name: &str,
-    overrides: &Overrides,
+    settings: &RunSettings,
     seed: u64,
 ) -> Result<(Simulation, Params)> {
-    let none = Vec::new();
-    let mut engine = EngineConfig::from_overrides(overrides.get("engine").unwrap_or(&none))?;
-    engine.seed = seed;
-    let (pol, params) = schedlab_policies::build(name, overrides.get(name).unwrap_or(&none), seed)?;
-    let sim = Simulation::with_shared(trace, cluster.clone(), zoo.clone(), pol, engine)?;
-    Ok((sim, params))
+    settings.simulation(trace, cluster, zoo, name, seed)
 }
 
 /// The second half of [`run_policy`]: metrics of a finished simulation.
@@ -172,20 +163,6 @@ pub fn finish_policy(
         notes: outcome.notes.clone(),
         outcome,
     }
-}
-
-/// Checks that every override names a known owner before anything runs.
-pub fn check_owners(overrides: &Overrides, policies: &[String]) -> Result<()> {
-    for owner in overrides.keys() {
-        if owner != "engine" && owner != "zoo" && !policies.iter().any(|p| p == owner) {
-            schedlab_policies::info(owner)?;
-            return Err(schedlab_core::Error::config(format!(
-                "--set {owner}.*: policy '{owner}' is not among --policy {}",
-                policies.join(",")
-            )));
-        }
-    }
-    Ok(())
 }
 
 fn hours(s: f64) -> String {

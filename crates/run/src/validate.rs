@@ -11,11 +11,10 @@
 //! workload) and Pollux itself (its genetic search with the paper's
 //! defaults: p = -1, 30 s restart penalty, population and generations 100).
 
+use crate::setup::{RunSettings, RunSetup, ZooSource};
 use schedlab_core::error::{Error, Result};
 use schedlab_model::cluster::parse_cluster;
-use schedlab_model::perf::ModelZoo;
 use schedlab_model::workload::Trace;
-use schedlab_sim::{EngineConfig, Simulation};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -69,6 +68,28 @@ pub fn pollux_sim_policy(policy: &str) -> Option<&'static PolluxSimPolicy> {
 
 /// Engine parameters of the Pollux simulator.
 pub const POLLUX_ENGINE: &[(&str, &str)] = &[("restart_s", "30"), ("charge_first_start", "true")];
+
+/// The run set-up of `policy` as the Pollux simulator ran it on `trace`:
+/// homog-64, its zoo variant, its engine and policy settings, seed 1 (the
+/// engine draws nothing from it here: no length noise, no early stops, no
+/// predictions), no timeline.
+fn pollux_setup(policy: &PolluxSimPolicy, trace: &Trace) -> Result<RunSetup> {
+    let mut settings = RunSettings::default();
+    for (k, v) in POLLUX_ENGINE.iter().chain(&[("timeline", "false")]) {
+        settings.set("engine", k, v)?;
+    }
+    for (k, v) in policy.params {
+        settings.set(policy.name, k, v)?;
+    }
+    RunSetup::new(
+        trace.clone(),
+        parse_cluster("homog-64")?,
+        &ZooSource::named("pollux-osdi21"),
+        vec![policy.name.to_string()],
+        settings,
+        1,
+    )
+}
 
 /// One workload's comparison.
 #[derive(Debug, Clone, Serialize)]
@@ -155,21 +176,8 @@ pub fn compare_pollux(
             POLLUX_SIM_POLICIES.iter().map(|p| p.name).collect::<Vec<_>>().join(", ")
         ))
     })?;
-    let cluster = parse_cluster("homog-64")?;
-    let zoo = ModelZoo::pollux_osdi21();
-    let pol: Vec<(String, String)> = sim_policy
-        .params
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
-    let eng: Vec<(String, String)> = POLLUX_ENGINE
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
-    let (p, _) = schedlab_policies::build(policy, &pol, 1)?;
-    let mut cfg = EngineConfig::from_overrides(&eng)?;
-    cfg.record_timeline = false;
-    let mut sim = Simulation::new(trace, &cluster, &zoo, p, cfg)?;
+    let setup = pollux_setup(sim_policy, trace)?;
+    let (mut sim, _) = setup.prepare(policy)?;
     let out = sim.run(&mut |_| true)?;
     let mut ours = Vec::new();
     let mut theirs = Vec::new();

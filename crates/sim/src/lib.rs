@@ -22,7 +22,10 @@ mod store;
 mod timeline;
 mod view;
 
-pub use config::{EngineConfig, Reconfig, ENGINE_PARAMS};
+pub use config::{
+    Calibration, DelayRule, EngineConfig, EngineSettings, Measure, Reconfig, ReconfigRule,
+    ENGINE_PARAMS,
+};
 pub use contract::{Knowledge, Policy, PolicyClone, Trigger};
 pub use engine::{Forecast, JobResult, Outcome, Progress, Simulation, TypeTime};
 pub use gauges::GaugeLog;

@@ -10,17 +10,13 @@ use super::columns::{Columnar, JobColumns, RoundColumns, TimelineColumns};
 use super::insight::InsightColumns;
 use super::series::{self, Series};
 use schedlab_core::error::{Error, Result};
-use schedlab_core::params::{split_overrides, Params};
-use schedlab_model::cluster::Cluster;
-use schedlab_model::perf::ModelZoo;
+use schedlab_core::params::Params;
+use schedlab_core::settings::Settings;
 use schedlab_model::workload::{load_named, Trace};
-use schedlab_run::report::{
-    check_owners, cluster_for, compare_to_reference, finish_policy, prepare_policy, Overrides,
-    PolicyRun,
-};
-use schedlab_sim::{Progress, Simulation, ENGINE_PARAMS};
+use schedlab_run::report::{cluster_for, compare_to_reference, finish_policy, PolicyRun};
+use schedlab_run::setup::{parse_policies, RunSettings, RunSetup, ZooSource};
+use schedlab_sim::{Progress, Simulation};
 use serde::Serialize;
-use std::sync::Arc;
 
 /// A bundled trace by name, or `text` parsed (format detected from the
 /// header) and named `name` in error messages.
@@ -62,17 +58,50 @@ impl TraceInfo {
     }
 }
 
+/// The page's settings (`set=` entries `OWNER.KEY=VALUE`) for a run of
+/// `policies`, parsed and checked as the CLI's `--set`: the page calls this
+/// before it starts any run, so a bad entry is refused with one message
+/// naming it. The page reads no files (`pcs.config=FILE` is refused).
+pub fn page_settings(policies: &[String], sets: &[String]) -> Result<RunSettings> {
+    RunSettings::parse(sets, policies, &|path| {
+        Err(Error::config(format!(
+            "{path}: the page cannot read files; give the settings themselves"
+        )))
+    })
+}
+
+/// Checks a page link's policies (comma-separated) and settings before
+/// anything runs (see [`page_settings`]).
+pub fn check_settings(policies: &str, sets: &[String]) -> Result<()> {
+    page_settings(&parse_policies("policies", policies)?, sets).map(|_| ())
+}
+
+/// The page's set-up of `policies` on `trace` and `cluster` (a built-in name
+/// or spec): the built-in zoo with the settings' `zoo.*`.
+pub fn page_setup(
+    trace: Trace,
+    cluster: &str,
+    policies: Vec<String>,
+    sets: &[String],
+    seed: u64,
+) -> Result<RunSetup> {
+    let settings = page_settings(&policies, sets)?;
+    let cluster = cluster_for(cluster, &trace, None)?;
+    RunSetup::new(
+        trace,
+        cluster,
+        &ZooSource::named("builtin"),
+        policies,
+        settings,
+        seed,
+    )
+}
+
 /// A run in progress.
 pub struct Runner {
-    trace: Trace,
-    cluster: Arc<Cluster>,
-    zoo: Arc<ModelZoo>,
+    setup: RunSetup,
     policy: String,
     params: Params,
-    engine: Params,
-    /// The `--set` overrides, for the reference run of runs with pools.
-    overrides: Overrides,
-    seed: u64,
     sim: Simulation,
     wall_s: f64,
 }
@@ -119,7 +148,7 @@ pub const CDF_POINTS: usize = 400;
 
 impl Runner {
     /// Sets up `policy` on `trace` and `cluster` (built-in name or spec).
-    /// `sets` are `OWNER.KEY=VALUE` entries whose owner is `engine` or `policy`.
+    /// `sets` are `OWNER.KEY=VALUE` entries whose owner is `engine`, `zoo` or `policy`.
     pub fn new(
         trace: Trace,
         cluster: &str,
@@ -128,38 +157,25 @@ impl Runner {
         seed: u64,
     ) -> Result<Runner> {
         schedlab_policies::info(policy)?;
-        let overrides = split_overrides(sets)?;
-        check_owners(&overrides, &[policy.to_string()])?;
-        let cluster = Arc::new(cluster_for(cluster, &trace, None)?);
-        let zoo = Arc::new(ModelZoo::builtin());
-        let (mut sim, params) = prepare_policy(&trace, &cluster, &zoo, policy, &overrides, seed)?;
+        let setup = page_setup(trace, cluster, vec![policy.to_string()], sets, seed)?;
+        let (mut sim, params) = setup.prepare(policy)?;
         sim.set_record_insight(true);
-        let engine = Params::resolve(
-            "engine",
-            ENGINE_PARAMS,
-            overrides.get("engine").map_or(&[][..], |v| v),
-        )?;
         Ok(Runner {
-            trace,
-            cluster,
-            zoo,
+            setup,
             policy: policy.to_string(),
             params,
-            engine,
-            overrides,
-            seed,
             sim,
             wall_s: 0.0,
         })
     }
 
     pub fn trace_info(&self) -> TraceInfo {
-        TraceInfo::of(&self.trace)
+        TraceInfo::of(&self.setup.trace)
     }
 
     /// The resolved engine parameters (the CLI report's `engine` object).
-    pub fn engine_params(&self) -> &Params {
-        &self.engine
+    pub fn engine_params(&self) -> Params {
+        self.setup.settings.engine().to_params()
     }
 
     pub fn progress(&self) -> Progress {
@@ -206,32 +222,32 @@ impl Runner {
             return Err(Error::config("the run has not finished yet"));
         }
         let outcome = self.sim.outcome();
-        let total = self.cluster.total_gpus;
+        let RunSetup {
+            trace,
+            cluster,
+            zoo,
+            settings,
+            seed,
+            ..
+        } = &self.setup;
+        let total = cluster.total_gpus;
         let timeline = TimelineColumns::from_outcome(&outcome, total);
         let rounds = RoundColumns::from_outcome(&outcome);
         let insight = InsightColumns::from_outcome(&outcome);
         let mut series = series::over_time(&outcome, total, series::BINS);
-        let ts =
-            schedlab_metrics::time_series(&outcome, &self.trace.jobs, &self.cluster, &self.zoo);
+        let ts = schedlab_metrics::time_series(&outcome, &trace.jobs, cluster, zoo);
         series::add_efficiency(&mut series, &ts);
-        series::add_costs(&mut series, &outcome, &self.trace.jobs);
+        series::add_costs(&mut series, &outcome, &trace.jobs);
         let mut run = finish_policy(
             &self.policy,
             self.params,
             outcome,
-            &self.trace,
-            &self.cluster,
-            &self.zoo,
+            trace,
+            cluster,
+            zoo,
             self.wall_s,
         );
-        compare_to_reference(
-            &mut run,
-            &self.trace,
-            &self.cluster,
-            &self.zoo,
-            &self.overrides,
-            self.seed,
-        )?;
+        compare_to_reference(&mut run, trace, cluster, zoo, settings, *seed)?;
         let jobs = JobColumns::from_metrics(&run.outcome, &run.jobs);
         let (cdf_x, cdf_y) = series::cdf(&jobs.jct, CDF_POINTS);
         Ok(Finished {
@@ -249,8 +265,10 @@ impl Runner {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use schedlab_model::perf::ModelZoo;
     use schedlab_run::report::run_policy;
     use std::collections::BTreeMap;
+    use std::sync::Arc;
 
     #[test]
     fn sliced_run_equals_the_cli_path() {
@@ -272,7 +290,7 @@ mod tests {
                 &cluster,
                 &zoo,
                 policy,
-                &BTreeMap::new(),
+                &RunSettings::default(),
                 3,
                 &mut |_| true,
             )
@@ -284,6 +302,38 @@ mod tests {
             );
             assert_eq!(f.jobs.names.len(), trace.jobs.len());
         }
+    }
+
+    #[test]
+    fn a_page_link_is_checked_before_any_run() {
+        assert!(check_settings("fifo,tiresias", &["tiresias.t1=60".into()]).is_ok());
+        for (policies, sets, want) in [
+            (
+                "fifo",
+                &["fifo.nosuch=3"][..],
+                "unknown parameter 'fifo.nosuch'",
+            ),
+            ("fifo", &["engine.placement=foo"], "engine.placement=foo"),
+            ("fifo", &["nosuch.k=1"], "unknown owner 'nosuch'"),
+            ("fifo,fifo", &[], "'fifo' is named twice"),
+            ("fifo", &["pcs.config=x.json"], "not among"),
+        ] {
+            let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+            let e = check_settings(policies, &sets).unwrap_err().to_string();
+            assert!(e.contains(want), "{policies} {sets:?}: {e}");
+        }
+        let e = check_settings("pcs", &["pcs.config=x.json".into()])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("cannot read files"), "{e}");
+        // What reaches the page's script: a config error whose text names the setting.
+        let e = check_settings("fifo", &["fifo.nosuch=3".into()]).unwrap_err();
+        let info = crate::ErrorInfo::from(&e);
+        assert_eq!(info.kind, "config");
+        assert_eq!(
+            info.text,
+            "unknown parameter 'fifo.nosuch'; fifo has: backfill, share_gpus, round_s"
+        );
     }
 
     #[test]
@@ -347,6 +397,19 @@ mod tests {
             .err()
             .unwrap();
         assert!(e.to_string().contains("not among"), "{e}");
+        let e = Runner::new(
+            trace.clone(),
+            "afs-64",
+            "fifo",
+            &["fifo.nosuch=3".into()],
+            1,
+        )
+        .err()
+        .unwrap();
+        assert!(
+            e.to_string().contains("unknown parameter 'fifo.nosuch'"),
+            "{e}"
+        );
         let e = Runner::new(trace, "zz:1x1", "fifo", &[], 1).err().unwrap();
         assert!(e.to_string().contains("unknown GPU type"), "{e}");
         let e = load_trace("up.csv", "name,arrival,model,gpus\na,0,linear,x\n").unwrap_err();

@@ -10,7 +10,6 @@
 
 use super::runner::load_trace;
 use schedlab_core::error::{Error, Result};
-use schedlab_core::params::split_overrides;
 use schedlab_model::perf::ModelZoo;
 use schedlab_run::report::cluster_for;
 use schedlab_run::search::front::{non_dominated, picks, Point};
@@ -31,17 +30,18 @@ pub fn problem(
     sets: &[String],
     apps: usize,
 ) -> Result<WfqProblem> {
-    let objectives = objectives
-        .split(',')
-        .filter(|s| !s.trim().is_empty())
-        .map(|s| Objective::parse(s.trim()))
-        .collect::<Result<Vec<_>>>()?;
+    let objectives = Objective::parse_list(objectives)?;
+    let engine_sets: Vec<String> = sets
+        .iter()
+        .filter(|s| s.trim_start().starts_with("engine."))
+        .cloned()
+        .collect();
+    let settings = super::runner::page_settings(&[], &engine_sets)?;
     let full = load_trace(trace, text)?;
     let keep = if apps == 0 { full.jobs.len() } else { apps };
     let trace = full.subset(&full.name, None, keep)?;
-    let engine = split_overrides(sets)?.remove("engine").unwrap_or_default();
     let cluster = cluster_for(cluster, &trace, None)?;
-    WfqProblem::new(trace, cluster, ModelZoo::builtin(), engine, objectives)
+    WfqProblem::new(trace, cluster, ModelZoo::builtin(), settings, objectives)
 }
 
 /// A worker's side: evaluates points of the search space.

@@ -53,15 +53,10 @@ pub struct BenchArgs {
 pub fn bench(a: BenchArgs) -> Result<()> {
     let a = &a;
     let Some(what) = a.what.as_deref() else {
-        let names: Vec<String> = a
-            .case
-            .as_deref()
-            .unwrap_or("")
-            .split(',')
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-            .map(String::from)
-            .collect();
+        let names = match &a.case {
+            Some(list) => schedlab_core::params::name_list("--case", list)?,
+            None => Vec::new(),
+        };
         return suite::suite(
             &names,
             a.seed,
@@ -81,10 +76,12 @@ pub fn bench(a: BenchArgs) -> Result<()> {
         }
     };
     let jobs = a.jobs.unwrap_or(if afs { 50_000 } else { 100_000 });
-    let policies = a
-        .policy
-        .clone()
-        .unwrap_or_else(|| if afs { "afs-l" } else { "fifo,srtf" }.to_string());
+    let policies = schedlab_run::setup::parse_policies(
+        "--policy",
+        a.policy
+            .as_deref()
+            .unwrap_or(if afs { "afs-l" } else { "fifo,srtf" }),
+    )?;
     let (cluster, zoo, trace) = bench_inputs(a, jobs)?;
     println!(
         "bench {}: {} jobs (afs-synthetic, offered load 0.9), cluster {} ({} GPUs), timeline {}{}",
@@ -99,7 +96,7 @@ pub fn bench(a: BenchArgs) -> Result<()> {
             ""
         }
     );
-    for name in policies.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+    for name in &policies {
         let (pol, _) = schedlab_policies::build(name, &[], a.seed)?;
         let mut set = vec![("timeline".to_string(), a.timeline.to_string())];
         if afs {

@@ -14,7 +14,7 @@ use schedlab_model::perf::goodput::fit_seconds;
 use schedlab_model::perf::ModelZoo;
 use schedlab_model::workload::gen::generate;
 use schedlab_model::workload::Trace;
-use schedlab_run::report::{finish_policy, prepare_policy, Overrides};
+use schedlab_run::report::{finish_policy, prepare_policy, Overrides, RunSettings};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::sync::Arc;
@@ -294,7 +294,8 @@ fn run_case(case: &Case, s: Setup, seed: u64, reasons: bool) -> Result<CaseResul
     let peak_ok = reset_peak();
     let fit0 = fit_seconds();
     let started = std::time::Instant::now();
-    let (mut sim, params) = prepare_policy(&s.trace, &cluster, &zoo, s.policy, &s.overrides, seed)?;
+    let settings = RunSettings::from_overrides(&s.overrides, &[s.policy.to_string()])?;
+    let (mut sim, params) = prepare_policy(&s.trace, &cluster, &zoo, s.policy, &settings, seed)?;
     sim.set_record_reasons(reasons, None);
     let outcome = sim.run(&mut |_| true)?;
     let capped = outcome.reasons.capped_at;

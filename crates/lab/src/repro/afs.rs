@@ -26,7 +26,7 @@ use schedlab_model::cluster::{parse_cluster, Cluster};
 use schedlab_model::perf::ModelZoo;
 use schedlab_model::workload::gen::generate;
 use schedlab_model::workload::Trace;
-use schedlab_run::report::{run_policy, Overrides};
+use schedlab_run::report::{run_policy, RunSettings};
 use serde::Serialize;
 use std::sync::Arc;
 
@@ -260,8 +260,8 @@ pub struct Options {
     /// Trace ids to run (empty: all 11).
     pub traces: Vec<u32>,
     pub seed: u64,
-    /// Extra overrides (engine or policy parameters).
-    pub overrides: Overrides,
+    /// The user's settings (engine or policy parameters), checked.
+    pub settings: RunSettings,
 }
 
 /// The generator seed of synthetic trace `id` under run seed `seed`.
@@ -315,20 +315,26 @@ pub fn trace_ids(opts: &Options) -> Vec<u32> {
     }
 }
 
-/// The overrides of variant `v`: the user's, count-based placement unless
+/// Every policy the comparison runs (the owners `--set` may name).
+pub fn policies() -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for v in VARIANTS {
+        if !out.iter().any(|p| p == v.policy) {
+            out.push(v.policy.to_string());
+        }
+    }
+    out
+}
+
+/// The settings of variant `v`: the user's, count-based placement unless
 /// the user chose one, and the variant's own settings.
-pub fn variant_overrides(opts: &Options, v: &Variant) -> Overrides {
-    let mut ov = opts.overrides.clone();
-    let engine = ov.entry("engine".to_string()).or_default();
-    if !engine.iter().any(|(k, _)| k == "placement") {
-        engine.push(("placement".into(), "any".into()));
-    }
-    let pol = ov.entry(v.policy.to_string()).or_default();
+pub fn variant_settings(opts: &Options, v: &Variant) -> Result<RunSettings> {
+    let mut s = opts.settings.clone();
+    s.set_unless_given("engine", "placement", "any")?;
     for (k, val) in v.set {
-        pol.retain(|(x, _)| x != k);
-        pol.push((k.to_string(), val.to_string()));
+        s.set(v.policy, k, val)?;
     }
-    ov
+    Ok(s)
 }
 
 /// How the models' curves are described in the report.
@@ -396,7 +402,7 @@ pub fn reproduce(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<AfsRe
         };
         let mut runs = Vec::new();
         for v in VARIANTS {
-            let ov = variant_overrides(opts, v);
+            let ov = variant_settings(opts, v)?;
             let r = run_policy(
                 &trace,
                 &cluster,

@@ -208,7 +208,7 @@ fn run_afs(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<Outcome> {
         afs_tables,
         traces: Vec::new(),
         seed: opts.seed,
-        overrides: Default::default(),
+        settings: Default::default(),
     };
     let r = afs::reproduce(&o, progress)?;
     Ok(Outcome {
@@ -259,7 +259,7 @@ fn run_copter(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<Outcome>
         methods: methods.iter().map(|m| m.to_string()).collect(),
         copter_dir: dir.as_deref().map(path_text),
         jobs: None,
-        overrides: Default::default(),
+        settings: Default::default(),
         seed: opts.seed,
     };
     let rows = copter::reproduce(&o, progress)?;
@@ -352,7 +352,7 @@ fn run_sts(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<Outcome> {
             patterns,
             instances: 1,
             timing_sizes: vec![10, 50],
-            overrides: Default::default(),
+            settings: Default::default(),
             seed: opts.seed,
             data,
         },
@@ -361,7 +361,7 @@ fn run_sts(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<Outcome> {
             patterns,
             instances: if with_data { 3 } else { 2 },
             timing_sizes: vec![10, 50, 100],
-            overrides: Default::default(),
+            settings: Default::default(),
             seed: opts.seed,
             data,
         },
@@ -409,7 +409,7 @@ fn run_anticipatory(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<Ou
         days: 3.0,
         helios_days: 182.0,
         helios_scales: vec![1.0, 0.8],
-        overrides: Default::default(),
+        settings: Default::default(),
         seed: opts.seed,
     };
     if opts.preset == Preset::Quick {

@@ -16,7 +16,7 @@ use schedlab_model::workload::gen::{generate, pools::VARIANTS};
 use schedlab_model::workload::Trace;
 use schedlab_policies::anticipatory::predict::{scores, Mode, Predictor, PredictorConfig};
 use schedlab_policies::anticipatory::DEFAULT_WINDOWS_S;
-use schedlab_run::report::{run_policy, Overrides, PolicyRun};
+use schedlab_run::report::{run_policy, PolicyRun, RunSettings};
 use serde::Serialize;
 use std::sync::Arc;
 
@@ -66,7 +66,8 @@ pub struct Options {
     pub helios_days: f64,
     /// Pool-size factors of the Helios runs (Fig 18; 1 = Table 17).
     pub helios_scales: Vec<f64>,
-    pub overrides: Overrides,
+    /// The user's settings, checked.
+    pub settings: RunSettings,
     pub seed: u64,
 }
 
@@ -149,17 +150,26 @@ pub const FIG1_TABLE: [(&str, [f64; 8]); 3] = [
 /// (owner, key, value).
 type Config<'a> = (&'a str, &'a str, Vec<(&'a str, &'a str, &'a str)>);
 
-fn with(base: &Overrides, sets: &[(&str, &str, &str)]) -> Overrides {
-    let mut o = base.clone();
-    o.entry("engine".into())
-        .or_default()
-        .push(("placement".into(), "any".into()));
+/// Every policy the reproduction runs (the owners `--set` may name).
+pub const POLICIES: &[&str] = &[
+    "pool-fcfs",
+    "pool-maxmin",
+    "anticipatory",
+    "anticipatory-vc",
+    "anticipatory-oracle",
+    "gssf",
+    "pool-ssf",
+    "hived-rtc",
+    "themis-rtc",
+];
+
+/// `base` with any-GPU placement, then `sets` (owner, key, value) in order.
+fn with(base: &RunSettings, sets: &[(&str, &str, &str)]) -> Result<RunSettings> {
+    let mut s = base.with("engine", "placement", "any")?;
     for (owner, k, v) in sets {
-        o.entry(owner.to_string())
-            .or_default()
-            .push((k.to_string(), v.to_string()));
+        s.set(owner, k, v)?;
     }
-    o
+    Ok(s)
 }
 
 fn cluster(trace: &Trace, pools: Option<Pools>) -> Result<Arc<Cluster>> {
@@ -183,7 +193,7 @@ fn run(
     trace: &Trace,
     c: &Arc<Cluster>,
     policy: &str,
-    o: &Overrides,
+    o: &RunSettings,
     seed: u64,
 ) -> Result<PolicyRun> {
     let zoo = Arc::new(ModelZoo::builtin());
@@ -259,7 +269,7 @@ fn compare_on(
                 &trace,
                 &c,
                 policy,
-                &with(&opts.overrides, sets),
+                &with(&opts.settings, sets)?,
                 opts.seed + s,
             )?);
         }
@@ -313,13 +323,9 @@ pub fn reproduce(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<Repor
     let mut fig1 = Vec::new();
     for (policy, _) in FIG1_TABLE {
         let o = with(
-            &Overrides::new(),
+            &RunSettings::default(),
             &[("anticipatory", "windows_min", "20,40")],
-        );
-        let o: Overrides = o
-            .into_iter()
-            .filter(|(k, _)| k == "engine" || k == policy)
-            .collect();
+        )?;
         let r = run(&fig, &fig_cluster, policy, &o, 1)?;
         fig1.push((
             policy.to_string(),
@@ -515,7 +521,7 @@ pub fn reproduce(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<Repor
                     &trace,
                     &c,
                     "pool-fcfs",
-                    &with(&opts.overrides, &[]),
+                    &with(&opts.settings, &[])?,
                     opts.seed,
                 )?;
                 let unq = fcfs
@@ -533,7 +539,7 @@ pub fn reproduce(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<Repor
                     asia.clone(),
                 ),
             ] {
-                let r = run(&trace, &c, policy, &with(&opts.overrides, &sets), opts.seed)?;
+                let r = run(&trace, &c, policy, &with(&opts.settings, &sets)?, opts.seed)?;
                 progress(&format!("helios x{x} {policy}: {:.1} s", r.wall_s));
                 rows.push(row("helios", &name, label, &[r]));
             }
@@ -547,7 +553,7 @@ pub fn reproduce(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<Repor
                     ("A-SIA ♣", "anticipatory", asia.clone()),
                 ] {
                     sets.push((policy, "isolate", isolate.as_str()));
-                    let r = run(&trace, &c, policy, &with(&opts.overrides, &sets), opts.seed)?;
+                    let r = run(&trace, &c, policy, &with(&opts.settings, &sets)?, opts.seed)?;
                     progress(&format!("helios club {policy}: {:.1} s", r.wall_s));
                     rows.push(row("helios", &name, label, &[r]));
                 }
@@ -585,7 +591,7 @@ fn table12(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<Vec<(String
                 &trace,
                 &c,
                 policy,
-                &with(&opts.overrides, &[]),
+                &with(&opts.settings, &[])?,
                 opts.seed + s,
             )?;
             let mut logs = [(0.0f64, 0usize); 5];

@@ -16,7 +16,7 @@ use schedlab_model::cluster::parse_cluster;
 use schedlab_model::perf::ModelZoo;
 use schedlab_model::workload::gen::generate;
 use schedlab_model::workload::Trace;
-use schedlab_run::report::{run_policy, Overrides};
+use schedlab_run::report::{run_policy, RunSettings};
 use serde::Serialize;
 use std::sync::Arc;
 
@@ -64,7 +64,8 @@ pub struct Options {
     /// Jobs of the generated workload instead of 4 per GPU per day (a quick look;
     /// the authors' files are then not used).
     pub jobs: Option<usize>,
-    pub overrides: Overrides,
+    /// The user's settings, checked.
+    pub settings: RunSettings,
     pub seed: u64,
 }
 
@@ -175,8 +176,11 @@ fn workload(opts: &Options, scale: u32) -> Result<(String, Trace)> {
     ))
 }
 
-/// The overrides of a run of Sia with `method` (a name of [`METHODS`]).
-fn method_overrides(opts: &Options, method: &str) -> Result<schedlab_run::report::Overrides> {
+/// Every policy the reproduction runs (the owners `--set` may name).
+pub const POLICIES: &[&str] = &["sia"];
+
+/// The settings of a run of Sia with `method` (a name of [`METHODS`]).
+fn method_overrides(opts: &Options, method: &str) -> Result<RunSettings> {
     let sets = METHODS
         .iter()
         .find(|(m, _)| *m == method)
@@ -186,11 +190,7 @@ fn method_overrides(opts: &Options, method: &str) -> Result<schedlab_run::report
             ))
         })?
         .1;
-    let mut o = opts.overrides.clone();
-    o.entry("sia".into())
-        .or_default()
-        .extend(sets.iter().map(|(k, v)| (k.to_string(), v.to_string())));
-    Ok(o)
+    opts.settings.with_pairs("sia", sets)
 }
 
 /// A run's solver seconds per round (POP: its slowest part).
@@ -317,10 +317,11 @@ pub fn scaling(
         );
         let jobs = trace.jobs.iter().filter(|j| j.arrival <= to).count();
         for method in &opts.methods {
-            let mut o = method_overrides(opts, method)?;
-            o.entry("engine".into())
-                .or_default()
-                .push(("max_days".into(), format!("{}", to / 86_400.0)));
+            let o = method_overrides(opts, method)?.with(
+                "engine",
+                "max_days",
+                &format!("{}", to / 86_400.0),
+            )?;
             let mut run = run_policy(&trace, &cluster, &zoo, "sia", &o, opts.seed, &mut |_| true)?;
             run.outcome.rounds.retain(|r| r.t >= from);
             let mut vars: Vec<f64> = run

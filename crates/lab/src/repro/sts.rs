@@ -20,7 +20,7 @@ use schedlab_model::perf::sts_data::StsData;
 use schedlab_model::perf::ModelZoo;
 use schedlab_model::workload::gen::generate;
 use schedlab_model::workload::Trace;
-use schedlab_run::report::{prepare_policy, run_policy, Overrides};
+use schedlab_run::report::{prepare_policy, run_policy, RunSettings, ZooSource};
 use serde::Serialize;
 use std::sync::Arc;
 
@@ -38,7 +38,8 @@ pub struct Options {
     pub instances: u32,
     /// Sizes of the scheduling-call timing (Fig. 7).
     pub timing_sizes: Vec<u32>,
-    pub overrides: Overrides,
+    /// The user's settings, checked.
+    pub settings: RunSettings,
     pub seed: u64,
     /// The authors' data; None runs the placeholder profiles.
     pub data: Option<Arc<StsData>>,
@@ -136,39 +137,34 @@ fn workload(
             schedlab_model::workload::gen::sts::generate_with_data(data, None, seed, &set)
         }
         None => {
-            set.extend(zoo_pairs(&opts.overrides).iter().cloned());
+            set.extend(zoo_pairs(&opts.settings).iter().cloned());
             generate("sts", None, seed, &set)
         }
     }
 }
 
-fn zoo_pairs(o: &Overrides) -> &[(String, String)] {
-    o.get("zoo").map_or(&[][..], |v| v)
+/// The `zoo.*` settings given (the generator takes the same keys).
+fn zoo_pairs(o: &RunSettings) -> &[(String, String)] {
+    o.given().get("zoo").map_or(&[][..], |v| v)
 }
 
-/// The built-in zoo with the overrides' knobs and the authors' data.
+/// The built-in zoo with the settings' knobs and the authors' data.
 fn zoo(opts: &Options) -> Result<Arc<ModelZoo>> {
-    let mut zoo = ModelZoo::builtin();
-    zoo.apply_overrides(zoo_pairs(&opts.overrides))?;
-    if let Some(data) = &opts.data {
-        data.apply(&mut zoo)?;
-    }
-    Ok(Arc::new(zoo))
+    let source = ZooSource {
+        sts_data: opts.data.clone(),
+        ..ZooSource::named("builtin")
+    };
+    Ok(Arc::new(source.build(opts.settings.zoo())?))
 }
+
+/// Every policy the reproduction runs (the owners `--set` may name).
+pub const POLICIES: &[&str] = METHODS;
 
 fn cluster_name(family: &str, nodes: u32) -> String {
     match family {
         "all" => format!("sts-{nodes}"),
         f => format!("sts-{f}-{nodes}"),
     }
-}
-
-fn with(base: &Overrides, owner: &str, pairs: &[(&str, &str)]) -> Overrides {
-    let mut o = base.clone();
-    o.entry(owner.to_string())
-        .or_default()
-        .extend(pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())));
-    o
 }
 
 /// One method's run on one instance.
@@ -186,7 +182,7 @@ fn run_one(
     cluster: &str,
     zoo: &Arc<ModelZoo>,
     method: &str,
-    o: &Overrides,
+    o: &RunSettings,
     seed: u64,
 ) -> Result<RunCost> {
     let cluster = Arc::new(parse_cluster(cluster)?);
@@ -232,7 +228,7 @@ fn scenarios(
                         &cluster_name(family, nodes),
                         zoo,
                         method,
-                        &opts.overrides,
+                        &opts.settings,
                         seed,
                     )?;
                     progress(&format!(
@@ -288,8 +284,8 @@ fn sharing(
                     let seed = opts.instance_seed(i);
                     let trace = workload(opts, nodes, family, pattern, 1.2, seed)?;
                     let c = cluster_name(family, nodes);
-                    let a = run_one(&trace, &c, zoo, "sts", &opts.overrides, seed)?;
-                    let o = with(&opts.overrides, "sts", &[("sharing", "true")]);
+                    let a = run_one(&trace, &c, zoo, "sts", &opts.settings, seed)?;
+                    let o = opts.settings.with("sts", "sharing", "true")?;
                     let b = run_one(&trace, &c, zoo, "sts", &o, seed)?;
                     without.push(a.gpu + a.tardy);
                     with_.push(b.gpu + b.tardy);
@@ -327,7 +323,7 @@ fn timing(opts: &Options, zoo: &Arc<ModelZoo>) -> Result<Vec<TimingRow>> {
             let cluster = Arc::new(parse_cluster(&cluster_name(family, nodes))?);
             for method in ["sts", "rg", "edf"] {
                 let (mut sim, _) =
-                    prepare_policy(&trace, &cluster, zoo, method, &opts.overrides, seed)?;
+                    prepare_policy(&trace, &cluster, zoo, method, &opts.settings, seed)?;
                 sim.run_until(0.0)?;
                 let out = sim.outcome();
                 let call = out
@@ -359,7 +355,7 @@ pub fn reproduce(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<Repor
             )));
         }
     }
-    if opts.data.is_some() && !zoo_pairs(&opts.overrides).is_empty() {
+    if opts.data.is_some() && !zoo_pairs(&opts.settings).is_empty() {
         return Err(Error::config(
             "reproduce sts --sts-data: the zoo's knobs (--set zoo.*) shape the placeholder profiles only",
         ));

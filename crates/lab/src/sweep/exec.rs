@@ -8,12 +8,11 @@ use super::store::{read_result, write_result, RunResult, Status, Stored};
 use schedlab_core::error::{Error, Result};
 use schedlab_metrics::time_series;
 use schedlab_model::cluster::parse_cluster;
-use schedlab_model::perf::ModelZoo;
 use schedlab_model::workload::{gen, load_named, Format, ImportOptions, Trace};
-use schedlab_run::report::run_policy;
+use schedlab_run::setup::{RunSettings, RunSetup, ZooSource};
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 /// Reads a file the manifest names and checks it is the one planned.
 fn read_planned(path: &str, sha256: &str) -> Result<String> {
@@ -73,14 +72,26 @@ pub fn load_trace(src: &TraceSource) -> Result<Trace> {
     }
 }
 
-/// The run's model zoo.
-fn load_zoo(run: &RunSpec) -> Result<ModelZoo> {
-    let mut zoo = ModelZoo::named(&run.zoo.name)
-        .ok_or_else(|| Error::config(format!("unknown zoo '{}'", run.zoo.name)))?;
-    if let Some((path, sha)) = &run.zoo.afs_tables {
-        zoo.add_afs_tables(path, &read_planned(path, sha)?)?;
-    }
-    Ok(zoo)
+/// The run's set-up: its trace, cluster, zoo, policy, settings and seed.
+fn setup(run: &RunSpec) -> Result<RunSetup> {
+    let policies = vec![run.policy.clone()];
+    let settings = RunSettings::from_overrides(&run.overrides(), &policies)?;
+    let zoo = ZooSource {
+        name: run.zoo.name.clone(),
+        afs_tables: match &run.zoo.afs_tables {
+            Some((path, sha)) => Some((path.clone(), read_planned(path, sha)?)),
+            None => None,
+        },
+        ..ZooSource::default()
+    };
+    RunSetup::new(
+        load_trace(&run.trace)?,
+        parse_cluster(&run.cluster)?,
+        &zoo,
+        policies,
+        settings,
+        run.seed,
+    )
 }
 
 /// Simulates one run; every failure (bad input, timeout, panic) becomes a
@@ -98,22 +109,12 @@ pub fn execute(run: &RunSpec) -> RunResult {
     };
     let attempt =
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| -> Result<RunResult> {
-            let trace = load_trace(&run.trace)?;
-            let cluster = Arc::new(parse_cluster(&run.cluster)?);
-            let zoo = Arc::new(load_zoo(run)?);
+            let setup = setup(run)?;
             let deadline = run.timeout_s;
             let mut on_time =
                 |_: &schedlab_sim::Progress| started.elapsed().as_secs_f64() < deadline;
-            let r = run_policy(
-                &trace,
-                &cluster,
-                &zoo,
-                &run.policy,
-                &run.overrides(),
-                run.seed,
-                &mut on_time,
-            )?;
-            let ts = time_series(&r.outcome, &trace.jobs, &cluster, &zoo);
+            let r = setup.run(&run.policy, &mut on_time)?;
+            let ts = time_series(&r.outcome, &setup.trace.jobs, &setup.cluster, &setup.zoo);
             let queue: Vec<f64> = ts.queue.iter().map(|&q| q as f64).collect();
             Ok(RunResult {
                 id: run.id.clone(),

@@ -21,10 +21,10 @@ fn pinned(path: &str) -> Result<(String, String)> {
     Ok((abs, sha256_hex(&bytes)))
 }
 
-/// Overrides as sorted `OWNER.KEY` pairs, the last of repeated keys winning.
-fn flatten(ov: &schedlab_run::report::Overrides) -> Vec<(String, String)> {
+/// Settings given as sorted `OWNER.KEY` pairs, the last of repeated keys winning.
+fn flatten(settings: &schedlab_run::report::RunSettings) -> Vec<(String, String)> {
     let mut out: BTreeMap<String, String> = BTreeMap::new();
-    for (owner, pairs) in ov {
+    for (owner, pairs) in settings.given() {
         for (k, v) in pairs {
             out.insert(format!("{owner}.{k}"), v.clone());
         }
@@ -83,7 +83,7 @@ pub fn afs_manifest(opts: &afs::Options) -> Result<Manifest> {
                 trace: trace.clone(),
                 cluster: "afs-64".into(),
                 policy: v.policy.into(),
-                set: flatten(&afs::variant_overrides(opts, v)),
+                set: flatten(&afs::variant_settings(opts, v)?),
                 seed: opts.seed,
                 zoo: zoo.clone(),
                 timeout_s: DEFAULT_TIMEOUT_S,
@@ -166,7 +166,7 @@ pub fn afs_report_from(dir: &Path) -> Result<afs::AfsReport> {
         afs_tables: None,
         traces: Vec::new(),
         seed: first.seed,
-        overrides: Default::default(),
+        settings: Default::default(),
     };
     let traces = by_trace
         .into_iter()

@@ -31,6 +31,7 @@ use super::manifest::{sha256_hex, Manifest, RunSpec, TraceSource, ZooSpec};
 use schedlab_core::error::{Error, Result};
 use schedlab_core::params::Params;
 use schedlab_model::cluster::parse_cluster;
+use schedlab_model::perf::ZOO_PARAMS;
 use schedlab_model::workload::{bundled_trace, gen};
 use schedlab_sim::ENGINE_PARAMS;
 use serde::Deserialize;
@@ -228,9 +229,16 @@ pub fn plan(spec_path: &str, text: &str) -> Result<Manifest> {
     if spec.policies.is_empty() {
         return Err(src.error(&["policies"], "policies", "name at least one policy"));
     }
-    for p in &spec.policies {
+    for (i, p) in spec.policies.iter().enumerate() {
         schedlab_policies::info(p)
             .map_err(|e| src.error(&["policies", p], "policies", e.to_string()))?;
+        if spec.policies[..i].contains(p) {
+            return Err(src.error(
+                &["policies", p, p],
+                "policies",
+                format!("'{p}' is named twice"),
+            ));
+        }
     }
     for c in &spec.clusters {
         parse_cluster(c).map_err(|e| src.error(&["clusters", c], "clusters", e.to_string()))?;
@@ -276,6 +284,8 @@ pub fn plan(spec_path: &str, text: &str) -> Result<Manifest> {
     for (owner, keys) in &spec.params {
         let specs = if owner == "engine" {
             ENGINE_PARAMS
+        } else if owner == "zoo" {
+            ZOO_PARAMS
         } else if spec.policies.contains(owner) {
             schedlab_policies::info(owner)?.params
         } else {
@@ -283,7 +293,7 @@ pub fn plan(spec_path: &str, text: &str) -> Result<Manifest> {
                 &["params", owner],
                 owner,
                 format!(
-                    "'{owner}' is neither 'engine' nor one of the sweep's policies ({})",
+                    "'{owner}' is neither 'engine', 'zoo' nor one of the sweep's policies ({})",
                     spec.policies.join(", ")
                 ),
             ));
@@ -435,9 +445,11 @@ pub fn plan(spec_path: &str, text: &str) -> Result<Manifest> {
         for cluster in &clusters {
             for policy in &spec.policies {
                 let mut run_axes = axes.get("engine").cloned().unwrap_or_default();
+                run_axes.extend(axes.get("zoo").cloned().unwrap_or_default());
                 run_axes.extend(axes.get(policy).cloned().unwrap_or_default());
                 for mut set in grid(&run_axes) {
                     set.sort();
+                    check_combination(&src, policy, &set)?;
                     for &seed in &seeds {
                         let trace = match tpl {
                             TraceTemplate::Fixed(t, _) => t.clone(),
@@ -479,6 +491,29 @@ pub fn plan(spec_path: &str, text: &str) -> Result<Manifest> {
         spec: spec_path.to_string(),
         runs,
     })
+}
+
+/// Checks one run's settings together, as the run will (a policy's own
+/// checks, such as Tiresias' increasing thresholds, see every value).
+fn check_combination(src: &Source, policy: &str, set: &[(String, String)]) -> Result<()> {
+    let mut by_owner = schedlab_run::setup::Overrides::new();
+    for (k, v) in set {
+        let (owner, key) = k.split_once('.').unwrap_or(("", k));
+        by_owner
+            .entry(owner.to_string())
+            .or_default()
+            .push((key.to_string(), v.clone()));
+    }
+    schedlab_run::setup::RunSettings::from_overrides(&by_owner, &[policy.to_string()])
+        .map(|_| ())
+        .map_err(|e| {
+            let shown: Vec<String> = set.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            src.error(
+                &["params", policy],
+                policy,
+                format!("{e} (in the run with {})", shown.join(", ")),
+            )
+        })
 }
 
 /// `p` against the spec's directory, made absolute (workers may start elsewhere).
@@ -530,6 +565,27 @@ request = ["trace", "peak"]
         );
         let ids: BTreeSet<_> = m.runs.iter().map(|r| r.id.clone()).collect();
         assert_eq!(ids.len(), m.runs.len());
+    }
+
+    #[test]
+    fn zoo_axes_apply_to_every_policy_and_lists_are_checked() {
+        let text = "policies = [\"fifo\", \"srtf\"]\ntraces = [\"afs-mini\"]\n[params.zoo]\nsts_a100_speed = [3, 6]\n";
+        let m = plan("s.toml", text).unwrap();
+        assert_eq!(m.runs.len(), 4);
+        assert!(m.runs.iter().all(|r| r.set[0].0 == "zoo.sts_a100_speed"));
+        let text = "policies = [\"fifo\",\n \"fifo\"]\ntraces = [\"afs-mini\"]\n";
+        let e = plan("s.toml", text).unwrap_err().to_string();
+        assert!(
+            e.contains("line 2") && e.contains("'fifo' is named twice"),
+            "{e}"
+        );
+        let text = "policies = [\"tiresias\"]\ntraces = [\"afs-mini\"]\n[params.tiresias]\nt1 = [100, 9000]\nt2 = 5000\n";
+        let e = plan("s.toml", text).unwrap_err().to_string();
+        assert!(
+            e.contains("t1 < t2 < t3 must increase")
+                && e.contains("tiresias.t1=9000, tiresias.t2=5000"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -238,6 +238,14 @@ pub enum PlacementRule {
     Cells,
 }
 
+// The engine's `placement` setting names the rules (in this order in `list engine`).
+schedlab_core::choice!(impl PlacementRule {
+    Packed = "packed",
+    Any = "any",
+    NetPack = "netpack",
+    Cells = "cells",
+});
+
 /// A tentative assignment of GPUs to jobs, built claim by claim.
 #[derive(Debug, Clone)]
 pub struct Packer<'c> {

@@ -41,7 +41,9 @@ pub use curve::SpeedupCurve;
 pub use gavel::{gavel_model_name, gavel_models, gavel_models_from_json};
 pub use power::GpuPower;
 pub use table::{table_models_from_json, GoodputTable};
-pub use zoo::{Behaviour, EpochRates, ModelId, ModelInfo, ModelZoo, RateMemo, Share, ZOO_PARAMS};
+pub use zoo::{
+    Behaviour, EpochRates, ModelId, ModelInfo, ModelZoo, RateMemo, Share, ZooSettings, ZOO_PARAMS,
+};
 
 use crate::cluster::GpuKind;
 use serde::Serialize;

@@ -163,8 +163,29 @@ const AFS_MODELS: &[(&str, &str, u32, u32)] = &[
     ("transformer", "Transformer on IWSLT 2016 En-De", 256, 44),
 ];
 
-/// Knobs of the built-in zoo's models (`--set zoo.KEY=VALUE`).
-pub const ZOO_PARAMS: &[schedlab_core::params::ParamSpec] = super::sts_jobs::PROFILE_PARAMS;
+schedlab_core::settings! {
+    /// Knobs of the built-in zoo's models (`--set zoo.KEY=VALUE`): today the
+    /// STS placeholder profiles' (declared in `sts_jobs`, which `gen sts`
+    /// shares).
+    pub struct ZooSettings {
+        sts_a100_speed: f64 = shared(super::sts_jobs::A100_SPEED),
+        sts_beta_scale: f64 = shared(super::sts_jobs::BETA_SCALE),
+    }
+}
+
+impl ZooSettings {
+    /// The STS placeholder profiles these settings give.
+    pub fn sts_profile(&self) -> super::sts_jobs::Profile {
+        super::sts_jobs::Profile {
+            a100_speed: self.sts_a100_speed,
+            beta_scale: self.sts_beta_scale,
+        }
+    }
+}
+
+/// The zoo's parameter declarations (`list models`, the page's form).
+pub const ZOO_PARAMS: &[schedlab_core::params::ParamSpec] =
+    <ZooSettings as schedlab_core::settings::Settings>::SPECS;
 
 impl ModelZoo {
     /// The built-in zoo.
@@ -276,18 +297,15 @@ impl ModelZoo {
         Ok(())
     }
 
-    /// Applies `--set zoo.KEY=VALUE` overrides ([`ZOO_PARAMS`]): STS's
-    /// job types are rebuilt with the profiles' knobs when they differ from
-    /// the defaults.
-    pub fn apply_overrides(&mut self, pairs: &[(String, String)]) -> schedlab_core::Result<()> {
-        let p = schedlab_core::params::Params::resolve("zoo", ZOO_PARAMS, pairs)?;
-        let profile = super::sts_jobs::Profile::from_params(&p);
+    /// Applies the zoo's settings: STS's job types are rebuilt with the
+    /// profiles' knobs when they differ from the defaults.
+    pub fn apply_settings(&mut self, settings: &ZooSettings) {
+        let profile = settings.sts_profile();
         if profile != super::sts_jobs::Profile::default() {
             for m in super::sts_jobs::sts_models_with(&profile) {
                 self.insert(m);
             }
         }
-        Ok(())
     }
 
     /// What a node's busy GPUs cost per hour, by type and count.

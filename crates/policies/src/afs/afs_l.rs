@@ -13,17 +13,18 @@ use crate::helpers::alloc::{pinned_jobs, place_with_retry};
 use schedlab_core::error::Result;
 use schedlab_core::params::{ParamSpec, Params};
 use schedlab_core::rng::Sampler;
+use schedlab_core::settings::Settings;
 use schedlab_sim::{Decision, View};
 
-const PARAMS: &[ParamSpec] = &[
-    ParamSpec::choice(
-        "tie_break",
-        "random",
-        &["random", "arrival"],
-        "Equal lengths and the tournament's starting job: seeded random (the paper) or arrival order",
-    ),
-    ROUND_PARAM_EVENTS,
-];
+schedlab_core::settings! {
+    /// AFS-L's settings (`--set afs-l.KEY=VALUE`).
+    pub struct AfsLSettings {
+        tie_break: TieBreak = choice("random", "Equal lengths and the tournament's starting job: seeded random (the paper) or arrival order"),
+        round_s: f64 = shared(ROUND_PARAM_EVENTS),
+    }
+}
+
+const PARAMS: &[ParamSpec] = <AfsLSettings as Settings>::SPECS;
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "afs-l",
@@ -35,10 +36,24 @@ pub const INFO: PolicyInfo = PolicyInfo {
     build,
 };
 
+schedlab_core::choice! {
+    /// `tie_break`: equal lengths and the tournament's starting job.
+    pub enum TieBreak {
+        /// Seeded random (the paper).
+        Random = "random",
+        /// Arrival order.
+        Arrival = "arrival",
+    }
+}
+
 fn build(p: &Params, seed: u64) -> Result<Box<dyn Policy>> {
+    let s = AfsLSettings::from_params(p);
     Ok(Box::new(AfsL {
-        random: p.text("tie_break") == "random",
-        round_s: p.f64("round_s"),
+        random: match s.tie_break {
+            TieBreak::Random => true,
+            TieBreak::Arrival => false,
+        },
+        round_s: s.round_s,
         rng: Sampler::derive(seed, "afs-l"),
     }))
 }

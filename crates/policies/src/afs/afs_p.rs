@@ -28,6 +28,7 @@ use crate::helpers::alloc::{
 use schedlab_core::error::Result;
 use schedlab_core::params::{ParamSpec, Params};
 use schedlab_core::rng::Sampler;
+use schedlab_core::settings::Settings;
 use schedlab_sim::{Decision, View};
 
 /// Parameters common to AFS-P and AFS-S.
@@ -46,17 +47,17 @@ pub(crate) const TIME_SCALE: ParamSpec = ParamSpec::float(
     "Time scale of the trace (0.01 for a 1 % trace): the quantum is quantum_s x time_scale",
 );
 
-const PARAMS: &[ParamSpec] = &[
-    QUANTUM_S,
-    TIME_SCALE,
-    ParamSpec::choice(
-        "tie_break",
-        "random",
-        &["random", "deterministic"],
-        "When rule (3) favours neither job of a pair: seeded coin flip (the paper) or larger gain g, then earlier arrival",
-    ),
-    ROUND_PARAM_EVENTS,
-];
+schedlab_core::settings! {
+    /// AFS-P's settings (`--set afs-p.KEY=VALUE`).
+    pub struct AfsPSettings {
+        quantum_s: f64 = shared(QUANTUM_S),
+        time_scale: f64 = shared(TIME_SCALE),
+        tie_break: PairTie = choice("random", "When rule (3) favours neither job of a pair: seeded coin flip (the paper) or larger gain g, then earlier arrival"),
+        round_s: f64 = shared(ROUND_PARAM_EVENTS),
+    }
+}
+
+const PARAMS: &[ParamSpec] = <AfsPSettings as Settings>::SPECS;
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "afs-p",
@@ -68,12 +69,27 @@ pub const INFO: PolicyInfo = PolicyInfo {
     build,
 };
 
+schedlab_core::choice! {
+    /// `tie_break`: when rule (3) favours neither job of a pair.
+    pub enum PairTie {
+        /// A seeded coin flip (the paper).
+        Random = "random",
+        /// Larger gain g, then earlier arrival.
+        Deterministic = "deterministic",
+    }
+}
+
 fn build(p: &Params, seed: u64) -> Result<Box<dyn Policy>> {
+    let s = AfsPSettings::from_params(p);
     Ok(Box::new(AfsP::new(
-        p,
+        s.quantum_s * s.time_scale,
+        s.round_s,
         seed,
         Shares::Tournament {
-            random: p.text("tie_break") == "random",
+            random: match s.tie_break {
+                PairTie::Random => true,
+                PairTie::Deterministic => false,
+            },
         },
     )))
 }
@@ -103,11 +119,12 @@ pub(crate) struct AfsP {
 const EPS: f64 = 1e-9;
 
 impl AfsP {
-    pub(crate) fn new(p: &Params, seed: u64, shares: Shares) -> AfsP {
+    /// `unit`: the quantum in seconds, already scaled (`quantum_s x time_scale`).
+    pub(crate) fn new(unit: f64, round_s: f64, seed: u64, shares: Shares) -> AfsP {
         AfsP {
             shares,
-            unit: p.f64("quantum_s") * p.f64("time_scale"),
-            round_s: p.f64("round_s"),
+            unit,
+            round_s,
             rng: Sampler::derive(seed, "afs-p"),
             q_end: Vec::new(),
         }

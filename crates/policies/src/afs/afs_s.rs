@@ -9,8 +9,18 @@ use super::super::{Policy, PolicyInfo, ROUND_PARAM_EVENTS};
 use super::afs_p::{AfsP, Shares, QUANTUM_S, TIME_SCALE};
 use schedlab_core::error::Result;
 use schedlab_core::params::{ParamSpec, Params};
+use schedlab_core::settings::Settings;
 
-const PARAMS: &[ParamSpec] = &[QUANTUM_S, TIME_SCALE, ROUND_PARAM_EVENTS];
+schedlab_core::settings! {
+    /// AFS-S's settings (`--set afs-s.KEY=VALUE`).
+    pub struct AfsSSettings {
+        quantum_s: f64 = shared(QUANTUM_S),
+        time_scale: f64 = shared(TIME_SCALE),
+        round_s: f64 = shared(ROUND_PARAM_EVENTS),
+    }
+}
+
+const PARAMS: &[ParamSpec] = <AfsSSettings as Settings>::SPECS;
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "afs-s",
@@ -23,5 +33,11 @@ pub const INFO: PolicyInfo = PolicyInfo {
 };
 
 fn build(p: &Params, seed: u64) -> Result<Box<dyn Policy>> {
-    Ok(Box::new(AfsP::new(p, seed, Shares::MaxMin)))
+    let s = AfsSSettings::from_params(p);
+    Ok(Box::new(AfsP::new(
+        s.quantum_s * s.time_scale,
+        s.round_s,
+        seed,
+        Shares::MaxMin,
+    )))
 }

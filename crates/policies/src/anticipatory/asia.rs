@@ -27,32 +27,38 @@
 //! started first, and starts at once (the preempted jobs wait again).
 
 use super::cells;
-use super::predict::{ArrivalIndex, Mode, Predictor, PredictorConfig, MODES};
+use super::predict::{ArrivalIndex, Mode, Predictor, PredictorConfig};
 use super::{
     bin_upper, forget_finished, ledger_pool, run_time, start_heads, Ledger, ISOLATE_PARAM,
 };
 use crate::{Knowledge, Policy, PolicyInfo, Trigger};
 use schedlab_core::error::{Error, Result};
 use schedlab_core::params::{ParamSpec, Params};
+use schedlab_core::settings::Settings;
 use schedlab_model::cluster::Packer;
 use schedlab_sim::{field, Decision, Field, Rule, Unit, Val, View};
 use std::collections::BTreeSet;
 
-const PARAMS: &[ParamSpec] = &[
-    ParamSpec::choice("predict", "perfect", MODES, "Predictor: perfect (true arriving load and bins), noisy (target precision/recall, hour-correlated errors, sliding-max load), learned (logistic regression on Table 9's arrival features, trained on a prefix), random-arrive (ablation a: coin-flip WillJobsArrive), random-all (ablation b: also random bins)"),
-    ParamSpec::float("train_frac", "0.3", 0.01, 1.0, "learned: share of the trace's span the model trains on"),
-    ParamSpec::list("windows_min", "5,60,720", 0.1, 1e6, "Prediction windows in minutes, ascending (the paper's 5 min, 1 h, 12 h)"),
-    ParamSpec::list("precision", "0.66,0.62,0.66", 0.01, 1.0, "noisy: target precision of WillJobsArrive per window (Table 10, CloudML)"),
-    ParamSpec::list("recall", "0.85,0.72,0.64", 0.0, 1.0, "noisy: target recall per window (Table 10)"),
-    ParamSpec::float("correlation", "0.8", 0.0, 1.0, "noisy: probability a 5-minute prediction shares its hour's error draw (Fig 21's all-right-or-all-wrong hours)"),
-    ParamSpec::int("history", "3", 1, 1000, "NewLoadEstimate: the largest load seen in this many past windows of the same size"),
-    ParamSpec::float("bin_error", "0.1", 0.0, 1.0, "noisy: probability a job's duration bin is predicted as a neighbouring bin"),
-    ParamSpec::float("tick_s", "300", 1.0, 86_400.0, "Re-run every this many seconds while GPUs are idle and jobs wait (the 5-minute prediction cadence)"),
-    ParamSpec::choice("pick", "earliest", &["earliest", "narrowest"], "Spare stream: which eligible job of a pool starts (earliest arrival, or fewest GPUs)"),
-    ParamSpec::boolean("share", "true", "Lend idle quota at all; false is per-pool FCFS"),
-    ParamSpec::boolean("preempt", "false", "Partial pre-emption (§2.9): lent GPUs of preemptible jobs count as reclaimable, and an in-quota job preempts them (latest started first) instead of waiting"),
-    ISOLATE_PARAM,
-];
+schedlab_core::settings! {
+    /// A-SIA's settings (`--set anticipatory.KEY=VALUE`).
+    pub struct AsiaSettings {
+        predict: Mode = choice("perfect", "Predictor: perfect (true arriving load and bins), noisy (target precision/recall, hour-correlated errors, sliding-max load), learned (logistic regression on Table 9's arrival features, trained on a prefix), random-arrive (ablation a: coin-flip WillJobsArrive), random-all (ablation b: also random bins)"),
+        train_frac: f64 = float("0.3", 0.01, 1.0, "learned: share of the trace's span the model trains on"),
+        windows_min: Vec<f64> = list("5,60,720", 0.1, 1e6, "Prediction windows in minutes, ascending (the paper's 5 min, 1 h, 12 h)"),
+        precision: Vec<f64> = list("0.66,0.62,0.66", 0.01, 1.0, "noisy: target precision of WillJobsArrive per window (Table 10, CloudML)"),
+        recall: Vec<f64> = list("0.85,0.72,0.64", 0.0, 1.0, "noisy: target recall per window (Table 10)"),
+        correlation: f64 = float("0.8", 0.0, 1.0, "noisy: probability a 5-minute prediction shares its hour's error draw (Fig 21's all-right-or-all-wrong hours)"),
+        history: u32 = int("3", 1, 1000, "NewLoadEstimate: the largest load seen in this many past windows of the same size"),
+        bin_error: f64 = float("0.1", 0.0, 1.0, "noisy: probability a job's duration bin is predicted as a neighbouring bin"),
+        tick_s: f64 = float("300", 1.0, 86_400.0, "Re-run every this many seconds while GPUs are idle and jobs wait (the 5-minute prediction cadence)"),
+        pick: Pick = choice("earliest", "Spare stream: which eligible job of a pool starts (earliest arrival, or fewest GPUs)"),
+        share: bool = boolean("true", "Lend idle quota at all; false is per-pool FCFS"),
+        preempt: bool = boolean("false", "Partial pre-emption (§2.9): lent GPUs of preemptible jobs count as reclaimable, and an in-quota job preempts them (latest started first) instead of waiting"),
+        isolate: Vec<f64> = shared(ISOLATE_PARAM),
+    }
+}
+
+const PARAMS: &[ParamSpec] = <AsiaSettings as Settings>::SPECS;
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "anticipatory",
@@ -64,8 +70,17 @@ pub const INFO: PolicyInfo = PolicyInfo {
     build,
 };
 
+schedlab_core::choice! {
+    /// `pick`: which eligible job of a pool the spare stream starts.
+    pub enum Pick {
+        Earliest = "earliest",
+        Narrowest = "narrowest",
+    }
+}
+
 fn build(p: &Params, seed: u64) -> Result<Box<dyn Policy>> {
-    let windows_s: Vec<f64> = p.list("windows_min").iter().map(|m| m * 60.0).collect();
+    let s = AsiaSettings::from_params(p);
+    let windows_s: Vec<f64> = s.windows_min.iter().map(|m| m * 60.0).collect();
     if windows_s.is_empty() || windows_s.windows(2).any(|w| w[0] >= w[1]) {
         return Err(Error::config(
             "anticipatory.windows_min: give one or more windows in increasing order (e.g. 5,60,720)",
@@ -73,22 +88,25 @@ fn build(p: &Params, seed: u64) -> Result<Box<dyn Policy>> {
     }
     Ok(Box::new(Asia {
         cfg: PredictorConfig {
-            mode: Mode::parse(p.text("predict")),
+            mode: s.predict,
             windows_s,
-            precision: p.list("precision").to_vec(),
-            recall: p.list("recall").to_vec(),
-            correlation: p.f64("correlation"),
-            history: p.i64("history") as u32,
-            bin_error: p.f64("bin_error"),
-            slot_s: p.f64("tick_s"),
-            train_frac: p.f64("train_frac"),
+            precision: s.precision.clone(),
+            recall: s.recall.clone(),
+            correlation: s.correlation,
+            history: s.history,
+            bin_error: s.bin_error,
+            slot_s: s.tick_s,
+            train_frac: s.train_frac,
             seed,
         },
-        tick_s: p.f64("tick_s"),
-        narrowest: p.text("pick") == "narrowest",
-        share: p.bool("share"),
-        preempt: p.bool("preempt"),
-        isolate: p.list("isolate").to_vec(),
+        tick_s: s.tick_s,
+        narrowest: match s.pick {
+            Pick::Earliest => false,
+            Pick::Narrowest => true,
+        },
+        share: s.share,
+        preempt: s.preempt,
+        isolate: s.isolate.clone(),
         predictor: None,
         opportunistic: BTreeSet::new(),
         lent_order: Vec::new(),

@@ -8,6 +8,7 @@
 
 use super::{start_heads, Ledger, ISOLATE_PARAM};
 use crate::{Knowledge, Policy, PolicyInfo, Trigger};
+use schedlab_core::settings::Settings;
 use schedlab_sim::{Decision, View};
 use std::collections::BTreeSet;
 
@@ -16,14 +17,21 @@ pub const INFO: PolicyInfo = PolicyInfo {
     title: "MaxMin pool sharing",
     source: schedlab_core::prose::doc("Anticipatory resource allocation, baseline MaxMin / MMFS; spec seed000 §3"),
     description: schedlab_core::prose::doc("Idle GPUs shared max-min fairly (weighted by quota) among pools with waiting jobs, FCFS within a pool; non-preemptive, no predictions."),
-    params: &[ISOLATE_PARAM],
+    params: <PoolMaxMinSettings as Settings>::SPECS,
     knowledge: Knowledge::Declared,
     build: |p, _| {
         Ok(Box::new(PoolMaxMin {
-            isolate: p.list("isolate").to_vec(),
+            isolate: PoolMaxMinSettings::from_params(p).isolate,
         }))
     },
 };
+
+schedlab_core::settings! {
+    /// MaxMin pool sharing's settings (`--set pool-maxmin.KEY=VALUE`).
+    pub struct PoolMaxMinSettings {
+        isolate: Vec<f64> = shared(ISOLATE_PARAM),
+    }
+}
 
 #[derive(Clone)]
 struct PoolMaxMin {

@@ -20,15 +20,21 @@ use super::{forget_finished, ledger_pool, run_time, Ledger};
 use crate::{Knowledge, Policy, PolicyInfo, Trigger};
 use schedlab_core::error::Result;
 use schedlab_core::params::{ParamSpec, Params};
+use schedlab_core::settings::Settings;
 use schedlab_sim::{Decision, View};
 use schedlab_solve::model::{Cmp, Model, Sense, SolveOptions};
 use std::collections::BTreeSet;
 
-const PARAMS: &[ParamSpec] = &[
-    ParamSpec::float("slot_s", "300", 1.0, 86_400.0, "Length of a time slot of the MILP"),
-    ParamSpec::float("beta", "0", 0.0, 1e6, "Weight of the fairness term (the largest pool usage / quota per slot); 0 minimises waiting only"),
-    ParamSpec::int("max_vars", "20000", 10, 1_000_000, "Largest model solved; bigger traces fall back to the FCFS starts"),
-];
+schedlab_core::settings! {
+    /// The pool oracle's settings (`--set anticipatory-oracle.KEY=VALUE`).
+    pub struct OracleSettings {
+        slot_s: f64 = float("300", 1.0, 86_400.0, "Length of a time slot of the MILP"),
+        beta: f64 = float("0", 0.0, 1e6, "Weight of the fairness term (the largest pool usage / quota per slot); 0 minimises waiting only"),
+        max_vars: usize = int("20000", 10, 1_000_000, "Largest model solved; bigger traces fall back to the FCFS starts"),
+    }
+}
+
+const PARAMS: &[ParamSpec] = <OracleSettings as Settings>::SPECS;
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "anticipatory-oracle",
@@ -41,10 +47,11 @@ pub const INFO: PolicyInfo = PolicyInfo {
 };
 
 fn build(p: &Params, _seed: u64) -> Result<Box<dyn Policy>> {
+    let s = OracleSettings::from_params(p);
     Ok(Box::new(OracleMilp {
-        slot_s: p.f64("slot_s"),
-        beta: p.f64("beta"),
-        max_vars: p.i64("max_vars") as usize,
+        slot_s: s.slot_s,
+        beta: s.beta,
+        max_vars: s.max_vars,
         plan: None,
         note: None,
         opportunistic: BTreeSet::new(),

@@ -28,27 +28,14 @@ use super::learned::{features, Logistic};
 use schedlab_core::rng::keyed_uniform;
 use serde::Serialize;
 
-/// Predictor modes, as the `predict` parameter names them.
-pub const MODES: &[&str] = &["perfect", "noisy", "learned", "random-arrive", "random-all"];
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
-    Perfect,
-    Noisy,
-    Learned,
-    RandomArrive,
-    RandomAll,
-}
-
-impl Mode {
-    pub fn parse(text: &str) -> Mode {
-        match text {
-            "noisy" => Mode::Noisy,
-            "learned" => Mode::Learned,
-            "random-arrive" => Mode::RandomArrive,
-            "random-all" => Mode::RandomAll,
-            _ => Mode::Perfect,
-        }
+schedlab_core::choice! {
+    /// Predictor modes, as the `predict` parameter names them.
+    pub enum Mode {
+        Perfect = "perfect",
+        Noisy = "noisy",
+        Learned = "learned",
+        RandomArrive = "random-arrive",
+        RandomAll = "random-all",
     }
 }
 

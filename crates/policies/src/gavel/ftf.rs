@@ -16,31 +16,19 @@ use crate::helpers::throughput_matrix::Matrix;
 use crate::{Policy, PolicyInfo, Trigger};
 use schedlab_core::error::Result;
 use schedlab_core::params::{ParamSpec, Params};
+use schedlab_core::settings::Settings;
 use schedlab_sim::{Decision, View};
 
-const PARAMS: &[ParamSpec] = &[
-    ParamSpec::float(
-        "round_s",
-        "360",
-        1.0,
-        86_400.0,
-        "Round length in seconds (the thesis runs Themis at 360 s)",
-    ),
-    ParamSpec::float(
-        "tol",
-        "0.001",
-        1e-9,
-        0.5,
-        "Relative tolerance of the bisection on rho",
-    ),
-    ParamSpec::int(
-        "max_checks",
-        "60",
-        2,
-        10_000,
-        "Most LP feasibility checks per round (bracketing and bisection)",
-    ),
-];
+schedlab_core::settings! {
+    /// Gavel-FTF's settings (`--set gavel-ftf.KEY=VALUE`).
+    pub struct GavelFtfSettings {
+        round_s: f64 = float("360", 1.0, 86_400.0, "Round length in seconds (the thesis runs Themis at 360 s)"),
+        tol: f64 = float("0.001", 1e-9, 0.5, "Relative tolerance of the bisection on rho"),
+        max_checks: u32 = int("60", 2, 10_000, "Most LP feasibility checks per round (bracketing and bisection)"),
+    }
+}
+
+const PARAMS: &[ParamSpec] = <GavelFtfSettings as Settings>::SPECS;
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "gavel-ftf",
@@ -53,10 +41,11 @@ pub const INFO: PolicyInfo = PolicyInfo {
 };
 
 fn build(p: &Params, _seed: u64) -> Result<Box<dyn Policy>> {
+    let s = GavelFtfSettings::from_params(p);
     Ok(Box::new(GavelFtf {
-        round_s: p.f64("round_s"),
-        tol: p.f64("tol"),
-        max_checks: p.i64("max_checks") as u32,
+        round_s: s.round_s,
+        tol: s.tol,
+        max_checks: s.max_checks,
         ledger: Ledger::default(),
     }))
 }

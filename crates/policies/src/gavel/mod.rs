@@ -24,12 +24,18 @@ use super::{Policy, PolicyInfo, Trigger};
 use crate::helpers::throughput_matrix::Matrix;
 use schedlab_core::error::Result;
 use schedlab_core::params::{ParamSpec, Params};
+use schedlab_core::settings::Settings;
 use schedlab_sim::{Decision, View};
 
-const PARAMS: &[ParamSpec] = &[
-    ParamSpec::float("round_s", "360", 1.0, 86_400.0, "Round length in seconds (the thesis runs Gavel, Themis and Shockwave at 360 s)"),
-    ParamSpec::choice("units", "iterations", &["iterations", "progress"], "Throughput unit of the LP objective: training iterations per second (the artifact; favours short-iteration jobs) or progress per second (iterations times the statistical-efficiency gain of the job's batch)"),
-];
+schedlab_core::settings! {
+    /// Gavel's settings (`--set gavel.KEY=VALUE`).
+    pub struct GavelSettings {
+        round_s: f64 = float("360", 1.0, 86_400.0, "Round length in seconds (the thesis runs Gavel, Themis and Shockwave at 360 s)"),
+        units: Units = choice("iterations", "Throughput unit of the LP objective: training iterations per second (the artifact; favours short-iteration jobs) or progress per second (iterations times the statistical-efficiency gain of the job's batch)"),
+    }
+}
+
+const PARAMS: &[ParamSpec] = <GavelSettings as Settings>::SPECS;
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "gavel",
@@ -41,10 +47,22 @@ pub const INFO: PolicyInfo = PolicyInfo {
     build,
 };
 
+schedlab_core::choice! {
+    /// `units`: the throughput unit of the LP objective.
+    pub enum Units {
+        Iterations = "iterations",
+        Progress = "progress",
+    }
+}
+
 fn build(p: &Params, _seed: u64) -> Result<Box<dyn Policy>> {
+    let s = GavelSettings::from_params(p);
     Ok(Box::new(Gavel {
-        round_s: p.f64("round_s"),
-        iterations: p.text("units") == "iterations",
+        round_s: s.round_s,
+        iterations: match s.units {
+            Units::Iterations => true,
+            Units::Progress => false,
+        },
         ledger: Ledger::default(),
     }))
 }

@@ -192,10 +192,30 @@ pub fn gang_request(view: &View, job: u32, peak: bool) -> u32 {
     }
 }
 
+schedlab_core::choice! {
+    /// `request`: the GPUs a gang-scheduled job gets when scheduled.
+    pub enum Request {
+        /// Its trace request.
+        Trace = "trace",
+        /// The count at its peak throughput (AFS §5.2's max-GPU variant).
+        Peak = "peak",
+    }
+}
+
+impl Request {
+    /// Whether jobs get their peak-throughput GPU count ([`gang_request`]'s `peak`).
+    pub fn peak(self) -> bool {
+        match self {
+            Request::Trace => false,
+            Request::Peak => true,
+        }
+    }
+}
+
 /// The declared `request` parameter of the gang policies.
 pub const REQUEST_PARAM: schedlab_core::params::ParamSpec = schedlab_core::params::ParamSpec::choice(
     "request",
     "trace",
-    &["trace", "peak"],
+    <Request as schedlab_core::settings::Choice>::NAMES,
     "GPUs each job gets when scheduled: its trace request, or the count at its peak throughput (AFS §5.2's max-GPU variant; rigid jobs keep their request)",
 );

@@ -31,53 +31,24 @@ use crate::helpers::alloc::{
 use crate::helpers::fluid::{self, FRAC_EPS};
 use schedlab_core::error::Result;
 use schedlab_core::params::{ParamSpec, Params};
+use schedlab_core::settings::Settings;
 use schedlab_sim::{Decision, RateFn, View};
 use std::collections::BTreeSet;
 use wfq::{FluidJob, WfqConfig};
 
-const PARAMS: &[ParamSpec] = &[
-    ParamSpec::list(
-        "thresholds",
-        "3600,86400",
-        0.0,
-        1e15,
-        "Class size bounds in 1-GPU seconds, increasing: a job whose declared run time on one GPU is at most the i-th bound joins class i; one more class takes the rest",
-    ),
-    ParamSpec::list(
-        "weights",
-        "0.9,0.09,0.01",
-        0.0,
-        1e9,
-        "Class weights (guaranteed GPU shares), one per class (thresholds + 1), normalised to sum 1; the default is W = 2.3 of the exp(-W i) heuristic",
-    ),
-    ParamSpec::float(
-        "clip",
-        "0.01",
-        0.0,
-        1.0,
-        "zeta_min: within a class a job gets GPUs only while its efficiency speedup(g)/g stays at or above this",
-    ),
-    ParamSpec::float(
-        "delta",
-        "0.01",
-        0.01,
-        0.9,
-        "Step by which zeta is relaxed when a class's capped FIFO pass leaves its share partly unused",
-    ),
-    ParamSpec::choice(
-        "realise",
-        "fluid",
-        &["fluid", "rotate"],
-        "How fractional shares run on whole GPUs: fluid (the artifact's simulator: the fractions as time-shared parts of GPUs, throughput interpolated) or rotate (its testbed: whole GPUs passed round the jobs with a fraction every quantum_s)",
-    ),
-    ParamSpec::float(
-        "quantum_s",
-        "600",
-        0.001,
-        1e9,
-        "Time-slice of the rotate realisation: the GPUs that fractional shares add up to rotate among those jobs, each holding one for quantum x its fraction",
-    ),
-];
+schedlab_core::settings! {
+    /// PCS's settings (`--set pcs.KEY=VALUE`): a WFQ configuration and how it is realised.
+    pub struct PcsSettings {
+        thresholds: Vec<f64> = list("3600,86400", 0.0, 1e15, "Class size bounds in 1-GPU seconds, increasing: a job whose declared run time on one GPU is at most the i-th bound joins class i; one more class takes the rest"),
+        weights: Vec<f64> = list("0.9,0.09,0.01", 0.0, 1e9, "Class weights (guaranteed GPU shares), one per class (thresholds + 1), normalised to sum 1; the default is W = 2.3 of the exp(-W i) heuristic"),
+        clip: f64 = float("0.01", 0.0, 1.0, "zeta_min: within a class a job gets GPUs only while its efficiency speedup(g)/g stays at or above this"),
+        delta: f64 = float("0.01", 0.01, 0.9, "Step by which zeta is relaxed when a class's capped FIFO pass leaves its share partly unused"),
+        realise: Realise = choice("fluid", "How fractional shares run on whole GPUs: fluid (the artifact's simulator: the fractions as time-shared parts of GPUs, throughput interpolated) or rotate (its testbed: whole GPUs passed round the jobs with a fraction every quantum_s)"),
+        quantum_s: f64 = float("600", 0.001, 1e9, "Time-slice of the rotate realisation: the GPUs that fractional shares add up to rotate among those jobs, each holding one for quantum x its fraction"),
+    }
+}
+
+const PARAMS: &[ParamSpec] = <PcsSettings as Settings>::SPECS;
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "pcs",
@@ -89,16 +60,25 @@ pub const INFO: PolicyInfo = PolicyInfo {
     build,
 };
 
+schedlab_core::choice! {
+    /// `realise`: how fractional shares run on whole GPUs.
+    pub enum Realise {
+        /// The artifact's simulator: fractions as time-shared parts of GPUs.
+        Fluid = "fluid",
+        /// Its testbed: whole GPUs passed round the jobs every `quantum_s`.
+        Rotate = "rotate",
+    }
+}
+
 fn build(p: &Params, _seed: u64) -> Result<Box<dyn Policy>> {
+    let s = PcsSettings::from_params(p);
     Ok(Box::new(Pcs {
-        cfg: WfqConfig::new(
-            p.list("thresholds"),
-            p.list("weights"),
-            p.f64("clip"),
-            p.f64("delta"),
-        )?,
-        quantum: p.f64("quantum_s"),
-        rotate: p.text("realise") == "rotate",
+        cfg: WfqConfig::new(&s.thresholds, &s.weights, s.clip, s.delta)?,
+        quantum: s.quantum_s,
+        rotate: match s.realise {
+            Realise::Fluid => false,
+            Realise::Rotate => true,
+        },
         group: Vec::new(),
         next_turn: None,
         classed: Vec::new(),

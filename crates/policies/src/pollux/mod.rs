@@ -16,9 +16,11 @@ pub use vnodes::{decode, virtual_nodes, VNode};
 
 use super::{Policy, PolicyInfo, Trigger};
 use crate::helpers::estimates::EstimatorBank;
+use ga::Survival;
 use schedlab_core::error::Result;
 use schedlab_core::params::{ParamSpec, Params};
 use schedlab_core::rng::Sampler;
+use schedlab_core::settings::Settings;
 use schedlab_model::cluster::{Packer, PlacementRule};
 use schedlab_model::perf::goodput::ProfilingMode;
 use schedlab_model::perf::BatchChoice;
@@ -26,18 +28,23 @@ use schedlab_model::workload::Adaptivity;
 use schedlab_sim::{field, Decision, Field, Rule, Unit, Val, View};
 use std::collections::BTreeMap;
 
-const PARAMS: &[ParamSpec] = &[
-    ParamSpec::float("p", "-1", -10.0, 10.0, "Power of the fitness' power mean over job speedups (-1: harmonic mean; 0: geometric)"),
-    ParamSpec::int("population", "100", 2, 10_000, "Genetic algorithm population"),
-    ParamSpec::int("generations", "100", 0, 10_000, "Generations per round"),
-    ParamSpec::boolean("distinct", "true", "Keep only distinct individuals in the population, as pymoo's NSGA-II does (eliminate_duplicates); false lets copies of the best crowd it out"),
-    ParamSpec::choice("survival", "fitness", &["nsga2", "fitness"], "Which individuals survive a generation: nsga2 = NSGA-II's rank and crowding over (fitness, cluster utility) with dominance tournaments, as the artifact's pymoo optimiser runs it; fitness = the fittest (elitist). The fittest individual is taken either way"),
-    ParamSpec::float("round_s", "60", 1.0, 3600.0, "Round length in seconds"),
-    ParamSpec::float("restart_s", "30", 0.0, 3600.0, "Seconds per restart in the restart penalty max(age - restarts*S, 0)/(age + S)"),
-    ParamSpec::int("max_replicas", "0", 0, 100_000, "Cap on replicas per job; 0 = 64, or the smallest GPU type's size on a heterogeneous cluster (16 on sia-hetero-64)"),
-    ParamSpec::int("max_nodes", "16", 1, 10_000, "Most (virtual) nodes one job may span"),
-    ParamSpec::choice("knowledge", "learned", &["learned", "oracle"], "Goodput model Pollux scores with: learned = one model per job fitted online from the reports of every type it ran on, starting from a 1-GPU profile of the reference type (the thesis's heterogeneity-unaware Pollux); oracle = the reference type's true model"),
-];
+schedlab_core::settings! {
+    /// Pollux's settings (`--set pollux.KEY=VALUE`).
+    pub struct PolluxSettings {
+        p: f64 = float("-1", -10.0, 10.0, "Power of the fitness' power mean over job speedups (-1: harmonic mean; 0: geometric)"),
+        population: usize = int("100", 2, 10_000, "Genetic algorithm population"),
+        generations: usize = int("100", 0, 10_000, "Generations per round"),
+        distinct: bool = boolean("true", "Keep only distinct individuals in the population, as pymoo's NSGA-II does (eliminate_duplicates); false lets copies of the best crowd it out"),
+        survival: Survival = choice("fitness", "Which individuals survive a generation: nsga2 = NSGA-II's rank and crowding over (fitness, cluster utility) with dominance tournaments, as the artifact's pymoo optimiser runs it; fitness = the fittest (elitist). The fittest individual is taken either way"),
+        round_s: f64 = float("60", 1.0, 3600.0, "Round length in seconds"),
+        restart_s: f64 = float("30", 0.0, 3600.0, "Seconds per restart in the restart penalty max(age - restarts*S, 0)/(age + S)"),
+        max_replicas: u32 = int("0", 0, 100_000, "Cap on replicas per job; 0 = 64, or the smallest GPU type's size on a heterogeneous cluster (16 on sia-hetero-64)"),
+        max_nodes: u32 = int("16", 1, 10_000, "Most (virtual) nodes one job may span"),
+        knowledge: PolluxKnowledge = choice("learned", "Goodput model Pollux scores with: learned = one model per job fitted online from the reports of every type it ran on, starting from a 1-GPU profile of the reference type (the thesis's heterogeneity-unaware Pollux); oracle = the reference type's true model"),
+    }
+}
+
+const PARAMS: &[ParamSpec] = <PolluxSettings as Settings>::SPECS;
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "pollux",
@@ -49,27 +56,42 @@ pub const INFO: PolicyInfo = PolicyInfo {
     build,
 };
 
+schedlab_core::choice! {
+    /// `knowledge`: the goodput model Pollux scores with.
+    pub enum PolluxKnowledge {
+        /// One model per job fitted online (the thesis's heterogeneity-unaware Pollux).
+        Learned = "learned",
+        /// The reference type's true model.
+        Oracle = "oracle",
+    }
+}
+
+schedlab_core::choice!(impl Survival {
+    Nsga2 = "nsga2",
+    Fitness = "fitness",
+});
+
 fn build(p: &Params, seed: u64) -> Result<Box<dyn Policy>> {
+    let s = PolluxSettings::from_params(p);
     Ok(Box::new(Pollux {
-        p: p.f64("p"),
-        population: p.i64("population") as usize,
-        generations: p.i64("generations") as usize,
-        distinct: p.bool("distinct"),
-        survival: if p.text("survival") == "nsga2" {
-            ga::Survival::Nsga2
-        } else {
-            ga::Survival::Fitness
-        },
-        round_s: p.f64("round_s"),
-        restart_s: p.f64("restart_s"),
-        max_replicas: p.i64("max_replicas") as u32,
-        max_nodes: p.i64("max_nodes") as u32,
+        p: s.p,
+        population: s.population,
+        generations: s.generations,
+        distinct: s.distinct,
+        survival: s.survival,
+        round_s: s.round_s,
+        restart_s: s.restart_s,
+        max_replicas: s.max_replicas,
+        max_nodes: s.max_nodes,
         rng: Sampler::derive(seed, "pollux"),
         vnodes: Vec::new(),
         max_run: Vec::new(),
         last_population: Vec::new(),
         last_jobs: Vec::new(),
-        learned: p.text("knowledge") == "learned",
+        learned: match s.knowledge {
+            PolluxKnowledge::Learned => true,
+            PolluxKnowledge::Oracle => false,
+        },
         bank: None,
     }))
 }
@@ -80,7 +102,7 @@ pub struct Pollux {
     population: usize,
     generations: usize,
     distinct: bool,
-    survival: ga::Survival,
+    survival: Survival,
     round_s: f64,
     restart_s: f64,
     max_replicas: u32,

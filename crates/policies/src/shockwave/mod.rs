@@ -30,6 +30,7 @@ use super::{Policy, PolicyInfo, Trigger};
 use crate::helpers::throughput_matrix::Matrix;
 use schedlab_core::error::Result;
 use schedlab_core::params::{ParamSpec, Params};
+use schedlab_core::settings::Settings;
 use schedlab_model::cluster::Placement;
 use schedlab_model::perf::BatchChoice;
 use schedlab_sim::{field, Decision, Field, Rule, Unit, Val, View};
@@ -67,18 +68,23 @@ pub static LATER: Rule = Rule {
     key: Some("rho"),
 };
 
-const PARAMS: &[ParamSpec] = &[
-    ParamSpec::float("round_s", "360", 1.0, 86_400.0, "Round length in seconds (the thesis runs Shockwave at 360 s)"),
-    ParamSpec::int("future_rounds", "10", 1, 100, "F: rounds planned ahead (the thesis' '(10, 1e-1)' read as F = 10; the artifact's CLI default is 5)"),
-    ParamSpec::float("k", "0.1", 0.0, 1000.0, "Weight of the makespan term (largest remaining time, relative to its value at the round start); the artifact uses 1e-9"),
-    ParamSpec::float("lambda", "12", 0.0, 100.0, "Priority exponent: a job with rho > rho_max has its log-utility multiplied by rho^lambda when the fairness constraints are dropped"),
-    ParamSpec::float("rho_max", "1", 0.01, 100.0, "Largest finish-time-fairness ratio the plan must respect"),
-    ParamSpec::float("momentum", "0.9", 0.0, 1.0, "Momentum of the fair finish-time estimates"),
-    ParamSpec::int("vnode_gpus", "4", 1, 64, "Size of the virtual nodes of the heterogeneity-unaware view"),
-    ParamSpec::choice("solver", "auto", &["auto", "exact", "relaxed", "greedy"], "auto: exact branch-and-bound when the plan has at most exact_max_vars binaries, else the LP relaxation rounded"),
-    ParamSpec::int("exact_max_vars", "40", 0, 100_000, "Largest plan (jobs x future rounds) solved exactly under solver=auto"),
-    ParamSpec::int("node_limit", "500", 1, 10_000_000, "Branch-and-bound node budget per round (deterministic)"),
-];
+schedlab_core::settings! {
+    /// Shockwave's settings (`--set shockwave.KEY=VALUE`).
+    pub struct ShockwaveSettings {
+        round_s: f64 = float("360", 1.0, 86_400.0, "Round length in seconds (the thesis runs Shockwave at 360 s)"),
+        future_rounds: usize = int("10", 1, 100, "F: rounds planned ahead (the thesis' '(10, 1e-1)' read as F = 10; the artifact's CLI default is 5)"),
+        k: f64 = float("0.1", 0.0, 1000.0, "Weight of the makespan term (largest remaining time, relative to its value at the round start); the artifact uses 1e-9"),
+        lambda: f64 = float("12", 0.0, 100.0, "Priority exponent: a job with rho > rho_max has its log-utility multiplied by rho^lambda when the fairness constraints are dropped"),
+        rho_max: f64 = float("1", 0.01, 100.0, "Largest finish-time-fairness ratio the plan must respect"),
+        momentum: f64 = float("0.9", 0.0, 1.0, "Momentum of the fair finish-time estimates"),
+        vnode_gpus: u32 = int("4", 1, 64, "Size of the virtual nodes of the heterogeneity-unaware view"),
+        solver: ShockwaveSolver = choice("auto", "auto: exact branch-and-bound when the plan has at most exact_max_vars binaries, else the LP relaxation rounded"),
+        exact_max_vars: usize = int("40", 0, 100_000, "Largest plan (jobs x future rounds) solved exactly under solver=auto"),
+        node_limit: u64 = int("500", 1, 10_000_000, "Branch-and-bound node budget per round (deterministic)"),
+    }
+}
+
+const PARAMS: &[ParamSpec] = <ShockwaveSettings as Settings>::SPECS;
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "shockwave",
@@ -90,18 +96,30 @@ pub const INFO: PolicyInfo = PolicyInfo {
     build,
 };
 
+schedlab_core::choice! {
+    /// `solver`: how a round's plan is solved.
+    pub enum ShockwaveSolver {
+        /// Exact when the plan has at most `exact_max_vars` binaries, else relaxed.
+        Auto = "auto",
+        Exact = "exact",
+        Relaxed = "relaxed",
+        Greedy = "greedy",
+    }
+}
+
 fn build(p: &Params, _seed: u64) -> Result<Box<dyn Policy>> {
+    let s = ShockwaveSettings::from_params(p);
     Ok(Box::new(Shockwave {
-        round_s: p.f64("round_s"),
-        future: p.i64("future_rounds") as usize,
-        k: p.f64("k"),
-        lambda: p.f64("lambda"),
-        rho_max: p.f64("rho_max"),
-        momentum: p.f64("momentum"),
-        vnode_gpus: p.i64("vnode_gpus") as u32,
-        solver: p.text("solver").to_string(),
-        exact_max_vars: p.i64("exact_max_vars") as usize,
-        node_limit: p.i64("node_limit") as u64,
+        round_s: s.round_s,
+        future: s.future_rounds,
+        k: s.k,
+        lambda: s.lambda,
+        rho_max: s.rho_max,
+        momentum: s.momentum,
+        vnode_gpus: s.vnode_gpus,
+        solver: s.solver,
+        exact_max_vars: s.exact_max_vars,
+        node_limit: s.node_limit,
         fair: Vec::new(),
     }))
 }
@@ -115,7 +133,7 @@ pub struct Shockwave {
     rho_max: f64,
     momentum: f64,
     vnode_gpus: u32,
-    solver: String,
+    solver: ShockwaveSolver,
     exact_max_vars: usize,
     node_limit: u64,
     /// Momentum-averaged fair finish-time estimate per job id (NaN: unseen).
@@ -134,11 +152,11 @@ fn priority(rho: f64, rho_max: f64, lambda: f64, finishes_now: bool) -> f64 {
 impl Shockwave {
     fn solve(&self, input: &PlanInput, with_ftf: bool) -> (Plan, Option<String>) {
         let vars = input.jobs.len() * input.rounds;
-        let exact = match self.solver.as_str() {
-            "exact" => true,
-            "relaxed" => false,
-            "greedy" => return (input.greedy(), None),
-            _ => vars <= self.exact_max_vars,
+        let exact = match self.solver {
+            ShockwaveSolver::Exact => true,
+            ShockwaveSolver::Relaxed => false,
+            ShockwaveSolver::Greedy => return (input.greedy(), None),
+            ShockwaveSolver::Auto => vars <= self.exact_max_vars,
         };
         let mut note = None;
         if exact {

@@ -29,34 +29,41 @@ pub use weights::{normalize, restart_factor, weight};
 
 use super::{Policy, PolicyInfo, Trigger};
 use crate::helpers::estimates::EstimatorBank;
+use placer::Fragmentation;
 use schedlab_core::error::{Error, Result};
 use schedlab_core::params::{ParamSpec, Params};
+use schedlab_core::settings::Settings;
 use schedlab_model::perf::goodput::ProfilingMode;
 use schedlab_model::workload::Adaptivity;
 use schedlab_sim::{Decision, View};
 use schedlab_solve::{Choice, ContinualMck, Item, Mck, PpaSettings};
 use std::collections::VecDeque;
 
-const PARAMS: &[ParamSpec] = &[
-    ParamSpec::float("p", "-0.5", -1.0, 1.0, "Fairness power p (non-zero): negative favours fairness (minimise), positive favours throughput (maximise)"),
-    ParamSpec::float("lambda", "1.1", 0.0, 100.0, "No-allocation penalty lambda (> 1 so that every job gets GPUs when possible)"),
-    ParamSpec::float("round_s", "60", 1.0, 3600.0, "Round length in seconds"),
-    ParamSpec::float("scale_up", "2", 1.0, 64.0, "A job may grow to at most this multiple of the most GPUs it has run on"),
-    ParamSpec::int("max_gpus", "64", 1, 1_000_000, "Largest GPU count per job"),
-    ParamSpec::choice("node_cap", "gpus64", &["gpus64", "artifact", "unlimited"], "Multi-node configurations: up to min(N, 64/R) nodes, the artifact's profiled caps (t4 16, rtx 3, a100 2, quad 1), or every node"),
-    ParamSpec::choice("solver", "auto", &["auto", "exact", "lp-shim", "lp-star", "pop", "copter", "greedy"], "auto: exact branch-and-bound when the round has at most exact_max_vars variables, else lp-shim (LP relaxation, the thesis shim, then an exact repair of the rounded items); lp-star: the thesis's LP* (rebuild, cold LP relaxation and the shim alone, every round); pop: POP, jobs (each assigned once, at random) and GPUs (equal shares of every type) split into pop_k parts, each solved by the auto rule (rounds record the slowest part's time and the serial sum); copter: COpter's continual solver (the LP relaxation by a proximal point method warm-started from the previous round, then the thesis shim)"),
-    ParamSpec::boolean("copter_warm", "true", "solver=copter: start each round from the previous round's values, bids and prices (off = cold start, the attribution study's toggle)"),
-    ParamSpec::boolean("copter_paired", "false", "solver=copter: also solve each round's problem cold (COpter without the warm start) and by LP*, timed into the round's solver_paired and not used: the attribution on identical problems (reproduce copter's copter-paired)"),
-    ParamSpec::float("copter_eta", "100", 1.0, 1e7, "solver=copter: the proximal step eta times the round's largest weight (docs/COPTER.md: with the duality-gap stop, 100 took the least time at 512 and 10,240 GPUs; 1000 ran rounds to the step limit)"),
-    ParamSpec::int("pop_k", "16", 1, 1024, "Parts of the POP partition (solver=pop; the COpter thesis compares POP-16)"),
-    ParamSpec::int("exact_max_vars", "400", 0, 1_000_000, "Largest round solved exactly under solver=auto"),
-    ParamSpec::int("node_limit", "2000", 1, 100_000_000, "Branch-and-bound node budget per exact round (deterministic): the structured search gets 64 of its cheap nodes per unit before the capacity table takes over, and microlp's branch-and-bound, used only where the table is too large, this many; the LP + shim answers if it fails"),
-    ParamSpec::choice("placer", "evict", &["evict", "split"], "When fragmentation blocks a configuration: evict jobs from the node closest to fitting and place them again (the thesis's rule), or split the job across nodes of its type without evicting (the artifact simulator's fast placer)"),
-    ParamSpec::boolean("restart_factor", "true", "Discount configurations that force a restart by Pollux's restart factor (E13)"),
-    ParamSpec::float("timeshare_tau", "0", 0.0, 86_400.0, "Time-share window tau in seconds (0 = off; the thesis tried 180 and 300)"),
-    ParamSpec::choice("profiling", "thesis", &["thesis", "artifact", "oracle", "none"], "Goodput knowledge: thesis = 1-GPU profiles of every type before the first allocation (20 s charged) + bootstrap; artifact = the artifact's default (no profile before the first run); oracle = true models; none = no profiling, no projection"),
-    ParamSpec::choice("batch_cap", "full", &["full", "tunedjobs"], "Batch sizes the scheduler considers: up to the model's maximum (thesis) or up to the trace's TunedJobs batch (the artifact's scheduler-side cap)"),
-];
+schedlab_core::settings! {
+    /// Sia's settings (`--set sia.KEY=VALUE`), declared once.
+    pub struct SiaSettings {
+        p: f64 = float("-0.5", -1.0, 1.0, "Fairness power p (non-zero): negative favours fairness (minimise), positive favours throughput (maximise)"),
+        lambda: f64 = float("1.1", 0.0, 100.0, "No-allocation penalty lambda (> 1 so that every job gets GPUs when possible)"),
+        round_s: f64 = float("60", 1.0, 3600.0, "Round length in seconds"),
+        scale_up: f64 = float("2", 1.0, 64.0, "A job may grow to at most this multiple of the most GPUs it has run on"),
+        max_gpus: u32 = int("64", 1, 1_000_000, "Largest GPU count per job"),
+        node_cap: NodeCap = choice("gpus64", "Multi-node configurations: up to min(N, 64/R) nodes, the artifact's profiled caps (t4 16, rtx 3, a100 2, quad 1), or every node"),
+        solver: SiaSolver = choice("auto", "auto: exact branch-and-bound when the round has at most exact_max_vars variables, else lp-shim (LP relaxation, the thesis shim, then an exact repair of the rounded items); lp-star: the thesis's LP* (rebuild, cold LP relaxation and the shim alone, every round); pop: POP, jobs (each assigned once, at random) and GPUs (equal shares of every type) split into pop_k parts, each solved by the auto rule (rounds record the slowest part's time and the serial sum); copter: COpter's continual solver (the LP relaxation by a proximal point method warm-started from the previous round, then the thesis shim)"),
+        copter_warm: bool = boolean("true", "solver=copter: start each round from the previous round's values, bids and prices (off = cold start, the attribution study's toggle)"),
+        copter_paired: bool = boolean("false", "solver=copter: also solve each round's problem cold (COpter without the warm start) and by LP*, timed into the round's solver_paired and not used: the attribution on identical problems (reproduce copter's copter-paired)"),
+        copter_eta: f64 = float("100", 1.0, 1e7, "solver=copter: the proximal step eta times the round's largest weight (docs/COPTER.md: with the duality-gap stop, 100 took the least time at 512 and 10,240 GPUs; 1000 ran rounds to the step limit)"),
+        pop_k: usize = int("16", 1, 1024, "Parts of the POP partition (solver=pop; the COpter thesis compares POP-16)"),
+        exact_max_vars: usize = int("400", 0, 1_000_000, "Largest round solved exactly under solver=auto"),
+        node_limit: u64 = int("2000", 1, 100_000_000, "Branch-and-bound node budget per exact round (deterministic): the structured search gets 64 of its cheap nodes per unit before the capacity table takes over, and microlp's branch-and-bound, used only where the table is too large, this many; the LP + shim answers if it fails"),
+        placer: Fragmentation = choice("evict", "When fragmentation blocks a configuration: evict jobs from the node closest to fitting and place them again (the thesis's rule), or split the job across nodes of its type without evicting (the artifact simulator's fast placer)"),
+        restart_factor: bool = boolean("true", "Discount configurations that force a restart by Pollux's restart factor (E13)"),
+        timeshare_tau: f64 = float("0", 0.0, 86_400.0, "Time-share window tau in seconds (0 = off; the thesis tried 180 and 300)"),
+        profiling: ProfilingMode = choice("thesis", "Goodput knowledge: thesis = 1-GPU profiles of every type before the first allocation (20 s charged) + bootstrap; artifact = the artifact's default (no profile before the first run); oracle = true models; none = no profiling, no projection"),
+        batch_cap: BatchCap = choice("full", "Batch sizes the scheduler considers: up to the model's maximum (thesis) or up to the trace's TunedJobs batch (the artifact's scheduler-side cap)"),
+    }
+}
+
+const PARAMS: &[ParamSpec] = <SiaSettings as Settings>::SPECS;
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "sia",
@@ -68,44 +75,73 @@ pub const INFO: PolicyInfo = PolicyInfo {
     build,
 };
 
+schedlab_core::choice! {
+    /// `solver`: how a round's problem is solved (`solver.rs`).
+    pub enum SiaSolver {
+        Auto = "auto",
+        Exact = "exact",
+        LpShim = "lp-shim",
+        LpStar = "lp-star",
+        Pop = "pop",
+        Copter = "copter",
+        Greedy = "greedy",
+    }
+}
+
+schedlab_core::choice! {
+    /// `batch_cap`: the largest batch the scheduler considers.
+    pub enum BatchCap {
+        /// The model's maximum (the thesis).
+        Full = "full",
+        /// The trace's TunedJobs batch (the artifact's scheduler-side cap).
+        TunedJobs = "tunedjobs",
+    }
+}
+
+schedlab_core::choice!(impl NodeCap {
+    Gpus64 = "gpus64",
+    Artifact = "artifact",
+    Unlimited = "unlimited",
+});
+
+schedlab_core::choice!(impl Fragmentation {
+    Evict = "evict",
+    Split = "split",
+});
+
 fn build(p: &Params, seed: u64) -> Result<Box<dyn Policy>> {
-    if p.f64("p").abs() < 1e-9 {
+    let s = SiaSettings::from_params(p);
+    if s.p.abs() < 1e-9 {
         return Err(Error::config(
             "sia.p must be non-zero (use e.g. -0.5 or 0.5)",
         ));
     }
     Ok(Box::new(Sia {
-        p: p.f64("p"),
-        lambda: p.f64("lambda"),
-        round_s: p.f64("round_s"),
-        scale_up: p.f64("scale_up"),
-        max_gpus: p.i64("max_gpus") as u32,
-        node_cap: match p.text("node_cap") {
-            "artifact" => NodeCap::Artifact,
-            "unlimited" => NodeCap::Unlimited,
-            _ => NodeCap::Gpus64,
-        },
-        solver: p.text("solver").to_string(),
-        pop_k: p.i64("pop_k") as usize,
-        paired: p.bool("copter_paired"),
+        p: s.p,
+        lambda: s.lambda,
+        round_s: s.round_s,
+        scale_up: s.scale_up,
+        max_gpus: s.max_gpus,
+        node_cap: s.node_cap,
+        solver: s.solver,
+        pop_k: s.pop_k,
+        paired: s.copter_paired,
         continual: ContinualMck::new(PpaSettings {
-            warm_start: p.bool("copter_warm"),
-            eta_scale: p.f64("copter_eta"),
+            warm_start: s.copter_warm,
+            eta_scale: s.copter_eta,
             ..PpaSettings::default()
         }),
         seed,
-        exact_max_vars: p.i64("exact_max_vars") as usize,
-        node_limit: p.i64("node_limit") as u64,
-        fragmentation: match p.text("placer") {
-            "split" => placer::Fragmentation::Split,
-            _ => placer::Fragmentation::Evict,
+        exact_max_vars: s.exact_max_vars,
+        node_limit: s.node_limit,
+        fragmentation: s.placer,
+        use_restart_factor: s.restart_factor,
+        tau: s.timeshare_tau,
+        batch_cap_tj: match s.batch_cap {
+            BatchCap::Full => false,
+            BatchCap::TunedJobs => true,
         },
-        use_restart_factor: p.bool("restart_factor"),
-        tau: p.f64("timeshare_tau"),
-        batch_cap_tj: p.text("batch_cap") == "tunedjobs",
-        bank: EstimatorBank::new(
-            ProfilingMode::parse(p.text("profiling")).unwrap_or(ProfilingMode::Thesis),
-        ),
+        bank: EstimatorBank::new(s.profiling),
         configs: Vec::new(),
         max_run_gpus: Vec::new(),
         served: Vec::new(),
@@ -126,7 +162,7 @@ pub struct Sia {
     scale_up: f64,
     max_gpus: u32,
     node_cap: NodeCap,
-    solver: String,
+    solver: SiaSolver,
     pop_k: usize,
     /// Also time LP* and a cold COpter on each round's problem (`copter_paired`).
     paired: bool,
@@ -136,7 +172,7 @@ pub struct Sia {
     seed: u64,
     exact_max_vars: usize,
     node_limit: u64,
-    fragmentation: placer::Fragmentation,
+    fragmentation: Fragmentation,
     use_restart_factor: bool,
     tau: f64,
     batch_cap_tj: bool,

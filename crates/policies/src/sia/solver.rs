@@ -2,7 +2,7 @@
 //! the thesis's LP*, POP-K or COpter's continual solver (docs/COPTER.md), each
 //! timed into the round's `Decision` (POP also its slowest part).
 
-use super::{Row, Sia};
+use super::{Row, Sia, SiaSolver};
 use schedlab_core::rng::keyed_uniform;
 use schedlab_sim::Decision;
 use schedlab_solve::{solve_pop, ContinualMck, Mck, MckResult, Method, PpaSettings};
@@ -26,9 +26,9 @@ impl Sia {
         let vars: usize = rows.iter().map(|r| r.configs.len()).sum();
         out.solver_vars = Some(vars as u32);
         let t0 = web_time::Instant::now();
-        let result = match self.solver.as_str() {
-            "copter" => self.continual_round(problem, rows, out),
-            "pop" => {
+        let result = match self.solver {
+            SiaSolver::Copter => self.continual_round(problem, rows, out),
+            SiaSolver::Pop => {
                 // Each job's part is drawn once from the seed and the job (POP's random
                 // assignment, kept for the job's life: no reshuffle between rounds).
                 let part_of: Vec<usize> = rows
@@ -42,19 +42,14 @@ impl Sia {
                 out.solver_slowest_part_s = Some(pop.slowest_part_s);
                 return pop.result;
             }
-            other => {
-                let method = match other {
-                    "exact" => Method::Exact,
-                    "lp-shim" => Method::LpShim,
-                    "lp-star" => Method::LpShimPlain,
-                    "greedy" => Method::Greedy,
-                    _ => auto(vars),
-                };
-                problem.solve(method, self.node_limit)
-            }
+            SiaSolver::Exact => problem.solve(Method::Exact, self.node_limit),
+            SiaSolver::LpShim => problem.solve(Method::LpShim, self.node_limit),
+            SiaSolver::LpStar => problem.solve(Method::LpShimPlain, self.node_limit),
+            SiaSolver::Greedy => problem.solve(Method::Greedy, self.node_limit),
+            SiaSolver::Auto => problem.solve(auto(vars), self.node_limit),
         };
         out.solver_s = t0.elapsed().as_secs_f64();
-        if self.paired && self.solver == "copter" {
+        if self.paired && self.solver == SiaSolver::Copter {
             self.paired_solves(problem, rows, out);
         }
         result

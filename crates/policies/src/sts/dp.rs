@@ -17,23 +17,18 @@ use super::{configs, Config, Laws, Times};
 use crate::{Policy, PolicyInfo, Trigger};
 use schedlab_core::error::Result;
 use schedlab_core::params::{ParamSpec, Params};
+use schedlab_core::settings::Settings;
 use schedlab_sim::{Decision, View};
 
-pub const PARAMS: &[ParamSpec] = &[
-    ParamSpec::float(
-        "interval_s",
-        "3600",
-        1.0,
-        1e7,
-        "Delta t: the reconfiguration interval (re-plans at least this often; the paper gives no value)",
-    ),
-    ParamSpec::choice(
-        "run_on",
-        "fastest",
-        &["knapsack", "fastest"],
-        "knapsack: each chosen job runs on the count the knapsack gave it (fastest type for that count; spec §3.3's concrete DP); fastest: the knapsack only chooses which jobs run, each then takes the fastest configuration free (the paper's \"coupled with running each job on the fastest available configuration\")",
-    ),
-];
+schedlab_core::settings! {
+    /// DP's and avgDP's settings (`--set dp.KEY=VALUE`, `--set avg-dp.KEY=VALUE`).
+    pub struct DpSettings {
+        interval_s: f64 = float("3600", 1.0, 1e7, "Delta t: the reconfiguration interval (re-plans at least this often; the paper gives no value)"),
+        run_on: RunOn = choice("fastest", "knapsack: each chosen job runs on the count the knapsack gave it (fastest type for that count; spec §3.3's concrete DP); fastest: the knapsack only chooses which jobs run, each then takes the fastest configuration free (the paper's \"coupled with running each job on the fastest available configuration\")"),
+    }
+}
+
+pub const PARAMS: &[ParamSpec] = <DpSettings as Settings>::SPECS;
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "dp",
@@ -57,11 +52,25 @@ pub const AVG_INFO: PolicyInfo = PolicyInfo {
     build: |p, _| build(p, Times::Mean),
 };
 
+schedlab_core::choice! {
+    /// `run_on`: where each chosen job runs.
+    pub enum RunOn {
+        /// The count the knapsack gave it (fastest type for that count).
+        Knapsack = "knapsack",
+        /// The fastest configuration free.
+        Fastest = "fastest",
+    }
+}
+
 fn build(p: &Params, times: Times) -> Result<Box<dyn Policy>> {
+    let s = DpSettings::from_params(p);
     Ok(Box::new(Dp {
         times,
-        interval_s: p.f64("interval_s"),
-        fastest: p.text("run_on") == "fastest",
+        interval_s: s.interval_s,
+        fastest: match s.run_on {
+            RunOn::Knapsack => false,
+            RunOn::Fastest => true,
+        },
         laws: Laws::default(),
     }))
 }

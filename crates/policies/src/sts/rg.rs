@@ -14,15 +14,21 @@ use crate::{Policy, PolicyInfo, Trigger};
 use schedlab_core::error::Result;
 use schedlab_core::params::{ParamSpec, Params};
 use schedlab_core::rng::Sampler;
+use schedlab_core::settings::Settings;
 use schedlab_model::cluster::{Packer, Placement};
 use schedlab_sim::{Decision, View};
 
-pub const PARAMS: &[ParamSpec] = &[
-    ParamSpec::int("iterations", "100", 1, 100_000, "Randomised constructions per rescheduling point (the authors' tool: 100; the paper's runs 1,000)"),
-    ParamSpec::float("alpha", "0.1", 0.0, 1.0, "Probability of swapping adjacent jobs and of trying the second-best configuration first"),
-    ParamSpec::float("rho", "2", 1.0, 100.0, "Extra penalty on the worst-case tardiness of a postponed job"),
-    ParamSpec::float("period_s", "3600", 1.0, 1e7, "H: re-plan at least this often (seconds)"),
-];
+schedlab_core::settings! {
+    /// RG's and avgRG's settings (`--set rg.KEY=VALUE`, `--set avg-rg.KEY=VALUE`).
+    pub struct RgSettings {
+        iterations: usize = int("100", 1, 100_000, "Randomised constructions per rescheduling point (the authors' tool: 100; the paper's runs 1,000)"),
+        alpha: f64 = float("0.1", 0.0, 1.0, "Probability of swapping adjacent jobs and of trying the second-best configuration first"),
+        rho: f64 = float("2", 1.0, 100.0, "Extra penalty on the worst-case tardiness of a postponed job"),
+        period_s: f64 = float("3600", 1.0, 1e7, "H: re-plan at least this often (seconds)"),
+    }
+}
+
+pub const PARAMS: &[ParamSpec] = <RgSettings as Settings>::SPECS;
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "rg",
@@ -47,12 +53,13 @@ pub const AVG_INFO: PolicyInfo = PolicyInfo {
 };
 
 fn build(p: &Params, seed: u64, times: Times) -> Result<Box<dyn Policy>> {
+    let s = RgSettings::from_params(p);
     Ok(Box::new(Rg {
         times,
-        iterations: p.i64("iterations") as usize,
-        alpha: p.f64("alpha"),
-        rho: p.f64("rho"),
-        period_s: p.f64("period_s"),
+        iterations: s.iterations,
+        alpha: s.alpha,
+        rho: s.rho,
+        period_s: s.period_s,
         rng: Sampler::derive(seed, "rg"),
         laws: Laws::default(),
     }))

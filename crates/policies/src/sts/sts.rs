@@ -16,16 +16,22 @@ use super::{by_pressure, configs, pressure, Config, Facts, Laws};
 use crate::{Policy, PolicyInfo, Trigger};
 use schedlab_core::error::Result;
 use schedlab_core::params::{ParamSpec, Params};
+use schedlab_core::settings::Settings;
 use schedlab_model::cluster::{node_mask, GpuKind, NodeShare, Placement, Slice};
 use schedlab_sim::{field, Decision, Field, Rule, Unit, Val, View};
 use std::collections::BTreeMap;
 
-pub const PARAMS: &[ParamSpec] = &[
-    ParamSpec::boolean("sharing", "false", "Let a job whose plan starts on one GPU take a fraction of one GPU (the zoo's slots: Table IV's 1/4 or 1/2 of a K80/M60, 0.1 or 0.15 of an A100, or the authors' fractions.csv) when its plan stays feasible at the slowed speed"),
-    ParamSpec::boolean("fill_idle", "false", "Post-processing of the paper: give idle GPUs of powered nodes to the jobs already there (less risk of lateness, but with idle GPUs free of charge it doubled the cost on a 10-node trace for no gain in tardiness; docs/STS.md)"),
-    ParamSpec::float("period_s", "3600", 1.0, 1e7, "H: re-plan at least this often (seconds)"),
-    ParamSpec::boolean("weighted_pressure", "false", "Multiply a positive pressure index by the job's tardiness weight"),
-];
+schedlab_core::settings! {
+    /// STS's settings (`--set sts.KEY=VALUE`).
+    pub struct StsSettings {
+        sharing: bool = boolean("false", "Let a job whose plan starts on one GPU take a fraction of one GPU (the zoo's slots: Table IV's 1/4 or 1/2 of a K80/M60, 0.1 or 0.15 of an A100, or the authors' fractions.csv) when its plan stays feasible at the slowed speed"),
+        fill_idle: bool = boolean("false", "Post-processing of the paper: give idle GPUs of powered nodes to the jobs already there (less risk of lateness, but with idle GPUs free of charge it doubled the cost on a 10-node trace for no gain in tardiness; docs/STS.md)"),
+        period_s: f64 = float("3600", 1.0, 1e7, "H: re-plan at least this often (seconds)"),
+        weighted_pressure: bool = boolean("false", "Multiply a positive pressure index by the job's tardiness weight"),
+    }
+}
+
+pub const PARAMS: &[ParamSpec] = <StsSettings as Settings>::SPECS;
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "sts",
@@ -38,11 +44,12 @@ pub const INFO: PolicyInfo = PolicyInfo {
 };
 
 fn build(p: &Params, _seed: u64) -> Result<Box<dyn Policy>> {
+    let s = StsSettings::from_params(p);
     Ok(Box::new(Sts {
-        sharing: p.bool("sharing"),
-        fill_idle: p.bool("fill_idle"),
-        period_s: p.f64("period_s"),
-        weighted: p.bool("weighted_pressure"),
+        sharing: s.sharing,
+        fill_idle: s.fill_idle,
+        period_s: s.period_s,
+        weighted: s.weighted_pressure,
         laws: Laws::default(),
         last: BTreeMap::new(),
     }))

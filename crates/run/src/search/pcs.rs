@@ -3,7 +3,9 @@
 //! of the training workload under `pcs` with predictions at every arrival.
 
 use super::front::Point;
+use crate::setup::RunSettings;
 use schedlab_core::error::{Error, Result};
+use schedlab_core::settings::Settings;
 use schedlab_metrics::{evaluate, JobMetrics};
 use schedlab_model::cluster::Cluster;
 use schedlab_model::perf::{ModelZoo, Share};
@@ -11,8 +13,8 @@ use schedlab_model::workload::Trace;
 use schedlab_policies::pcs::heuristic::{
     max_running_cv2, normalised_weights, thresholds_from_cv2, weights_from_decay,
 };
+use schedlab_policies::pcs::PcsSettings;
 use schedlab_sim::rules::{declared_works, natural_batch};
-use schedlab_sim::{EngineConfig, Simulation};
 use std::sync::Arc;
 
 /// What an objective measures per job.
@@ -67,6 +69,27 @@ impl Objective {
         })
     }
 
+    /// A comma-separated list of objectives (`--objectives`, the page's
+    /// choice): at least one, none empty or named twice.
+    pub fn parse_list(text: &str) -> Result<Vec<Objective>> {
+        let names = schedlab_core::params::name_list("--objectives", text)?;
+        let mut out: Vec<Objective> = Vec::new();
+        for name in &names {
+            let o = Objective::parse(name)?;
+            // Two spellings of one objective (p01_jct, p1_jct) are one too.
+            if out
+                .iter()
+                .any(|x| (x.metric, x.percentile) == (o.metric, o.percentile))
+            {
+                return Err(Error::config(format!(
+                    "--objectives {text}: '{name}' is named twice"
+                )));
+            }
+            out.push(o);
+        }
+        Ok(out)
+    }
+
     /// The objective's value over a run's jobs (JCT in seconds, errors in
     /// percent, unfairness as a fraction as the artifact's search does).
     pub fn value(&self, jobs: &[JobMetrics]) -> f64 {
@@ -114,6 +137,17 @@ impl WfqPoint {
         )
     }
 
+    /// The `pcs` policy's settings that run this configuration.
+    pub fn settings(&self) -> PcsSettings {
+        PcsSettings {
+            thresholds: self.thresholds.clone(),
+            weights: self.weights.clone(),
+            clip: self.clip,
+            delta: self.delta,
+            ..PcsSettings::default()
+        }
+    }
+
     /// The artifact's configuration file format (`PCS_config_*.json`).
     pub fn artifact_json(&self) -> serde_json::Value {
         let mut thresholds: Vec<serde_json::Value> = self
@@ -136,12 +170,13 @@ impl WfqPoint {
 const RAW_CLASSES: usize = 5;
 
 /// The search problem: a training workload on a cluster, the objectives,
-/// and the engine settings of every evaluation.
+/// and the settings of every evaluation (the engine's; the search chooses
+/// the `pcs` policy's and turns predictions on).
 pub struct WfqProblem {
     pub trace: Trace,
     pub cluster: Arc<Cluster>,
     pub zoo: Arc<ModelZoo>,
-    pub engine: Vec<(String, String)>,
+    pub settings: RunSettings,
     pub objectives: Vec<Objective>,
     /// The training apps' sizes (1-GPU seconds), for the thresholds.
     pub sizes: Vec<f64>,
@@ -178,12 +213,19 @@ impl WfqProblem {
         trace: Trace,
         cluster: Cluster,
         zoo: ModelZoo,
-        engine: Vec<(String, String)>,
+        settings: RunSettings,
         objectives: Vec<Objective>,
     ) -> Result<WfqProblem> {
         if objectives.is_empty() {
             return Err(Error::config("--objectives: name at least one objective"));
         }
+        if let Some(owner) = settings.configured_policies().next() {
+            return Err(Error::config(format!(
+                "--set {owner}.*: only engine.* and zoo.* settings apply to a search (the search chooses pcs.*)"
+            )));
+        }
+        let mut settings = settings;
+        settings.set("engine", "predict", "true")?;
         let (cluster, zoo) = (Arc::new(cluster), Arc::new(zoo));
         // Sizes: each job's declared work as the engine reads the trace
         // (`rules::declared_works`), in seconds on one GPU.
@@ -210,7 +252,7 @@ impl WfqProblem {
             trace,
             cluster,
             zoo,
-            engine,
+            settings,
             objectives,
             sizes,
             artifact_quirk: true,
@@ -271,18 +313,18 @@ impl WfqProblem {
 
     /// Objectives of one configuration (+∞ for an invalid one or a failed run).
     pub fn evaluate_config(&self, cfg: &WfqPoint) -> Result<Vec<f64>> {
-        let (policy, _) = schedlab_policies::build("pcs", &cfg.overrides(), 1)?;
-        let mut engine = self.engine.clone();
-        engine.push(("predict".into(), "true".into()));
-        let ecfg = EngineConfig::from_overrides(&engine)?;
-        let out = Simulation::with_shared(
-            &self.trace,
-            self.cluster.clone(),
-            self.zoo.clone(),
-            policy,
-            ecfg,
-        )?
-        .run(&mut |_| true)?;
+        let out = self
+            .settings
+            .simulation_with(
+                &self.trace,
+                &self.cluster,
+                &self.zoo,
+                "pcs",
+                &cfg.settings().to_params(),
+                // The search's seed has always been 0 for the engine (`pcs` takes none).
+                0,
+            )?
+            .run(&mut |_| true)?;
         let (_, jobs) = evaluate(&out, &self.trace.jobs, &self.cluster, &self.zoo);
         Ok(self.objectives.iter().map(|o| o.value(&jobs)).collect())
     }
@@ -315,6 +357,16 @@ mod tests {
             let e = Objective::parse(bad).unwrap_err().to_string();
             assert!(e.contains(&format!("unknown objective '{bad}'")), "{e}");
         }
+        assert_eq!(Objective::parse_list("avg_jct, p99_jct").unwrap().len(), 2);
+        for (bad, want) in [
+            ("avg_jct,avg_jct", "'avg_jct' is named twice"),
+            ("avg_jct,,p99_jct", "entry 2 is empty"),
+            ("p1_jct,p01_jct", "'p01_jct' is named twice"),
+            ("avg_speed", "unknown objective"),
+        ] {
+            let e = Objective::parse_list(bad).unwrap_err().to_string();
+            assert!(e.contains(want), "{bad}: {e}");
+        }
     }
 
     #[test]
@@ -327,7 +379,7 @@ mod tests {
             trace,
             schedlab_model::cluster::parse_cluster("pcs-64").unwrap(),
             ModelZoo::builtin(),
-            vec![],
+            RunSettings::default(),
             vec![Objective::parse("avg_jct").unwrap()],
         )
         .unwrap();

@@ -15,7 +15,7 @@ use schedlab_metrics::Summary;
 use schedlab_model::cluster::{parse_cluster, Cluster};
 use schedlab_model::perf::ModelZoo;
 use schedlab_model::workload::{JobSpec, Trace};
-use schedlab_run::report::{run_policy, Overrides};
+use schedlab_run::report::{run_policy, RunSettings};
 use serde::Serialize;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -31,8 +31,8 @@ pub struct Options {
     /// Fig. 7 schemes to run (names of `SCHEMES`; empty: all). AFS always
     /// runs: the JCTs are normalised to it.
     pub schemes: Vec<String>,
-    /// Extra overrides (e.g. `engine.predict_max`).
-    pub overrides: Overrides,
+    /// The user's settings (e.g. `engine.predict_max`), checked.
+    pub settings: RunSettings,
     pub seed: u64,
     /// Also time one simulation per cluster size and app count (Fig. 9a).
     pub fig9: bool,
@@ -56,7 +56,7 @@ impl Default for Options {
             pcs_dir: None,
             traces: Vec::new(),
             schemes: Vec::new(),
-            overrides: Overrides::default(),
+            settings: RunSettings::default(),
             seed: 1,
             fig9: false,
             fig9b: false,
@@ -167,29 +167,22 @@ pub fn toy_trace() -> Trace {
     Trace::from_jobs("pcs-toy", jobs).expect("the toy is a valid trace")
 }
 
-fn with(base: &Overrides, owner: &str, pairs: &[(String, String)]) -> Overrides {
-    let mut o = base.clone();
-    o.entry(owner.to_string())
-        .or_default()
-        .extend(pairs.iter().cloned());
-    o
-}
+/// Every policy the reproduction runs (the owners `--set` may name).
+pub const POLICIES: &[&str] = &["afs-l", "srsf", "themis-pcs", "fifo", "pcs"];
 
-fn predicting(base: &Overrides) -> Overrides {
-    let mut o = with(base, "engine", &[("predict".into(), "true".into())]);
-    // The artifact's simulator has no placement: any GPUs will do.
-    let engine = o.entry("engine".into()).or_default();
-    if !engine.iter().any(|(k, _)| k == "placement") {
-        engine.insert(0, ("placement".into(), "any".into()));
-    }
-    o
+/// The user's settings with predictions at every arrival and, unless the
+/// user chose one, any-GPU placement (the artifact's simulator has none).
+fn predicting(base: &RunSettings) -> Result<RunSettings> {
+    let mut s = base.with("engine", "predict", "true")?;
+    s.set_unless_given("engine", "placement", "any")?;
+    Ok(s)
 }
 
 fn run_toy(opts: &Options) -> Result<Vec<ToyRow>> {
     let trace = toy_trace();
     let cluster = Arc::new(parse_cluster("v100:1x1")?);
     let zoo = Arc::new(ModelZoo::builtin());
-    let base = predicting(&opts.overrides);
+    let base = predicting(&opts.settings)?;
     let mut rows = Vec::new();
     for (name, policy, set) in [
         ("Tiresias", "srsf", vec![]),
@@ -200,7 +193,7 @@ fn run_toy(opts: &Options) -> Result<Vec<ToyRow>> {
         ),
         ("FIFO", "fifo", vec![]),
     ] {
-        let o = with(&base, policy, &set);
+        let o = base.with_pairs(policy, &set)?;
         let run = run_policy(&trace, &cluster, &zoo, policy, &o, opts.seed, &mut |_| true)?;
         let ends: Vec<(f64, f64)> = run
             .jobs
@@ -252,7 +245,7 @@ fn run_fig7_trace(
     let trace = Trace::parse(&path_text, &text, None)?;
     let cluster: Arc<Cluster> = Arc::new(parse_cluster("pcs-64")?);
     let zoo = Arc::new(ModelZoo::builtin());
-    let base = predicting(&opts.overrides);
+    let base = predicting(&opts.settings)?;
     let mut results: Vec<(usize, Summary, f64)> = Vec::new();
     for (i, (scheme, policy)) in SCHEMES.iter().enumerate() {
         if !scheme_wanted(opts, i) {
@@ -264,7 +257,7 @@ fn run_fig7_trace(
                     .iter()
                     .position(|p| *p == pick)
                     .expect("pick");
-                ("pcs", with(&base, "pcs", &pick_overrides(&picks[k])))
+                ("pcs", base.with_pairs("pcs", &pick_overrides(&picks[k]))?)
             }
             None => (*policy, base.clone()),
         };
@@ -333,7 +326,7 @@ fn run_fig9a(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<Vec<Fig9R
         .find(|p| p.0 == "themis1")
         .expect("the themis1 picks are published")
         .1[1];
-    let o = with(&predicting(&opts.overrides), "pcs", &pick_overrides(bal));
+    let o = predicting(&opts.settings)?.with_pairs("pcs", &pick_overrides(bal))?;
     let zoo = Arc::new(ModelZoo::builtin());
     let mut rows = Vec::new();
     for (apps, paper) in FIG9A_MIN {
@@ -396,14 +389,8 @@ fn run_fig9b(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<Vec<Fig9b
         Objective::parse("avg_jct")?,
         Objective::parse("avg_pred_error")?,
     ];
-    // The same engine settings as Fig. 9a (with the user's `--set engine.*`); the
-    // search adds the predictions itself.
-    let engine: Vec<(String, String)> = predicting(&opts.overrides)
-        .remove("engine")
-        .unwrap_or_default()
-        .into_iter()
-        .filter(|(k, _)| k != "predict")
-        .collect();
+    // The same engine settings as Fig. 9a (with the user's `--set engine.*`).
+    let engine = predicting(&opts.settings)?.engine_only();
     let mut rows = Vec::new();
     for (apps, paper) in FIG9B_S {
         for (gpus, paper_s) in FIG9_GPUS.iter().zip(paper) {
@@ -483,7 +470,7 @@ fn run_fig9c(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<Vec<Fig9c
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let (apps, gpus) = opts.fig9_cells.first().copied().unwrap_or((512, 128));
     let (trace, cluster) = fig9_workload(apps, gpus, FIG9_SEEDS[0])?;
-    let engine: Vec<(String, String)> = opts.overrides.get("engine").cloned().unwrap_or_default();
+    let engine = opts.settings.engine_only();
     let objectives = vec![
         pcs::Objective::parse("avg_jct")?,
         pcs::Objective::parse("avg_pred_error")?,

@@ -39,7 +39,7 @@ use schedlab_model::workload::gen::generate;
 use schedlab_model::workload::tune::{tune_trace, TuneOptions};
 use schedlab_model::workload::Trace;
 use schedlab_run::isolated::apply_simulated_ftf;
-use schedlab_run::report::{run_policy, Overrides};
+use schedlab_run::report::{run_policy, RunSettings};
 use serde::Serialize;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -105,6 +105,9 @@ const HETERO_POLICIES: &[&str] = &["sia", "pollux", "gavel"];
 const HOMOG_POLICIES: &[&str] = &["sia", "pollux", "shockwave", "gavel-ftf", "gavel"];
 const FTF_POLICIES: &[&str] = &["sia", "pollux", "gavel", "shockwave"];
 
+/// Every policy the reproduction runs (the owners `--set` may name).
+pub const POLICIES: &[&str] = &["sia", "pollux", "gavel", "shockwave", "gavel-ftf"];
+
 /// Options of a reproduction run.
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -124,7 +127,8 @@ pub struct Options {
     pub pollux_dir: Option<PathBuf>,
     /// Fig 3.7 also against simulated isolated runs (`isolated`; slow).
     pub ftf_simulated: bool,
-    pub overrides: Overrides,
+    /// The user's settings, checked.
+    pub settings: RunSettings,
 }
 
 impl Default for Options {
@@ -139,7 +143,7 @@ impl Default for Options {
             pollux_scale_max: 256,
             pollux_dir: None,
             ftf_simulated: false,
-            overrides: Overrides::new(),
+            settings: RunSettings::default(),
         }
     }
 }
@@ -231,7 +235,7 @@ fn run_all(
     runs: &mut Vec<RunStats>,
     progress: &mut dyn FnMut(&str),
 ) -> Result<()> {
-    let ov = thesis_setting(&opts.overrides);
+    let ov = thesis_setting(&opts.settings)?;
     for trace in traces {
         for p in policies {
             if runs.iter().any(|r| {
@@ -268,21 +272,10 @@ fn run_all(
 /// `engine.timeline=true` (per-round policy times need it) and, unless the
 /// user chose otherwise, `engine.calibration=sia` (the Sia simulator divides
 /// every model's progress rate by its SLOWDOWN, spec §3.1).
-fn thesis_setting(ov: &Overrides) -> Overrides {
-    let mut ov = ov.clone();
-    set_engine(&mut ov, "timeline", "true");
-    let engine = ov.entry("engine".to_string()).or_default();
-    if !engine.iter().any(|(k, _)| k == "calibration") {
-        engine.push(("calibration".into(), "sia".into()));
-    }
-    ov
-}
-
-/// Sets (replacing) one engine parameter in the overrides.
-fn set_engine(ov: &mut Overrides, key: &str, value: &str) {
-    let engine = ov.entry("engine".to_string()).or_default();
-    engine.retain(|(k, _)| k != key);
-    engine.push((key.to_string(), value.to_string()));
+fn thesis_setting(user: &RunSettings) -> Result<RunSettings> {
+    let mut s = user.with("engine", "timeline", "true")?;
+    s.set_unless_given("engine", "calibration", "sia")?;
+    Ok(s)
 }
 
 /// The heterogeneous cluster scaled to `gpus` (a multiple of 64).
@@ -392,8 +385,11 @@ fn runtime_sweep(
     progress: &mut dyn FnMut(&str),
 ) -> Result<Vec<ScaleRow>> {
     let mut out = Vec::new();
-    let mut ov = thesis_setting(&opts.overrides);
-    set_engine(&mut ov, "max_days", &(opts.scale_hours / 24.0).to_string());
+    let ov = thesis_setting(&opts.settings)?.with(
+        "engine",
+        "max_days",
+        &(opts.scale_hours / 24.0).to_string(),
+    )?;
     for &gpus in &opts.scale_gpus {
         let cluster = Arc::new(scaled_cluster(gpus)?);
         let k = gpus / 64;

@@ -64,17 +64,13 @@ pub enum ProfilingMode {
     NoProfiling,
 }
 
-impl ProfilingMode {
-    pub fn parse(s: &str) -> Option<ProfilingMode> {
-        match s {
-            "thesis" | "bootstrap" => Some(ProfilingMode::Thesis),
-            "artifact" => Some(ProfilingMode::Artifact),
-            "oracle" => Some(ProfilingMode::TrueModel),
-            "none" | "no-prof" | "no-profiling" => Some(ProfilingMode::NoProfiling),
-            _ => None,
-        }
-    }
-}
+// Sia's `profiling` setting names the modes.
+schedlab_core::choice!(impl ProfilingMode {
+    Thesis = "thesis",
+    Artifact = "artifact",
+    TrueModel = "oracle",
+    NoProfiling = "none",
+});
 
 /// What the estimator knows about one GPU type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -420,7 +416,7 @@ impl GoodputEstimator {
             ProfilingMode::Artifact => candidates.first().copied(),
             // [I] (spec ambiguity 6): most multi-GPU observations, then the
             // closest 1-GPU throughput, then cluster order.
-            _ => {
+            ProfilingMode::Thesis | ProfilingMode::TrueModel | ProfilingMode::NoProfiling => {
                 let xb = self.types[b].xput1;
                 candidates.into_iter().min_by(|&x, &y| {
                     let multi = |a: usize| {
