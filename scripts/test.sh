@@ -23,6 +23,9 @@ node tests/wasm-node/compare.mjs target/release/schedlab afs-mini afs-64 fifo,sr
 # The page's core package (the default comparison runs there) gives the same bits.
 SCHEDLAB_WASM_PKG=pkg node tests/wasm-node/compare.mjs target/release/schedlab afs-mini afs-64 fifo,srtf,srsf,tiresias,maxmin
 SCHEDLAB_WASM_PKG=pkg node tests/wasm-node/compare.mjs target/release/schedlab sts-mixed-10 sts-10 sts,edf,dp 5
+# Reasons (issue 49): explain_json == `schedlab explain --format json`, one policy per family.
+node tests/wasm-node/explain.mjs target/release/schedlab
+SCHEDLAB_WASM_PKG=pkg-full node tests/wasm-node/explain.mjs target/release/schedlab sia-philly:sia-hetero-64:gavel:20:4500 sia-philly:sia-hetero-64:sia:20:4500 sia-philly:sia-hetero-64:pollux:20:4500:pollux.generations=10 sia-philly-homog:homog-64:shockwave:20:4500 sia-philly-homog:homog-64:gavel-ftf:20:4700
 # Pollux goodput models (epoch-dependent efficiency, batch optimisation) too.
 node tests/wasm-node/compare.mjs target/release/schedlab ../shared/data/pollux/workloads/workload-3.csv homog-64 tiresias,maxmin
 # Every paper's policies: AFS and its elastic baselines; Sia's ILP (LP solver) and Gavel's LP on the

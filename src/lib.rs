@@ -13,7 +13,7 @@ pub use schedlab_core::{Error, Result};
 pub use schedlab_metrics as metrics;
 pub use schedlab_model::{cluster, perf, workload};
 pub use schedlab_policies as policy;
-pub use schedlab_run::{isolated, report, search, validate};
+pub use schedlab_run::{explain, isolated, report, search, validate};
 pub use schedlab_sim as sim;
 pub use schedlab_solve as solve;
 pub use schedlab_web as web;

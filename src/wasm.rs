@@ -478,3 +478,41 @@ pub fn run_report_json(
         .map(|s| s + "\n")
         .map_err(|e| js_err(Error::Internal(e.to_string())))
 }
+
+/// One job's reasons over its life under one policy, as JSON text, exactly
+/// as `schedlab explain --format json` prints it (the "why" card and the
+/// wasm == native check). `job` is an id or a name; `at` < 0 means none.
+#[wasm_bindgen]
+#[allow(clippy::too_many_arguments)]
+pub fn explain_json(
+    trace: &str,
+    trace_text: &str,
+    cluster: &str,
+    policy: &str,
+    sets: Vec<String>,
+    seed: u64,
+    job: &str,
+    at: f64,
+) -> Result<String, JsValue> {
+    let trace = load_trace(trace, trace_text).map_err(js_err)?;
+    let setup =
+        page_setup(trace, cluster, vec![policy.to_string()], &sets, seed).map_err(js_err)?;
+    let (mut sim, _) = setup.prepare(policy).map_err(js_err)?;
+    let trace = &setup.trace;
+    let at = (at >= 0.0).then_some(at);
+    // An id first, then a name (as the CLI looks it up).
+    let n = trace.jobs.len();
+    let id = job
+        .parse::<usize>()
+        .ok()
+        .filter(|&i| i < n)
+        .or_else(|| trace.jobs.iter().position(|j| j.name == job))
+        .ok_or_else(|| JsValue::from_str(&format!("job {job}: no job with that id or name")))?
+        as u32;
+    sim.set_record_reasons(true, if at.is_some() { None } else { Some(id) });
+    let outcome = sim.run(&mut |_| true).map_err(js_err)?;
+    let e = crate::explain::explain(&outcome, policy, id, at).map_err(js_err)?;
+    serde_json::to_string_pretty(&e)
+        .map(|s| s + "\n")
+        .map_err(|e| js_err(Error::Internal(e.to_string())))
+}

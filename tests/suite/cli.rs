@@ -660,3 +660,49 @@ fn sts_data_flows_from_gen_to_run_and_placeholder_runs_say_so() {
     assert!(err.contains("/nonexistent/sts"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `schedlab explain`: a job by id or by name gives the same reasons; the
+/// text follows Tiresias' queues; bad input names the flag.
+#[test]
+fn explain_prints_a_jobs_reasons() {
+    let base = [
+        "explain",
+        "--trace",
+        "afs-mini",
+        "--cluster",
+        "afs-64",
+        "--policy",
+        "tiresias",
+    ];
+    let with = |extra: &[&str]| {
+        let mut a: Vec<&str> = base.to_vec();
+        a.extend_from_slice(extra);
+        schedlab(&a)
+    };
+    let (code, by_id, err) = with(&["--job", "40", "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let (_, by_name, _) = with(&["--job", "j40", "--format", "json"]);
+    assert_eq!(by_id, by_name);
+    let e: serde_json::Value = serde_json::from_str(&by_id).unwrap();
+    let rules: Vec<&str> = e["reasons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["rule"].as_str().unwrap())
+        .collect();
+    assert_eq!(rules.first(), Some(&"tiresias.runs"), "{rules:?}");
+    assert!(rules.contains(&"tiresias.demoted"), "{rules:?}");
+    let (code, text, _) = with(&["--job", "40", "--at", "75m"]);
+    assert_eq!(code, 0);
+    assert!(
+        text.contains("demoted from Q0 to Q1") && text.contains("ranked ahead of it"),
+        "{text}"
+    );
+
+    let (code, _, err) = with(&["--job", "nobody"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("--job nobody"), "{err}");
+    let (code, _, err) = with(&["--job", "40", "--at", "soon"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("soon"), "{err}");
+}

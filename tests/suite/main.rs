@@ -34,6 +34,7 @@ mod pools;
 mod predictions;
 mod properties;
 mod quiet_rounds;
+mod reasons;
 mod rigid_baselines;
 mod scheduler_delay;
 mod settings;

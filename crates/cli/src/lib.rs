@@ -3,6 +3,7 @@
 
 mod bench;
 mod commands;
+mod explain;
 mod models;
 mod pcs;
 mod reproduce;
@@ -31,6 +32,8 @@ pub struct Cli {
 pub enum Command {
     /// Simulate one or more policies on a trace and print their metrics.
     Run(commands::RunArgs),
+    /// Why a policy did what it did to one job: the rule and the numbers at each of its calls.
+    Explain(explain::ExplainArgs),
     /// List bundled traces, clusters, policies (with parameters), models, generators or formats.
     List {
         /// traces | clusters | policies | models | generators | formats | engine
@@ -68,6 +71,7 @@ pub fn main() -> i32 {
     }
     let result = match cli.command {
         Command::Run(a) => commands::run(a),
+        Command::Explain(a) => explain::explain(a),
         Command::List { what, json } => commands::list(&what, json),
         Command::Gen(a) => commands::gen(a),
         Command::Bench(a) => bench::bench(a),

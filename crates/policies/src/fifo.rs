@@ -4,11 +4,12 @@
 //! backfill, no reservation for the head).
 
 use super::{claim_rigid, claim_shared, Policy, PolicyInfo, Trigger, ROUND_PARAM_EVENTS};
+use crate::helpers::explain::{explain_turns, turns_if_wanted, Turn};
 use schedlab_core::error::Result;
 use schedlab_core::params::{ParamSpec, Params};
 use schedlab_core::settings::Settings;
 use schedlab_model::perf::BatchChoice;
-use schedlab_sim::{Decision, View};
+use schedlab_sim::{field, Decision, Field, Rule, Unit, Val, View};
 
 schedlab_core::settings! {
     /// FIFO's settings (`--set fifo.KEY=VALUE`).
@@ -61,20 +62,83 @@ impl Policy for Fifo {
 
     fn schedule(&mut self, view: &View<'_>, out: &mut Decision) {
         let mut packer = view.packer_idle();
+        // Reasons: each walked job's turn (FIFO looks at no job past the blocker).
+        let mut turns = turns_if_wanted(view);
         for &j in view.waiting().iter() {
+            let free = turns.as_ref().map_or(0, |_| packer.free_total());
+            let mut turn = |placed: bool| {
+                if let Some(t) = turns.as_mut() {
+                    let need = view.spec(j).gpus;
+                    t.push(Turn {
+                        job: j,
+                        need,
+                        free,
+                        placed,
+                    });
+                }
+            };
             let shared = if self.share_gpus {
                 claim_shared(&mut packer, view, j)
             } else {
                 None
             };
             if shared.is_none() && packer.free_total() == 0 {
+                turn(false);
                 break;
             }
             match shared.or_else(|| claim_rigid(&mut packer, view, j)) {
-                Some(p) => out.assign(j, p, Some(BatchChoice::Fixed(view.rigid_batch(j)))),
-                None if self.backfill => continue,
-                None => break,
+                Some(p) => {
+                    turn(true);
+                    out.assign(j, p, Some(BatchChoice::Fixed(view.rigid_batch(j))))
+                }
+                None if self.backfill => {
+                    turn(false);
+                    continue;
+                }
+                None => {
+                    turn(false);
+                    break;
+                }
             }
+        }
+        if let Some(turns) = turns {
+            let blocked = if self.backfill { &SKIPPED } else { &BLOCKED };
+            explain_turns(
+                out,
+                &turns,
+                |t| if t.placed { &STARTS } else { blocked },
+                |place, t| vec![Val::from(place), Val::from(t.need), Val::from(t.free)],
+            );
         }
     }
 }
+
+const FIELDS: &[Field] = &[
+    field("place", Unit::Count),
+    field("need", Unit::Gpus),
+    field("free", Unit::Gpus),
+];
+
+/// Starts: its turn in arrival order came and its GPUs are idle.
+pub static STARTS: Rule = Rule {
+    id: "fifo.starts",
+    words: "starts: #{place} in arrival order among the waiting jobs; needs {need} GPUs, placed ({free} idle)",
+    fields: FIELDS,
+    key: Some("place"),
+};
+
+/// Waits at the head of the queue; nobody behind it starts.
+pub static BLOCKED: Rule = Rule {
+    id: "fifo.blocked",
+    words: "waits: #{place} in arrival order; needs {need} GPUs, which do not fit ({free} idle); without backfilling FIFO starts nobody behind it",
+    fields: FIELDS,
+    key: Some("place"),
+};
+
+/// Waits, skipped by backfilling.
+pub static SKIPPED: Rule = Rule {
+    id: "fifo.skipped",
+    words: "waits: #{place} in arrival order; needs {need} GPUs, which do not fit ({free} idle); backfilling lets later jobs that fit start",
+    fields: FIELDS,
+    key: Some("place"),
+};

@@ -188,7 +188,11 @@ impl Policy for Registered {
         self.knowledge
     }
     fn schedule(&mut self, view: &View<'_>, out: &mut Decision) {
-        self.inner.schedule(view, out)
+        self.inner.schedule(view, out);
+        if view.want_reasons() {
+            // Runs with pools: quota and queue for the jobs the policy left unexplained.
+            helpers::explain::pool_reasons(view, out);
+        }
     }
     fn steady(&self) -> bool {
         self.inner.steady()

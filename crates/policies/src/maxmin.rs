@@ -20,7 +20,7 @@ use schedlab_core::params::{ParamSpec, Params};
 use schedlab_core::settings::Settings;
 use schedlab_model::cluster::PlacementRule;
 use schedlab_model::workload::Adaptivity;
-use schedlab_sim::{Decision, View};
+use schedlab_sim::{field, Decision, Field, Rule, Unit, Val, View};
 
 schedlab_core::settings! {
     /// Max-Min's settings (`--set maxmin.KEY=VALUE`).
@@ -256,7 +256,7 @@ impl Policy for MaxMin {
         // Water-fill, place, and water-fill again without jobs that cannot be
         // placed at all (e.g. a rigid request larger than any free type).
         let mut excluded = pinned.clone();
-        let plan = loop {
+        let (plan, shares) = loop {
             let live: Vec<usize> = (0..jobs.len()).filter(|&i| !excluded[i]).collect();
             let shares_live = water_fill(
                 &live.iter().map(|&i| caps[i]).collect::<Vec<_>>(),
@@ -292,13 +292,96 @@ impl Policy for MaxMin {
                 self.place(view, &jobs, &rigid, &caps, &pinned, &shares)
             };
             if failed.is_empty() {
-                break plan;
+                break (plan, shares);
             }
             for i in failed {
                 excluded[i] = true;
             }
         };
+        if view.want_reasons() {
+            let total = view.cluster().total_gpus - pinned_gpus;
+            let live: Vec<usize> = (0..jobs.len()).filter(|&i| !pinned[i]).collect();
+            explain_shares(out, &live, &jobs, &rigid, &caps, &shares, total);
+        }
         out.apply_plan(view, plan);
+    }
+}
+
+const FIELDS: &[Field] = &[
+    field("share", Unit::Gpus),
+    field("cap", Unit::Gpus),
+    field("level", Unit::Gpus),
+    field("jobs", Unit::Count),
+    field("total", Unit::Gpus),
+    field("place", Unit::Count),
+];
+
+/// An elastic job's water-filled share below its useful maximum.
+pub static SHARE: Rule = Rule {
+    id: "maxmin.share",
+    words: "max-min share of {share} GPUs: {total} GPUs dealt one at a time over {jobs} jobs up to each one's useful maximum (its own: {cap}); the largest share is {level}",
+    fields: FIELDS,
+    key: None,
+};
+
+/// An elastic job at its useful maximum.
+pub static CAPPED: Rule = Rule {
+    id: "maxmin.capped",
+    words: "holds its useful maximum of {cap} GPUs: the water level ({level} GPUs, {total} over {jobs} jobs) is above it",
+    fields: FIELDS,
+    key: None,
+};
+
+/// A rigid job: its request at its turn, or nothing.
+pub static RIGID: Rule = Rule {
+    id: "maxmin.rigid",
+    words: "rigid: its request of {cap} GPUs whole at its turn (#{place} in arrival order) or nothing; it holds {share}",
+    fields: FIELDS,
+    key: Some("place"),
+};
+
+/// No GPU: more jobs than GPUs, the first GPU goes in arrival order.
+pub static WAITS: Rule = Rule {
+    id: "maxmin.waits",
+    words: "waits: {jobs} jobs for {total} GPUs, and the first GPU of each goes in arrival order; it is #{place}",
+    fields: FIELDS,
+    key: Some("place"),
+};
+
+/// Reasons for the water-filled shares of the `live` jobs.
+fn explain_shares(
+    out: &mut Decision,
+    live: &[usize],
+    jobs: &[u32],
+    rigid: &[bool],
+    caps: &[u32],
+    shares: &[u32],
+    total: u32,
+) {
+    let level = live.iter().map(|&i| shares[i]).max().unwrap_or(0);
+    for (place, &i) in live.iter().enumerate() {
+        let rule = if rigid[i] {
+            &RIGID
+        } else if shares[i] == 0 {
+            &WAITS
+        } else if shares[i] >= caps[i] {
+            &CAPPED
+        } else {
+            &SHARE
+        };
+        out.explain(
+            jobs[i],
+            rule,
+            Some(place as u32),
+            vec![
+                Val::from(shares[i]),
+                Val::from(caps[i]),
+                Val::from(level),
+                Val::from(live.len()),
+                Val::from(total),
+                Val::from(place + 1),
+            ],
+        );
     }
 }
 

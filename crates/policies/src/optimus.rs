@@ -15,7 +15,7 @@ use crate::helpers::alloc::{
 use schedlab_core::error::Result;
 use schedlab_core::params::{ParamSpec, Params};
 use schedlab_core::settings::Settings;
-use schedlab_sim::{Decision, View};
+use schedlab_sim::{field, Decision, Field, Rule, Unit, Val, View};
 use std::collections::BinaryHeap;
 
 schedlab_core::settings! {
@@ -59,6 +59,93 @@ impl PartialOrd for Saved {
 impl Ord for Saved {
     fn cmp(&self, other: &Self) -> std::cmp::Ordering {
         self.0.total_cmp(&other.0).then(other.1.cmp(&self.1))
+    }
+}
+
+/// Seconds of remaining time one more GPU saves at `r` GPUs (Optimus' marginal gain).
+fn time_saved(view: &View, j: u32, r: u32) -> f64 {
+    let rem = view.known_remaining_work(j);
+    let (a, b) = (view.rate(j, r), view.rate(j, r + 1));
+    if a > 0.0 && b > a {
+        rem * (1.0 / a - 1.0 / b)
+    } else {
+        0.0
+    }
+}
+
+const FIELDS: &[Field] = &[
+    field("gpus", Unit::Gpus),
+    field("saved_last", Unit::Seconds),
+    field("saved_next", Unit::Seconds),
+    field("cutoff", Unit::Seconds),
+    field("cap", Unit::Gpus),
+    field("place", Unit::Count),
+];
+
+/// Grew past its first grant: its last GPU saved the most time at its turn.
+pub static GREW: Rule = Rule {
+    id: "optimus.grew",
+    words: "holds {gpus} GPUs: each further GPU goes to the job whose remaining time it cuts most; its last one saved {saved_last}, one more would save {saved_next} (the smallest saving that won a GPU: {cutoff}; its cap {cap})",
+    fields: FIELDS,
+    key: None,
+};
+
+/// Its first grant only.
+pub static FIRST: Rule = Rule {
+    id: "optimus.first",
+    words: "holds its first grant of {gpus} GPUs (in arrival order, #{place}); one more would save {saved_next}, less than what the other jobs' next GPUs saved (smallest winner {cutoff}; its cap {cap})",
+    fields: FIELDS,
+    key: None,
+};
+
+/// No GPU: the first grants went in arrival order and ran out.
+pub static WAITS: Rule = Rule {
+    id: "optimus.waits",
+    words:
+        "waits: first grants go in arrival order and the GPUs ran out before its turn (#{place})",
+    fields: FIELDS,
+    key: Some("place"),
+};
+
+/// Reasons for the final shares `(job, GPUs)` in arrival order.
+fn explain(view: &View, out: &mut Decision, shares: &[(u32, u32)], _free: u32) {
+    let grew = |&(j, c): &(u32, u32)| c > first_grant(view, j);
+    let cutoff = shares
+        .iter()
+        .filter(|s| grew(s))
+        .map(|&(j, c)| time_saved(view, j, c - 1))
+        .fold(f64::INFINITY, f64::min);
+    for (place, s) in shares.iter().enumerate() {
+        let (j, c) = *s;
+        let rule = if c == 0 {
+            &WAITS
+        } else if grew(s) {
+            &GREW
+        } else {
+            &FIRST
+        };
+        let cap = share_cap(view, j);
+        out.explain(
+            j,
+            rule,
+            Some(place as u32),
+            vec![
+                Val::from(c),
+                Val::from(if grew(s) {
+                    time_saved(view, j, c - 1)
+                } else {
+                    f64::NAN
+                }),
+                Val::from(if c > 0 && c < cap {
+                    time_saved(view, j, c)
+                } else {
+                    f64::NAN
+                }),
+                Val::from(cutoff),
+                Val::from(cap),
+                Val::from(place + 1),
+            ],
+        );
     }
 }
 
@@ -130,13 +217,26 @@ impl Policy for Optimus {
             .copied()
             .filter(|j| !pins.contains(j))
             .collect();
+        let mut last = Vec::new();
         place_with_retry(view, out, &pins, |excluded| {
             let live: Vec<u32> = jobs
                 .iter()
                 .copied()
                 .filter(|j| !excluded.contains(j))
                 .collect();
-            shares(view, &live, free)
+            let s = shares(view, &live, free);
+            if view.want_reasons() {
+                let got: std::collections::BTreeMap<u32, u32> =
+                    s.iter().map(|x| (x.job, x.count)).collect();
+                last = live
+                    .iter()
+                    .map(|&j| (j, got.get(&j).copied().unwrap_or(0)))
+                    .collect();
+            }
+            s
         });
+        if view.want_reasons() {
+            explain(view, out, &last, free);
+        }
     }
 }

@@ -8,13 +8,15 @@
 //! AFS §5.2 / Fig 6, spec §3.8).
 
 use super::{
-    gang_plan, gang_request, Policy, PolicyInfo, Request, Trigger, REQUEST_PARAM,
-    ROUND_PARAM_EVENTS,
+    gang_request, Policy, PolicyInfo, Request, Trigger, REQUEST_PARAM, ROUND_PARAM_EVENTS,
 };
+use crate::helpers::common::gang_plan_turns;
+use crate::helpers::explain::{explain_turns, turns_if_wanted};
 use schedlab_core::error::Result;
 use schedlab_core::params::{ParamSpec, Params};
 use schedlab_core::settings::Settings;
-use schedlab_sim::{Decision, View};
+use schedlab_sim::{field, Decision, Field, Rule, Unit, Val, View};
+use std::collections::BTreeMap;
 
 schedlab_core::settings! {
     /// SRTF's and SRSF's settings (`--set srtf.KEY=VALUE`, `--set srsf.KEY=VALUE`).
@@ -98,9 +100,102 @@ impl Policy for Srtf {
         schedlab_core::sorting::sort_by(&mut ranked, |a, b| {
             a.0.total_cmp(&b.0).then(a.1.cmp(&b.1))
         });
+        let keys: Option<BTreeMap<u32, f64>> = view
+            .want_reasons()
+            .then(|| ranked.iter().map(|(k, j)| (*j, *k)).collect());
         let order: Vec<u32> = ranked.into_iter().map(|(_, j)| j).collect();
         let peak = self.peak;
-        let (plan, _) = gang_plan(view, &order, true, &|j| gang_request(view, j, peak));
+        let mut turns = turns_if_wanted(view);
+        let (plan, _) = gang_plan_turns(
+            view,
+            &order,
+            true,
+            &|j| gang_request(view, j, peak),
+            turns.as_mut(),
+        );
         out.apply_plan(view, plan);
+        if let (Some(turns), Some(keys)) = (turns, keys) {
+            explain(out, &turns, &keys, self.by_service);
+        }
     }
 }
+
+/// Reasons of a walk by remaining time (or service): each job's key and turn.
+pub(crate) fn explain(
+    out: &mut Decision,
+    turns: &[crate::helpers::explain::Turn],
+    keys: &BTreeMap<u32, f64>,
+    by_service: bool,
+) {
+    let (runs, waits) = if by_service {
+        (&SRSF_RUNS, &SRSF_WAITS)
+    } else {
+        (&SRTF_RUNS, &SRTF_WAITS)
+    };
+    explain_turns(
+        out,
+        turns,
+        |t| if t.placed { runs } else { waits },
+        |place, t| {
+            let key = keys[&t.job];
+            let remaining = if by_service {
+                key / t.need.max(1) as f64
+            } else {
+                key
+            };
+            let mut v = vec![Val::from(place)];
+            if by_service {
+                v.push(Val::from(key));
+            }
+            v.extend([Val::from(remaining), Val::from(t.need), Val::from(t.free)]);
+            v
+        },
+    );
+}
+
+const SRTF_FIELDS: &[Field] = &[
+    field("place", Unit::Count),
+    field("remaining", Unit::Seconds),
+    field("need", Unit::Gpus),
+    field("free", Unit::Gpus),
+];
+
+const SRSF_FIELDS: &[Field] = &[
+    field("place", Unit::Count),
+    field("service", Unit::GpuSeconds),
+    field("remaining", Unit::Seconds),
+    field("need", Unit::Gpus),
+    field("free", Unit::Gpus),
+];
+
+/// SRTF: runs, in order of remaining time at its request.
+pub static SRTF_RUNS: Rule = Rule {
+    id: "srtf.runs",
+    words: "runs: #{place} by remaining time, {remaining} at its {need} GPUs, placed ({free} unclaimed at its turn)",
+    fields: SRTF_FIELDS,
+    key: Some("remaining"),
+};
+
+/// SRTF: waits, the shorter jobs ahead took the GPUs it needs.
+pub static SRTF_WAITS: Rule = Rule {
+    id: "srtf.waits",
+    words: "waits: #{place} by remaining time, {remaining} at its {need} GPUs, which do not fit ({free} unclaimed at its turn)",
+    fields: SRTF_FIELDS,
+    key: Some("remaining"),
+};
+
+/// SRSF: runs, in order of remaining service (time x GPUs).
+pub static SRSF_RUNS: Rule = Rule {
+    id: "srsf.runs",
+    words: "runs: #{place} by remaining service {service} ({remaining} x {need} GPUs), placed ({free} unclaimed at its turn)",
+    fields: SRSF_FIELDS,
+    key: Some("service"),
+};
+
+/// SRSF: waits.
+pub static SRSF_WAITS: Rule = Rule {
+    id: "srsf.waits",
+    words: "waits: #{place} by remaining service {service} ({remaining} x {need} GPUs), which do not fit ({free} unclaimed at its turn)",
+    fields: SRSF_FIELDS,
+    key: Some("service"),
+};

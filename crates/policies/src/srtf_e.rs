@@ -8,8 +8,10 @@
 //! priority order, `leftover=marginal` gives each spare GPU to the job whose
 //! speedup s(r+1) − s(r) is largest.
 
-use super::{gang_plan, Policy, PolicyInfo, Trigger, ROUND_PARAM_EVENTS};
+use super::{Policy, PolicyInfo, Trigger, ROUND_PARAM_EVENTS};
 use crate::helpers::alloc::{pinned_jobs, plan_shares, share_cap, Share};
+use crate::helpers::common::gang_plan_turns;
+use crate::helpers::explain::turns_if_wanted;
 use schedlab_core::error::Result;
 use schedlab_core::params::{ParamSpec, Params};
 use schedlab_core::settings::Settings;
@@ -127,9 +129,18 @@ impl Policy for SrtfE {
         schedlab_core::sorting::sort_by(&mut ranked, |a, b| {
             a.0.total_cmp(&b.0).then(a.1.cmp(&b.1))
         });
+        let keys: Option<Vec<(u32, f64)>> = view
+            .want_reasons()
+            .then(|| ranked.iter().map(|(k, j)| (*j, *k)).collect());
         let order: Vec<u32> = ranked.into_iter().map(|(_, j)| j).collect();
         // Primary goal: plain SRTF / SRSF.
-        let (gang, placed) = gang_plan(view, &order, false, &|j| view.spec(j).gpus);
+        let mut turns = turns_if_wanted(view);
+        let (gang, placed) =
+            gang_plan_turns(view, &order, false, &|j| view.spec(j).gpus, turns.as_mut());
+        if let (Some(turns), Some(keys)) = (turns, keys) {
+            let keys: std::collections::BTreeMap<u32, f64> = keys.into_iter().collect();
+            crate::srtf::explain(out, &turns, &keys, self.by_service);
+        }
         let (pins, _) = pinned_jobs(view);
         let mut count: Vec<(u32, u32)> = placed
             .iter()

@@ -26,7 +26,7 @@ use schedlab_core::num;
 use schedlab_core::params::{ParamSpec, Params};
 use schedlab_core::rng::Sampler;
 use schedlab_core::settings::Settings;
-use schedlab_sim::{Decision, View};
+use schedlab_sim::{field, Decision, Field, Rule, Unit, Val, View};
 
 schedlab_core::settings! {
     /// Themis's settings (`--set themis.KEY=VALUE`).
@@ -161,6 +161,7 @@ impl Policy for Themis {
         }
         let used: u32 = held.iter().sum();
         let mut pool = free.saturating_sub(used);
+        let offered = pool;
         // Participants: the ceil((1-f) n) jobs with the largest rho.
         let n = jobs.len();
         let k = ((1.0 - self.f) * n as f64).ceil() as usize;
@@ -234,6 +235,51 @@ impl Policy for Themis {
             won[i] += step;
             pool -= step;
         }
+        if view.want_reasons() {
+            let place: Vec<usize> = {
+                let mut p = vec![0; n];
+                for (k, x) in by_rho.iter().enumerate() {
+                    p[x.2] = k;
+                }
+                p
+            };
+            let mut bids = vec![false; n];
+            for &i in &participants {
+                bids[i] = true;
+            }
+            for i in 0..n {
+                let j = jobs[i];
+                let bidder = bids[i];
+                let rule = match (won[i] > 0, bidder, held[i] > 0) {
+                    (true, true, _) => &WON,
+                    (true, false, _) => &LEFTOVER,
+                    (false, _, true) => &KEPT,
+                    (false, _, false) if offered == 0 => &NONE_OFFERED,
+                    (false, true, false) => &LOST,
+                    (false, false, false) => &WAITS,
+                };
+                let lease_end = self.leases[j as usize]
+                    .iter()
+                    .copied()
+                    .fold(f64::INFINITY, f64::min);
+                out.explain(
+                    j,
+                    rule,
+                    Some(place[i] as u32),
+                    vec![
+                        Val::from(place[i] + 1),
+                        Val::from(num::exp(by_rho[place[i]].0)),
+                        Val::from(num::exp(self.log_rho(view, j, held[i] + won[i]))),
+                        Val::from(held[i]),
+                        Val::from(won[i]),
+                        Val::from(participants.len()),
+                        Val::from(n),
+                        Val::from(offered),
+                        Val::from(if held[i] > 0 { lease_end } else { f64::NAN }),
+                    ],
+                );
+            }
+        }
         let shares: Vec<Share> = (0..n)
             .filter(|&i| held[i] + won[i] > 0)
             .map(|i| {
@@ -275,3 +321,63 @@ impl Policy for Themis {
         }
     }
 }
+
+const FIELDS: &[Field] = &[
+    field("place", Unit::Count),
+    field("rho", Unit::Ratio),
+    field("rho_after", Unit::Ratio),
+    field("kept", Unit::Gpus),
+    field("won", Unit::Gpus),
+    field("bidders", Unit::Count),
+    field("jobs", Unit::Count),
+    field("offered", Unit::Gpus),
+    field("lease_end", Unit::Seconds),
+];
+
+/// A bidder that won GPUs in the auction.
+pub static WON: Rule = Rule {
+    id: "themis.won",
+    words: "won {won} GPUs in the auction: #{place} by unfairness rho = {rho} (T_shared / T_ideal) among the {bidders} of {jobs} jobs that bid for the {offered} offered GPUs; each GPU went to the largest fall in log rho; with {kept} kept its rho becomes {rho_after}",
+    fields: FIELDS,
+    key: Some("rho"),
+};
+
+/// Not a bidder; leftover GPUs reached it at random.
+pub static LEFTOVER: Rule = Rule {
+    id: "themis.leftover",
+    words: "got {won} leftover GPUs: not among the {bidders} of {jobs} jobs with the largest rho (#{place}, rho = {rho}); what the bidders could not use goes to random others",
+    fields: FIELDS,
+    key: Some("rho"),
+};
+
+/// Holds leased GPUs and won none this time.
+pub static KEPT: Rule = Rule {
+    id: "themis.kept",
+    words: "keeps {kept} GPUs until their leases end (the first at {lease_end}); #{place} by rho = {rho}, it won none of the {offered} offered GPUs",
+    fields: FIELDS,
+    key: Some("rho"),
+};
+
+/// Bid and won nothing.
+pub static LOST: Rule = Rule {
+    id: "themis.lost",
+    words: "waits: bid for the {offered} offered GPUs as #{place} of the {bidders} jobs with the largest rho ({rho}) and won none: the others' rho fell more",
+    fields: FIELDS,
+    key: Some("rho"),
+};
+
+/// Nothing was offered: every GPU is held under a lease.
+pub static NONE_OFFERED: Rule = Rule {
+    id: "themis.none_offered",
+    words: "waits: #{place} by rho = {rho} of {jobs} jobs, but no GPU was offered in this call (every GPU is held until its lease ends)",
+    fields: FIELDS,
+    key: Some("rho"),
+};
+
+/// Not a bidder and no leftover.
+pub static WAITS: Rule = Rule {
+    id: "themis.waits",
+    words: "waits: #{place} by rho = {rho}, not among the {bidders} of {jobs} jobs with the largest rho that bid for the {offered} offered GPUs, and no leftover reached it",
+    fields: FIELDS,
+    key: Some("rho"),
+};

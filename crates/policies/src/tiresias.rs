@@ -18,13 +18,14 @@
 //! pending_to_tail=false`.
 
 use super::{
-    gang_plan, gang_request, Policy, PolicyInfo, Request, Trigger, REQUEST_PARAM,
-    ROUND_PARAM_EVENTS,
+    gang_request, Policy, PolicyInfo, Request, Trigger, REQUEST_PARAM, ROUND_PARAM_EVENTS,
 };
+use crate::helpers::common::gang_plan_turns;
+use crate::helpers::explain::{explain_turns, turns_if_wanted, Turn};
 use schedlab_core::error::Result;
 use schedlab_core::params::{ParamSpec, Params};
 use schedlab_core::settings::Settings;
-use schedlab_sim::{Decision, View};
+use schedlab_sim::{field, Decision, Field, Rule, Unit, Val, View};
 
 schedlab_core::settings! {
     /// Tiresias's settings (`--set tiresias.KEY=VALUE`).
@@ -106,7 +107,101 @@ impl Tiresias {
     fn level_for(&self, attained: f64) -> usize {
         self.thresholds.iter().filter(|t| attained >= **t).count()
     }
+
+    /// Reasons: each walked job's queue, attained service and turn, and
+    /// the demotion or promotion that moved it this call.
+    fn explain(&self, view: &View, out: &mut Decision, turns: &[Turn], moved: &[(u32, usize)]) {
+        explain_turns(
+            out,
+            turns,
+            |t| {
+                let level = self.jobs[t.job as usize].level;
+                match moved.iter().find(|(j, _)| *j == t.job) {
+                    Some((_, from)) if level > *from => &DEMOTED,
+                    Some(_) => &PROMOTED,
+                    None if t.placed => &RUNS,
+                    None => &WAITS,
+                }
+            },
+            |place, t| {
+                let q = &self.jobs[t.job as usize];
+                let from = moved
+                    .iter()
+                    .find(|(j, _)| *j == t.job)
+                    .map_or(q.level, |m| m.1);
+                // The threshold ahead, or the one just crossed on a demotion.
+                let threshold = if q.level > from {
+                    self.thresholds[q.level - 1]
+                } else {
+                    self.thresholds
+                        .get(q.level)
+                        .copied()
+                        .unwrap_or(f64::INFINITY)
+                };
+                let waited = if q.pending_since.is_finite() {
+                    view.now() - q.pending_since
+                } else {
+                    0.0
+                };
+                vec![
+                    Val::from(q.level),
+                    Val::from(from),
+                    Val::from(place),
+                    Val::from(view.attained_gpu_s(t.job) - q.offset),
+                    Val::from(threshold),
+                    Val::from(t.need),
+                    Val::from(t.free),
+                    Val::from(waited),
+                    Val::from(view.executed_s(t.job)),
+                ]
+            },
+        );
+    }
 }
+
+const FIELDS: &[Field] = &[
+    field("queue", Unit::Count),
+    field("from", Unit::Count),
+    field("place", Unit::Count),
+    field("attained", Unit::GpuSeconds),
+    field("threshold", Unit::GpuSeconds),
+    field("need", Unit::Gpus),
+    field("free", Unit::Gpus),
+    field("waited", Unit::Seconds),
+    field("executed", Unit::Seconds),
+];
+
+/// Runs: its place in the queues' order and its attained service.
+pub static RUNS: Rule = Rule {
+    id: "tiresias.runs",
+    words: "runs: in queue Q{queue}, #{place} in the order of the queues; attained service {attained} of the next threshold {threshold}; {need} GPUs needed and placed ({free} unclaimed at its turn)",
+    fields: FIELDS,
+    key: Some("queue"),
+};
+
+/// Waits: the jobs ahead took the GPUs it needs.
+pub static WAITS: Rule = Rule {
+    id: "tiresias.waits",
+    words: "waits: in queue Q{queue}, #{place} in the order of the queues; attained service {attained} of the next threshold {threshold}; {need} GPUs needed, which do not fit ({free} unclaimed at its turn)",
+    fields: FIELDS,
+    key: Some("queue"),
+};
+
+/// Demoted this call: its attained service reached a threshold.
+pub static DEMOTED: Rule = Rule {
+    id: "tiresias.demoted",
+    words: "demoted from Q{from} to Q{queue}: attained service {attained} reached the threshold {threshold}; now #{place} in the order of the queues, needing {need} GPUs ({free} unclaimed at its turn)",
+    fields: FIELDS,
+    key: Some("queue"),
+};
+
+/// Promoted back to Q0 by the starvation knob.
+pub static PROMOTED: Rule = Rule {
+    id: "tiresias.promoted",
+    words: "promoted from Q{from} to Q{queue}: it waited {waited}, past the starvation knob times its {executed} of execution; now #{place}, needing {need} GPUs ({free} unclaimed at its turn)",
+    fields: FIELDS,
+    key: Some("queue"),
+};
 
 impl Policy for Tiresias {
     fn name(&self) -> &str {
@@ -122,6 +217,8 @@ impl Policy for Tiresias {
             self.jobs.resize(view.id_bound(), QueueState::default());
         }
         let now = view.now();
+        // Queue moves of this call, for reasons: (job, level before).
+        let mut moved: Option<Vec<(u32, usize)>> = view.want_reasons().then(Vec::new);
         for &j in view.active().iter() {
             if !self.jobs[j as usize].seen {
                 let stamp = self.stamp(view.spec(j).arrival);
@@ -133,6 +230,9 @@ impl Policy for Tiresias {
             let attained = view.attained_gpu_s(j) - self.jobs[j as usize].offset;
             let level = self.level_for(attained);
             if level > self.jobs[j as usize].level {
+                if let Some(m) = moved.as_mut() {
+                    m.push((j, self.jobs[j as usize].level));
+                }
                 let stamp = self.stamp(now);
                 let q = &mut self.jobs[j as usize];
                 q.level = level;
@@ -143,6 +243,9 @@ impl Policy for Tiresias {
             {
                 let executed = view.executed_s(j);
                 if now - q.pending_since >= executed * self.knob {
+                    if let Some(m) = moved.as_mut() {
+                        m.push((j, q.level));
+                    }
                     let stamp = self.stamp(now);
                     let q = &mut self.jobs[j as usize];
                     q.level = 0;
@@ -160,8 +263,18 @@ impl Policy for Tiresias {
                 .then(qa.stamp.1.cmp(&qb.stamp.1))
         });
         let peak = self.peak;
-        let (plan, placed) = gang_plan(view, &order, true, &|j| gang_request(view, j, peak));
+        let mut turns = turns_if_wanted(view);
+        let (plan, placed) = gang_plan_turns(
+            view,
+            &order,
+            true,
+            &|j| gang_request(view, j, peak),
+            turns.as_mut(),
+        );
         out.apply_plan(view, plan);
+        if let (Some(turns), Some(moved)) = (&turns, &moved) {
+            self.explain(view, out, turns, moved);
+        }
         let placed_set: std::collections::BTreeSet<u32> = placed.iter().copied().collect();
         let mut next_wake = f64::INFINITY;
         for &j in &order {

@@ -3,6 +3,7 @@
 //! runs ([`isolated`]), multi-objective search over scheduler configurations
 //! ([`search`]) and fidelity checks against other simulators ([`validate`]).
 
+pub mod explain;
 pub mod isolated;
 pub mod report;
 pub mod search;

@@ -6,6 +6,8 @@
 //! (a `Simulation` clone) gets a switched-off recorder instead of a copy.
 
 use super::insight::{RoundInsight, MAX_CELLS_PER_RUN};
+use super::reason::Reason;
+use super::reason_log::ReasonLog;
 use super::timeline::{GroupRecord, PlanRecord, PlanStep, RoundStat, Timeline};
 use schedlab_model::cluster::GpuKind;
 
@@ -22,6 +24,10 @@ pub struct Recorder {
     plan_steps: usize,
     /// Each job's last recorded group (only changes are stored).
     last_group: std::collections::BTreeMap<u32, u32>,
+    /// Keep policies' per-job reasons (independent of the timeline).
+    reasons_on: bool,
+    reasons: ReasonLog,
+    gauges: super::gauges::GaugeLog,
 }
 
 /// Plan steps a run keeps at most (the page's memory bound).
@@ -65,6 +71,39 @@ impl Recorder {
 
     pub fn set_insight(&mut self, on: bool) {
         self.insight = on;
+    }
+
+    /// Keeps policies' reasons from now on (`only_job`: that job's only).
+    pub fn set_reasons(&mut self, on: bool, only_job: Option<u32>) {
+        self.reasons_on = on;
+        self.reasons.only_job = only_job;
+    }
+
+    /// True when a policy's reasons would be kept now.
+    pub fn wants_reasons(&self) -> bool {
+        self.reasons_on && self.reasons.has_room()
+    }
+
+    /// Keeps one call's reasons; `gpus(job)` is what the decision gives it.
+    pub fn reasons(&mut self, t: f64, reasons: Vec<Reason>, gpus: impl Fn(u32) -> f64) {
+        if self.reasons_on && !reasons.is_empty() {
+            self.reasons.keep(t, reasons, gpus);
+        }
+    }
+
+    pub fn reason_log(&self) -> &ReasonLog {
+        &self.reasons
+    }
+
+    /// Keeps one call's gauge readings (with the reasons).
+    pub fn gauges(&mut self, t: f64, readings: Vec<(&'static str, u32, f64)>) {
+        if self.reasons_on && !readings.is_empty() {
+            self.gauges.keep(t, readings);
+        }
+    }
+
+    pub fn gauge_log(&self) -> &super::gauges::GaugeLog {
+        &self.gauges
     }
 
     /// True when a policy's per-round diagnostic would be kept now.

@@ -61,6 +61,8 @@ pub struct View<'a> {
     pub(crate) measure: bool,
     pub(crate) early_stop: bool,
     pub(crate) insight: bool,
+    /// The engine keeps per-job reasons (`Decision::explain`); see [`View::want_reasons`].
+    pub(crate) reasons: bool,
     pub(crate) rules: Rules,
     /// The policy is registered as an oracle ([`crate::Knowledge`]): only
     /// then does [`View::oracle`] answer and may it read future jobs.
@@ -237,6 +239,13 @@ impl<'a> View<'a> {
     /// runs that do not record it (benchmarks, the CLI) pay nothing.
     pub fn want_insight(&self) -> bool {
         self.insight
+    }
+
+    /// True when the engine will keep the reasons of this call
+    /// ([`Decision::explain`]). Policies build them only then: a reason
+    /// never changes a decision, and runs that do not record them pay nothing.
+    pub fn want_reasons(&self) -> bool {
+        self.reasons
     }
 
     /// What the job was submitted with (an arrived job's; see the module doc).
@@ -634,6 +643,11 @@ pub struct Decision {
     /// Jobs' groups in the policy's own terms: (job, group); the timeline
     /// keeps changes when it records (see [`Decision::set_group`]).
     pub groups: Vec<(u32, u32)>,
+    /// Why the policy did what it did, per job, when asked
+    /// ([`View::want_reasons`]; see [`Decision::explain`]).
+    pub reasons: Vec<crate::reason::Reason>,
+    /// Numbers the policy computed for the page to plot (see [`Decision::gauge`]).
+    pub gauges: Vec<(&'static str, u32, f64)>,
 }
 
 impl Decision {
@@ -659,6 +673,33 @@ impl Decision {
     /// recorded for the page, never binding.
     pub fn announce_plan(&mut self, job: u32, done: f64, steps: Vec<crate::timeline::PlanStep>) {
         self.plans.push((job, done, steps));
+    }
+
+    /// Says why `job` gets what it gets in this call: the rule that decided,
+    /// the job's rank in the policy's order if the rule ranks jobs, and one
+    /// value per field of the rule. Recorded for `schedlab explain` and the
+    /// page, never binding; call it only when [`View::want_reasons`].
+    pub fn explain(
+        &mut self,
+        job: u32,
+        rule: &'static crate::reason::Rule,
+        rank: Option<u32>,
+        values: Vec<crate::reason::Val>,
+    ) {
+        debug_assert_eq!(values.len(), rule.fields.len(), "{}", rule.id);
+        self.reasons.push(crate::reason::Reason {
+            job,
+            rule,
+            rank,
+            values,
+        });
+    }
+
+    /// Notes a number the policy computed this call, e.g. the load it
+    /// predicts for pool `key`: kept with the reasons for the page to plot
+    /// against what happened, never binding; only when [`View::want_reasons`].
+    pub fn gauge(&mut self, name: &'static str, key: u32, value: f64) {
+        self.gauges.push((name, key, value));
     }
 
     pub fn wake_at(&mut self, t: f64) {

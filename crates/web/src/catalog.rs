@@ -218,34 +218,7 @@ mod tests {
 
     #[test]
     fn every_metric_rule_names_a_summary_field() {
-        let s = Summary {
-            jobs: 0,
-            completed: 0,
-            avg_jct_s: 0.0,
-            p50_jct_s: 0.0,
-            p90_jct_s: 0.0,
-            p99_jct_s: 0.0,
-            makespan_s: 0.0,
-            avg_queue_s: 0.0,
-            gpu_hours: 0.0,
-            utilization: 0.0,
-            avg_restarts: 0.0,
-            ftf_rho_max: 0.0,
-            ftf_unfair_frac: 0.0,
-            energy_kwh: 0.0,
-            avg_tardiness_s: 0.0,
-            due_missed_frac: 0.0,
-            max_tardiness_s: 0.0,
-            gpu_cost_usd: 0.0,
-            tardiness_cost_usd: 0.0,
-            total_cost_usd: 0.0,
-            predicted_frac: 0.0,
-            avg_pred_error_pct: 0.0,
-            p50_pred_error_pct: 0.0,
-            p95_pred_error_pct: 0.0,
-            p99_pred_error_pct: 0.0,
-            speedup: Default::default(),
-        };
+        let s = Summary::default();
         let v = serde_json::to_value(&s).unwrap();
         for m in METRICS {
             assert!(v.get(m.key).is_some(), "{} is not a Summary field", m.key);

@@ -355,18 +355,20 @@ mod tests {
             }
             let m = &f.run.metrics;
             let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * b.abs().max(1.0);
-            assert!(m.gpu_cost_usd > 0.0);
+            let gpu_cost = m.gpu_cost_usd.expect("a run on priced GPUs has a GPU cost");
+            let tardiness_cost = m
+                .tardiness_cost_usd
+                .expect("a trace with due dates has a tardiness cost");
+            assert!(gpu_cost > 0.0);
             assert!(
-                close(*s.gpu_cost.last().unwrap(), m.gpu_cost_usd),
-                "{policy}: {} vs {}",
+                close(*s.gpu_cost.last().unwrap(), gpu_cost),
+                "{policy}: {} vs {gpu_cost}",
                 s.gpu_cost.last().unwrap(),
-                m.gpu_cost_usd
             );
             assert!(
-                close(*s.tardiness_cost.last().unwrap(), m.tardiness_cost_usd),
-                "{policy}: {} vs {}",
+                close(*s.tardiness_cost.last().unwrap(), tardiness_cost),
+                "{policy}: {} vs {tardiness_cost}",
                 s.tardiness_cost.last().unwrap(),
-                m.tardiness_cost_usd
             );
         }
         // A run on unpriced GPUs without due dates has no cost series.

@@ -299,6 +299,8 @@ mod tests {
             pools: vec![],
             gpu_time: vec![],
             gpu_cost_usd: None,
+            reasons: Default::default(),
+            gauges: Default::default(),
         };
         let s = over_time(&o, 4, 4);
         assert_eq!(s.t, vec![12.5, 37.5, 62.5, 87.5]);

@@ -44,6 +44,10 @@ pub struct BenchArgs {
     /// Also record the timeline (as the page does).
     #[arg(long)]
     pub timeline: bool,
+    /// Suite: keep every policy call's reasons (as the page and `explain` do),
+    /// to measure what they cost.
+    #[arg(long)]
+    pub reasons: bool,
 }
 
 pub fn bench(a: BenchArgs) -> Result<()> {
@@ -53,7 +57,13 @@ pub fn bench(a: BenchArgs) -> Result<()> {
             Some(list) => schedlab_core::params::name_list("--case", list)?,
             None => Vec::new(),
         };
-        return suite::suite(&names, a.seed, a.json.as_deref(), a.compare.as_deref());
+        return suite::suite(
+            &names,
+            a.seed,
+            a.reasons,
+            a.json.as_deref(),
+            a.compare.as_deref(),
+        );
     };
     let afs = match what {
         "engine" => false,

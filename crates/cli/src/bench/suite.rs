@@ -257,6 +257,17 @@ pub struct CaseResult {
     pub peak_mb: Option<f64>,
     /// SHA-256 of the results without timings (first 16 hex digits).
     pub digest: String,
+    /// With `--reasons`: what the run kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasons: Option<ReasonsKept>,
+}
+
+/// The reasons a case kept (`bench --reasons`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ReasonsKept {
+    pub records: usize,
+    /// When the log reached its bound, if it did.
+    pub capped_at: Option<f64>,
 }
 
 /// Resets the kernel's peak-RSS mark (Linux); false where unsupported.
@@ -277,7 +288,7 @@ fn peak_mb() -> Option<f64> {
         .map(|kb| kb / 1024.0)
 }
 
-fn run_case(case: &Case, s: Setup, seed: u64) -> Result<CaseResult> {
+fn run_case(case: &Case, s: Setup, seed: u64, reasons: bool) -> Result<CaseResult> {
     let cluster = Arc::new(s.cluster);
     let zoo = Arc::new(ModelZoo::builtin());
     let peak_ok = reset_peak();
@@ -285,13 +296,16 @@ fn run_case(case: &Case, s: Setup, seed: u64) -> Result<CaseResult> {
     let started = std::time::Instant::now();
     let settings = RunSettings::from_overrides(&s.overrides, &[s.policy.to_string()])?;
     let (mut sim, params) = prepare_policy(&s.trace, &cluster, &zoo, s.policy, &settings, seed)?;
+    sim.set_record_reasons(reasons, None);
     let outcome = sim.run(&mut |_| true)?;
+    let capped = outcome.reasons.capped_at;
     let run_s = started.elapsed().as_secs_f64();
     let (calls, policy_total) = sim.policy_time();
     let estimator_s = fit_seconds() - fit0;
     let mut call_ms: Vec<f64> = outcome.rounds.iter().map(|r| r.policy_s * 1e3).collect();
     call_ms.sort_by(f64::total_cmp);
     let t_out = std::time::Instant::now();
+    let outcome_reasons = outcome.reasons.records.len();
     let mut run = finish_policy(s.policy, params, outcome, &s.trace, &cluster, &zoo, run_s);
     let json = serde_json::to_string(&run).map_err(|e| Error::Internal(e.to_string()))?;
     let output_s = t_out.elapsed().as_secs_f64();
@@ -316,6 +330,10 @@ fn run_case(case: &Case, s: Setup, seed: u64) -> Result<CaseResult> {
         output_s,
         peak_mb: if peak_ok { peak_mb() } else { None },
         digest,
+        reasons: reasons.then_some(ReasonsKept {
+            records: outcome_reasons,
+            capped_at: capped,
+        }),
     })
 }
 
@@ -324,10 +342,15 @@ const CHILD: &str = "SCHEDLAB_BENCH_CHILD";
 
 /// Runs one case in a fresh process of this binary, so that its peak
 /// memory and its allocator state are its own.
-fn run_in_child(case: &Case, seed: u64) -> Result<Option<CaseResult>> {
+fn run_in_child(case: &Case, seed: u64, reasons: bool) -> Result<Option<CaseResult>> {
     let exe = std::env::current_exe().map_err(|e| Error::Internal(format!("bench: {e}")))?;
+    let mut args = vec!["bench", "--case", case.name];
+    if reasons {
+        args.push("--reasons");
+    }
     let out = std::process::Command::new(exe)
-        .args(["bench", "--case", case.name, "--seed", &seed.to_string()])
+        .args(args)
+        .args(["--seed", &seed.to_string()])
         .env(CHILD, "1")
         .stderr(std::process::Stdio::inherit())
         .output()
@@ -350,7 +373,13 @@ fn run_in_child(case: &Case, seed: u64) -> Result<Option<CaseResult>> {
 
 /// Runs the named cases (all when `names` is empty), each in its own
 /// process, and prints the table.
-pub fn suite(names: &[String], seed: u64, json: Option<&str>, compare: Option<&str>) -> Result<()> {
+pub fn suite(
+    names: &[String],
+    seed: u64,
+    reasons: bool,
+    json: Option<&str>,
+    compare: Option<&str>,
+) -> Result<()> {
     for n in names {
         if !CASES.iter().any(|c| c.name == n) {
             return Err(Error::config(format!(
@@ -373,7 +402,7 @@ pub fn suite(names: &[String], seed: u64, json: Option<&str>, compare: Option<&s
     {
         if child {
             let line = match (case.setup)(seed)? {
-                Some(setup) => serde_json::to_string(&run_case(case, setup, seed)?)
+                Some(setup) => serde_json::to_string(&run_case(case, setup, seed, reasons)?)
                     .map_err(|e| Error::Internal(e.to_string()))?,
                 None => "skipped".to_string(),
             };
@@ -381,10 +410,18 @@ pub fn suite(names: &[String], seed: u64, json: Option<&str>, compare: Option<&s
             return Ok(());
         }
         eprintln!("bench {}: {}", case.name, case.about);
-        let Some(r) = run_in_child(case, seed)? else {
+        let Some(r) = run_in_child(case, seed, reasons)? else {
             eprintln!("  skipped: {POLLUX_WORKLOAD} is absent");
             continue;
         };
+        if let Some(k) = &r.reasons {
+            eprintln!(
+                "  reasons kept: {} records{}",
+                k.records,
+                k.capped_at
+                    .map_or(String::new(), |t| format!(", log full at t = {t:.0} s"))
+            );
+        }
         rows.push(row(&r, reference.iter().find(|x| x.case == r.case)));
         results.push(r);
     }

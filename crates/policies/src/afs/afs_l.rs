@@ -7,8 +7,8 @@
 //! never beyond a job's peak-throughput GPU count.
 
 use super::super::{Policy, PolicyInfo, Trigger, ROUND_PARAM_EVENTS};
-use super::share::{allocate, mix, Knowledge};
-use super::{entries, to_shares};
+use super::share::{allocate_logged, mix, Entry, Grant, Knowledge};
+use super::{entries, explain, to_shares};
 use crate::helpers::alloc::{pinned_jobs, place_with_retry};
 use schedlab_core::error::Result;
 use schedlab_core::params::{ParamSpec, Params};
@@ -84,6 +84,8 @@ impl Policy for AfsL {
             .copied()
             .filter(|j| !pinned.contains(j))
             .collect();
+        // Reasons: the last attempt's entries and grants.
+        let mut explained: Option<(Vec<Entry>, Vec<Grant>)> = None;
         place_with_retry(view, out, &pinned, |excluded| {
             let live: Vec<u32> = jobs
                 .iter()
@@ -98,10 +100,23 @@ impl Policy for AfsL {
                 }
             });
             let rates: Vec<_> = live.iter().map(|&j| view.rate_fn(j)).collect();
-            allocate(&mut e, free, Knowledge::Length, seed, &mut |i, k| {
-                rates[i].at(view, k)
-            });
+            let mut grants = view.want_reasons().then(Vec::new);
+            allocate_logged(
+                &mut e,
+                free,
+                Knowledge::Length,
+                seed,
+                &mut |i, k| rates[i].at(view, k),
+                grants.as_mut(),
+            );
+            if let Some(g) = grants {
+                explained = Some((e.clone(), g));
+            }
             to_shares(&e)
         });
+        if let Some((e, g)) = explained {
+            let len1 = explain::first_grant_lengths(view, &e);
+            explain::explain(out, explain::Variant::L, &e, &g, &len1);
+        }
     }
 }

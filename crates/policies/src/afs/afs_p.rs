@@ -19,7 +19,8 @@
 //! the trace: `quantum_s x time_scale` (72 s at 1 %, 14.4 s at 0.2 %).
 
 use super::super::{Policy, PolicyInfo, Trigger, ROUND_PARAM_EVENTS};
-use super::share::{allocate, mix, Knowledge};
+use super::explain;
+use super::share::{allocate_logged, mix, Entry, Grant, Knowledge};
 use super::{entries, to_shares};
 use crate::helpers::alloc::{
     claim_between, first_grant, pinned_jobs, place_with_retry, Plan, Share,
@@ -226,6 +227,25 @@ impl Policy for AfsP {
                     wake = wake.min(view.now() + (q - view.executed_s(*j)).max(0.0));
                 }
             }
+            if view.want_reasons() {
+                let holding: std::collections::BTreeSet<u32> =
+                    plan.iter().map(|(x, _, _)| *x).collect();
+                let shared: Vec<(u32, f64, f64, Option<f64>)> = jobs
+                    .iter()
+                    .map(|&j| {
+                        let held = view.executed_s(j);
+                        let holds = holding.contains(&j);
+                        let end = self.q_end[j as usize];
+                        (
+                            j,
+                            self.counter(held),
+                            held,
+                            (holds && end.is_finite()).then_some(end),
+                        )
+                    })
+                    .collect();
+                explain::explain_time_share(out, &shared, self.unit, free);
+            }
             out.apply_plan(view, plan);
             if wake.is_finite() && self.round_s == 0.0 {
                 out.wake_at(wake.max(view.now() + EPS * self.unit));
@@ -236,6 +256,9 @@ impl Policy for AfsP {
             self.q_end[j as usize] = f64::NAN;
         }
         let mode = self.shares;
+        // Reasons: the last attempt's entries and grants (tournament only).
+        let mut explained: Option<(Vec<Entry>, Vec<Grant>)> = None;
+        let mut maxmin_shares: Vec<(u32, u32, u32)> = Vec::new();
         place_with_retry(view, out, &pinned, |excluded| {
             let live: Vec<u32> = jobs
                 .iter()
@@ -252,13 +275,18 @@ impl Policy for AfsP {
                         }
                     });
                     let rates: Vec<_> = live.iter().map(|&j| view.rate_fn(j)).collect();
-                    allocate(
+                    let mut grants = view.want_reasons().then(Vec::new);
+                    allocate_logged(
                         &mut e,
                         free,
                         Knowledge::NoLength { random },
                         seed,
                         &mut |i, k| rates[i].at(view, k),
+                        grants.as_mut(),
                     );
+                    if let Some(g) = grants {
+                        explained = Some((e.clone(), g));
+                    }
                     to_shares(&e)
                 }
                 Shares::MaxMin => {
@@ -271,6 +299,14 @@ impl Policy for AfsP {
                         .map(|&j| crate::helpers::alloc::is_rigid(view, j))
                         .collect();
                     let shares = super::super::maxmin::water_fill(&caps, &rigid, free);
+                    if view.want_reasons() {
+                        maxmin_shares = live
+                            .iter()
+                            .zip(&shares)
+                            .zip(&caps)
+                            .map(|((&j, &s), &c)| (j, s, c))
+                            .collect();
+                    }
                     live.iter()
                         .zip(shares)
                         .zip(caps)
@@ -286,5 +322,12 @@ impl Policy for AfsP {
                 }
             }
         });
+        if let Some((e, g)) = explained {
+            let len1 = vec![0.0; e.len()];
+            explain::explain(out, explain::Variant::P, &e, &g, &len1);
+        }
+        if !maxmin_shares.is_empty() {
+            explain::explain_max_min(out, &maxmin_shares, free);
+        }
     }
 }

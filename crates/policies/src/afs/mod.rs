@@ -16,6 +16,7 @@
 pub(crate) mod afs_l;
 pub(crate) mod afs_p;
 pub(crate) mod afs_s;
+pub mod explain;
 pub mod rule;
 pub mod share;
 

@@ -111,11 +111,45 @@ pub fn allocate(
     seed: u64,
     rate: &mut (impl FnMut(usize, u32) -> f64 + ?Sized),
 ) -> Stages {
+    allocate_logged(entries, total, knowledge, seed, rate, None)
+}
+
+/// [`allocate`], noting each stage-two [`Grant`] in `log` when given (reasons).
+pub fn allocate_logged(
+    entries: &mut [Entry],
+    total: u32,
+    knowledge: Knowledge,
+    seed: u64,
+    rate: &mut (impl FnMut(usize, u32) -> f64 + ?Sized),
+    log: Option<&mut Vec<Grant>>,
+) -> Stages {
     let mut stages = Stages::default();
     let left = stage_one(entries, total, knowledge, rate);
     stages.stage_one = total - left;
-    stages.stage_two = stage_two(entries, left, knowledge, seed, rate);
+    stages.stage_two = stage_two_logged(entries, left, knowledge, seed, rate, log);
     stages
+}
+
+/// One side of a rule (3) comparison: a job's remaining time at its
+/// tentative share (AFS-L), relative gain g and relative time saved h.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Side {
+    pub job: u32,
+    pub len: f64,
+    pub g: f64,
+    pub h: f64,
+}
+
+/// A GPU handed out in stage two: the winner of the TOPPRIORITY scan and
+/// the job it beat for it (the champion it took the crown from, or, when
+/// it held the crown from the start of the scan, the challenger that came
+/// closest to taking it); None when it had no challenger.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Grant {
+    /// The GPU count the grant brings the winner to.
+    pub gpus: u32,
+    pub winner: Side,
+    pub rival: Option<Side>,
 }
 
 /// Stage one: every job is a `min`-GPU job; they are served shortest
@@ -360,6 +394,49 @@ impl Scan {
         self.h[k] = f64::NEG_INFINITY;
     }
 
+    /// The grant to the champion at position `w` (before it takes the GPU),
+    /// with the job it beat for it (see [`Grant`]).
+    fn grant(&self, w: usize, entries: &[Entry], elig: &[usize], knowledge: Knowledge) -> Grant {
+        let side = |k: usize| Side {
+            job: entries[elig[k]].job,
+            len: self.l[k],
+            g: self.g[k],
+            h: self.h[k],
+        };
+        let dethroned = match self.changes.len() {
+            0 => None,
+            n if self.changes[n - 1] == w => Some(if n >= 2 {
+                self.changes[n - 2]
+            } else {
+                self.start
+            }),
+            _ => None,
+        };
+        // Held from the start: the challenger with the smallest margin to
+        // rule (3) (AFS-L: a longer one needs h > the champion's g, a
+        // shorter one g >= its h; AFS-P: h > the champion's g).
+        let by_length = knowledge == Knowledge::Length;
+        let closest = || {
+            (0..self.n)
+                .filter(|&k| k != w && self.alive[k])
+                .map(|k| {
+                    let margin = if !by_length || self.l[w] < self.l[k] {
+                        self.h[k] - self.g[w]
+                    } else {
+                        self.g[k] - self.h[w]
+                    };
+                    (margin, k)
+                })
+                .max_by(|a, b| a.0.total_cmp(&b.0))
+                .map(|(_, k)| k)
+        };
+        Grant {
+            gpus: entries[elig[w]].cnt + 1,
+            winner: side(w),
+            rival: dethroned.or_else(closest).map(side),
+        }
+    }
+
     /// The champion before position `from`: the last change, or the start.
     fn champion(&self) -> usize {
         self.changes.last().copied().unwrap_or(self.start)
@@ -479,10 +556,22 @@ impl Scan {
 /// the worst case, as in the paper (O(M·n) per event).
 pub fn stage_two(
     entries: &mut [Entry],
+    left: u32,
+    knowledge: Knowledge,
+    seed: u64,
+    rate: &mut (impl FnMut(usize, u32) -> f64 + ?Sized),
+) -> u32 {
+    stage_two_logged(entries, left, knowledge, seed, rate, None)
+}
+
+/// [`stage_two`], noting each grant in `log` when given.
+pub fn stage_two_logged(
+    entries: &mut [Entry],
     mut left: u32,
     knowledge: Knowledge,
     seed: u64,
     rate: &mut (impl FnMut(usize, u32) -> f64 + ?Sized),
+    mut log: Option<&mut Vec<Grant>>,
 ) -> u32 {
     if left == 0 {
         return 0;
@@ -527,6 +616,9 @@ pub fn stage_two(
     while left > 0 {
         let w = champ;
         let i = elig[w];
+        if let Some(log) = log.as_deref_mut() {
+            log.push(scan.grant(w, entries, &elig, knowledge));
+        }
         let e = &mut entries[i];
         e.cnt += 1;
         e.p = e.p_next;

@@ -36,7 +36,7 @@ use schedlab_core::error::{Error, Result};
 use schedlab_core::params::{ParamSpec, Params};
 use schedlab_core::settings::Settings;
 use schedlab_model::cluster::Packer;
-use schedlab_sim::{Decision, View};
+use schedlab_sim::{field, Decision, Field, Rule, Unit, Val, View};
 use std::collections::BTreeSet;
 
 schedlab_core::settings! {
@@ -206,6 +206,9 @@ impl Asia {
                 }
                 match started {
                     Some(j) => {
+                        if view.want_reasons() {
+                            explain_lent(view, out, j, len, reserved, usable, ledger);
+                        }
                         self.opportunistic.insert(j);
                         self.lent_order.push(j);
                     }
@@ -288,6 +291,25 @@ impl Policy for Asia {
             self.reclaim_for_heads(view, &mut ledger, &mut packer, out);
         }
         start_heads(view, &mut ledger, &mut packer, out, true);
+        if let (true, Some(pred)) = (view.want_reasons(), self.predictor.as_ref()) {
+            // The predictor panel: per pool and window, the load predicted
+            // now and the load that truly arrives (key = pool << 8 | window).
+            for q in 0..ledger.pools() {
+                for w in 0..pred.windows_s().len() {
+                    let key = ((q as u32) << 8) | w as u32;
+                    out.gauge(
+                        "anticipatory.predicted",
+                        key,
+                        pred.total_new_load(q, w, view.now()) as f64,
+                    );
+                    out.gauge(
+                        "anticipatory.arrived",
+                        key,
+                        pred.arrived_load(q, w, view.now()) as f64,
+                    );
+                }
+            }
+        }
         if self.share {
             self.spare(view, &mut ledger, &mut packer, out);
             let waiting = ledger.pending.iter().any(|p| !p.is_empty());
@@ -296,4 +318,50 @@ impl Policy for Asia {
             }
         }
     }
+}
+
+const LENT_FIELDS: &[Field] = &[
+    field("pool", Unit::Text),
+    field("quota", Unit::Gpus),
+    field("used", Unit::Gpus),
+    field("need", Unit::Gpus),
+    field("window", Unit::Seconds),
+    field("reserved", Unit::Gpus),
+    field("usable", Unit::Gpus),
+];
+
+/// Started in the spare stream on lent GPUs.
+pub static LENT: Rule = Rule {
+    id: "anticipatory.lent",
+    words: "starts on lent GPUs (the spare stream): its run time is predicted to end within {window}, and after reserving {reserved} idle GPUs for the pools' waiting and predicted load over that window, {usable} could be lent; pool {pool} now holds {used} GPUs against its quota of {quota}",
+    fields: LENT_FIELDS,
+    key: None,
+};
+
+/// A spare-stream start's reason, with the reservation it was made under.
+fn explain_lent(
+    view: &View,
+    out: &mut Decision,
+    job: u32,
+    window: f64,
+    reserved: u64,
+    usable: i64,
+    ledger: &Ledger,
+) {
+    let q = ledger_pool(view, job);
+    let name = view.pools().pools.get(q).map_or("all", |p| p.name.as_str());
+    out.explain(
+        job,
+        &LENT,
+        None,
+        vec![
+            Val::from(name),
+            Val::from(ledger.quota[q]),
+            Val::from(ledger.current[q]),
+            Val::from(view.spec(job).gpus),
+            Val::from(window),
+            Val::from(reserved as f64),
+            Val::from(usable as f64),
+        ],
+    );
 }

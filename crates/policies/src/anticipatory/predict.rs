@@ -239,6 +239,12 @@ impl Predictor {
             .unwrap_or(0)
     }
 
+    /// GPUs that truly arrive in pool q within window w from `now` (what a
+    /// perfect predictor says; the page plots predictions against it).
+    pub fn arrived_load(&self, q: usize, w: usize, now: f64) -> u64 {
+        self.index.load(q, now, now + self.cfg.windows_s[w])
+    }
+
     /// TotalNewLoad(q, w): GPUs to reserve for pool q's arrivals in window w.
     pub fn total_new_load(&self, q: usize, w: usize, now: f64) -> u64 {
         if self.cfg.mode == Mode::Perfect {

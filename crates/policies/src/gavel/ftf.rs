@@ -10,8 +10,8 @@
 //! <= 1) and overhead_j = delta - (submit_j mod delta) + the restart delay.
 //! min_x max_j rho_j is found by bisection on rho with LP feasibility checks.
 
-use super::alloc::{finish_time_fairness, isolated_throughput, FtfJob};
-use super::rounds::{run_round, Ledger};
+use super::alloc::{finish_time_fairness, isolated_throughput, rho_of, FtfJob};
+use super::rounds::{run_round_explained, Ledger};
 use crate::helpers::throughput_matrix::Matrix;
 use crate::{Policy, PolicyInfo, Trigger};
 use schedlab_core::error::Result;
@@ -106,7 +106,20 @@ impl Policy for GavelFtf {
         let a = finish_time_fairness(&m, &f, self.tol, self.max_checks);
         out.solver_s = t0.elapsed().as_secs_f64();
         out.fallback = a.alloc.fallback;
-        run_round(view, out, &m, &a.alloc.x, &mut self.ledger, self.round_s);
+        let rho: Option<Vec<f64>> = view.want_reasons().then(|| {
+            (0..m.len())
+                .map(|r| rho_of(&m, &f, &a.alloc.x, r))
+                .collect()
+        });
+        run_round_explained(
+            view,
+            out,
+            &m,
+            &a.alloc.x,
+            &mut self.ledger,
+            self.round_s,
+            rho.as_deref(),
+        );
         // The FTF allocation moves with time (ages, remaining work) unless
         // one job is alone: then it goes to that job's best type.
         self.alone = m.jobs.len() == 1;

@@ -14,7 +14,7 @@
 use crate::helpers::throughput_matrix::Matrix;
 use schedlab_model::cluster::Placement;
 use schedlab_model::perf::BatchChoice;
-use schedlab_sim::{Decision, View};
+use schedlab_sim::{field, Decision, Field, Rule, Unit, Val, View};
 
 /// Gavel's per-job, per-type time ledger.
 #[derive(Debug, Clone, Default)]
@@ -90,6 +90,20 @@ pub fn run_round(
     ledger: &mut Ledger,
     round_s: f64,
 ) {
+    run_round_explained(view, out, m, x, ledger, round_s, None)
+}
+
+/// [`run_round`]; when the view wants reasons, each row's is recorded,
+/// with its finish-time-fairness `rho` when given (gavel-ftf).
+pub fn run_round_explained(
+    view: &View,
+    out: &mut Decision,
+    m: &Matrix,
+    x: &[Vec<f64>],
+    ledger: &mut Ledger,
+    round_s: f64,
+    rho: Option<&[f64]>,
+) {
     ledger.admit(m, round_s);
     let kinds = m.kinds.len();
     let mut free: Vec<i64> = m.caps.iter().map(|c| *c as i64).collect();
@@ -127,14 +141,29 @@ pub fn run_round(
             .then(a.2.cmp(&b.2))
             .then(a.3.cmp(&b.3))
     });
+    // Reasons: each row's best pair (its place in the pair order,
+    // priority, share, type); a row that runs is then explained by the
+    // pair it ran on (a fill pair can have share and priority 0).
+    let mut best: Option<Vec<Option<(usize, f64, f64, usize)>>> = view.want_reasons().then(|| {
+        let mut best = vec![None; m.len()];
+        for (place, &(prio, xv, r, k)) in pairs.iter().enumerate() {
+            if best[r].is_none() {
+                best[r] = Some((place, prio, xv, k));
+            }
+        }
+        best
+    });
     let mut chosen: Vec<(usize, usize)> = Vec::new();
-    for (_, _, r, k) in pairs {
+    for (place, (prio, xv, r, k)) in pairs.into_iter().enumerate() {
         if scheduled[r].is_some() || (m.gpus[r] as i64) > free[k] {
             continue;
         }
         free[k] -= m.gpus[r] as i64;
         scheduled[r] = Some(k);
         chosen.push((r, k));
+        if let Some(best) = best.as_mut() {
+            best[r] = Some((place, prio, xv, k));
+        }
     }
     // Placement: jobs staying on their type first (they keep their GPUs),
     // then the others, largest first.
@@ -154,6 +183,9 @@ pub fn run_round(
         }
     }
     ledger.last.clear();
+    if let Some(best) = best {
+        explain(out, m, x, &scheduled, &best, rho);
+    }
     for (r, s) in scheduled.iter().enumerate() {
         if let Some(k) = s {
             ledger.record(m.jobs[r], *k, round_s);
@@ -172,4 +204,87 @@ pub fn run_round(
             })
         });
     out.apply_plan(view, plan);
+}
+
+const FIELDS: &[Field] = &[
+    field("place", Unit::Count),
+    field("kind", Unit::Text),
+    field("x", Unit::Ratio),
+    field("x_total", Unit::Ratio),
+    field("throughput", Unit::Rate),
+    field("priority", Unit::Ratio),
+    field("need", Unit::Gpus),
+    field("rho", Unit::Ratio),
+];
+
+/// Runs this round on the type of its pair.
+pub static RUNS: Rule = Rule {
+    id: "gavel.runs",
+    words: "runs on {kind} this round: the max-sum-throughput allocation gives it {x} of its time there ({x_total} over all types; {throughput} progress/s there), and its priority, share over time received, of {priority} put its pair #{place} in the round's order",
+    fields: FIELDS,
+    key: Some("priority"),
+};
+
+/// Waits this round: higher-priority pairs took the GPUs.
+pub static WAITS: Rule = Rule {
+    id: "gavel.waits",
+    words: "waits this round: its best pair is {kind} (the max-sum-throughput allocation gives it {x} of its time there, {x_total} over all types) with priority {priority}, #{place} in the round's order, and the {need} GPUs it needs there were taken by pairs ahead",
+    fields: FIELDS,
+    key: Some("priority"),
+};
+
+/// Gavel-ftf: runs, with its finish-time fairness.
+pub static FTF_RUNS: Rule = Rule {
+    id: "gavel-ftf.runs",
+    words: "runs on {kind} this round: the allocation minimising the worst rho gives it {x} of its time there ({x_total} over all types), for rho = {rho}; its priority {priority} put its pair #{place} in the round's order",
+    fields: FIELDS,
+    key: Some("priority"),
+};
+
+/// Gavel-ftf: waits, with its finish-time fairness.
+pub static FTF_WAITS: Rule = Rule {
+    id: "gavel-ftf.waits",
+    words: "waits this round: the allocation minimising the worst rho gives it {x_total} of its time (best on {kind}: {x}), for rho = {rho}; with priority {priority} its pair was #{place} and the {need} GPUs it needs were taken by pairs ahead",
+    fields: FIELDS,
+    key: Some("priority"),
+};
+
+/// Reasons for every row of the round.
+fn explain(
+    out: &mut Decision,
+    m: &Matrix,
+    x: &[Vec<f64>],
+    scheduled: &[Option<usize>],
+    best: &[Option<(usize, f64, f64, usize)>],
+    rho: Option<&[f64]>,
+) {
+    for (r, &job) in m.jobs.iter().enumerate() {
+        let Some((place, prio, xv, best_k)) = best[r] else {
+            continue;
+        };
+        let k = scheduled[r].unwrap_or(best_k);
+        let xk = x.get(r).and_then(|row| row.get(k)).copied().unwrap_or(xv);
+        let total: f64 = x.get(r).map_or(0.0, |row| row.iter().sum());
+        let rule = match (scheduled[r].is_some(), rho.is_some()) {
+            (true, false) => &RUNS,
+            (false, false) => &WAITS,
+            (true, true) => &FTF_RUNS,
+            (false, true) => &FTF_WAITS,
+        };
+        out.explain(
+            job,
+            rule,
+            Some(place as u32),
+            vec![
+                Val::from(place + 1),
+                Val::from(m.kinds[k].name()),
+                Val::from(xk),
+                Val::from(total),
+                Val::from(m.t[r][k]),
+                Val::from(prio),
+                Val::from(m.gpus[r]),
+                Val::from(rho.and_then(|v| v.get(r).copied()).unwrap_or(f64::NAN)),
+            ],
+        );
+    }
 }

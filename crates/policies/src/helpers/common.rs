@@ -1,6 +1,7 @@
 //! Helpers shared by policies: choosing GPU types and walking jobs in
 //! priority order through a packer.
 
+use super::explain::Turn;
 use schedlab_model::cluster::{GpuKind, Packer, Placement};
 use schedlab_model::perf::BatchChoice;
 use schedlab_sim::{Decision, View};
@@ -123,6 +124,18 @@ pub fn gang_plan(
     rigid_batch: bool,
     want: &dyn Fn(u32) -> u32,
 ) -> (crate::helpers::alloc::Plan, Vec<u32>) {
+    gang_plan_turns(view, order, rigid_batch, want, None)
+}
+
+/// [`gang_plan`], noting each walked job's [`Turn`] in `turns` when given
+/// (reasons; pinned jobs keep their GPUs and take no turn).
+pub fn gang_plan_turns(
+    view: &View,
+    order: &[u32],
+    rigid_batch: bool,
+    want: &dyn Fn(u32) -> u32,
+    mut turns: Option<&mut Vec<Turn>>,
+) -> (crate::helpers::alloc::Plan, Vec<u32>) {
     let mut packer = view.packer_replan();
     let mut plan = Vec::new();
     let batch = |j: u32| rigid_batch.then(|| BatchChoice::Fixed(view.rigid_batch(j)));
@@ -140,10 +153,28 @@ pub fn gang_plan(
         if pinned.contains(&j) {
             continue;
         }
-        if let Some(p) = claim_count(&mut packer, view, j, want(j)) {
-            plan.push((j, p, batch(j)));
+        let free = if turns.is_some() {
+            packer.free_total()
         } else {
-            packer.release(j);
+            0
+        };
+        let placed = match claim_count(&mut packer, view, j, want(j)) {
+            Some(p) => {
+                plan.push((j, p, batch(j)));
+                true
+            }
+            None => {
+                packer.release(j);
+                false
+            }
+        };
+        if let Some(turns) = turns.as_deref_mut() {
+            turns.push(Turn {
+                job: j,
+                need: want(j),
+                free,
+                placed,
+            });
         }
     }
     let placed = plan.iter().map(|(j, _, _)| *j).collect();

@@ -7,5 +7,6 @@ pub mod admission;
 pub mod alloc;
 pub mod common;
 pub mod estimates;
+pub mod explain;
 pub mod fluid;
 pub mod throughput_matrix;

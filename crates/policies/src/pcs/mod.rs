@@ -20,6 +20,7 @@
 //! jobs keep their GPUs and the shares divide the rest.
 
 pub mod config;
+mod explain;
 pub mod heuristic;
 pub mod wfq;
 
@@ -235,6 +236,9 @@ impl Policy for Pcs {
             .copied()
             .filter(|j| !pinned.contains(j))
             .collect();
+        if view.want_reasons() {
+            self.explain(view, out, &candidates, free);
+        }
         if !self.rotate {
             self.place_fluid(view, out, &pinned, free, &candidates);
             self.report_classes(view, out);

@@ -93,9 +93,14 @@ impl Round<'_> {
     }
 
     /// The power mean of speedups (higher is better).
-    #[cfg(test)]
     pub fn fitness(&self, x: &Individual) -> f64 {
         self.fitness_with(x, &Terms::new(self))
+    }
+
+    /// The fitness of each individual, sharing the memoised terms (reasons).
+    pub fn fitness_of_all(&self, xs: &[Individual]) -> Vec<f64> {
+        let terms = Terms::new(self);
+        xs.iter().map(|x| self.fitness_with(x, &terms)).collect()
     }
 
     /// [`Round::fitness`] with each job's term looked up in `terms`: a

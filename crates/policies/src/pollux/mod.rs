@@ -25,7 +25,7 @@ use schedlab_model::cluster::{Packer, PlacementRule};
 use schedlab_model::perf::goodput::ProfilingMode;
 use schedlab_model::perf::BatchChoice;
 use schedlab_model::workload::Adaptivity;
-use schedlab_sim::{Decision, View};
+use schedlab_sim::{field, Decision, Field, Rule, Unit, Val, View};
 use std::collections::BTreeMap;
 
 schedlab_core::settings! {
@@ -284,6 +284,26 @@ impl Policy for Pollux {
         let rows: Vec<&[u8]> = (0..jobs.len()).map(|i| &best[i * v..(i + 1) * v]).collect();
         let current: Vec<_> = jobs.iter().map(|&j| view.placement(j)).collect();
         let placements = decode(&self.vnodes, &rows, &current);
+        if view.want_reasons() {
+            let fair_k = fair_k
+                .min(view.cluster().max_node_gpus(ref_kind).max(1))
+                .max(1);
+            // Decoding keeps one GPU type per job: what the job is placed on.
+            let placed: Vec<u32> = placements
+                .iter()
+                .map(|p| p.as_ref().map_or(0, |p| p.gpus()))
+                .collect();
+            explain(
+                out,
+                &round,
+                &jobs,
+                &best,
+                &population,
+                &|i, n, k| (goodput(jobs[i], n, k), speedup(i, n, k)),
+                fair_k,
+                &placed,
+            );
+        }
         let mut packer = Packer::empty(view.cluster(), PlacementRule::Any);
         let mut plan = Vec::new();
         for (&j, p) in jobs.iter().zip(placements) {
@@ -298,5 +318,87 @@ impl Policy for Pollux {
         out.apply_plan(view, plan);
         self.last_population = population;
         self.last_jobs = jobs;
+    }
+}
+
+const FIELDS: &[Field] = &[
+    field("gpus", Unit::Gpus),
+    field("nodes", Unit::Count),
+    field("goodput", Unit::Rate),
+    field("speedup", Unit::Ratio),
+    field("fair", Unit::Gpus),
+    field("restart", Unit::Ratio),
+    field("fitness", Unit::Ratio),
+    field("alt_gpus", Unit::Gpus),
+    field("alt_fitness", Unit::Ratio),
+    field("placed", Unit::Gpus),
+];
+
+/// Holds GPUs in the fittest allocation.
+pub static HOLDS: Rule = Rule {
+    id: "pollux.holds",
+    words: "{gpus} GPUs on {nodes} nodes: the genetic search's fittest allocation (fitness {fitness}, the power mean of every job's speedup) gives it goodput {goodput}, speedup {speedup} (its goodput against a fair share of {fair} GPUs, Pollux's fitness term before the restart factor {restart}); the fittest allocation placing it otherwise ({alt_gpus} GPUs) scores {alt_fitness}; its GPUs of the allocation's majority type are placed: {placed}",
+    fields: FIELDS,
+    key: None,
+};
+
+/// Left out of the fittest allocation.
+pub static LEFT_OUT: Rule = Rule {
+    id: "pollux.left_out",
+    words: "no GPU: the genetic search's fittest allocation (fitness {fitness}) leaves it out; the fittest allocation that gives it GPUs ({alt_gpus}) scores {alt_fitness}",
+    fields: FIELDS,
+    key: None,
+};
+
+/// Reasons: each job's row of the fittest individual against the fittest
+/// individual of the final population that gives the job another row.
+fn explain(
+    out: &mut Decision,
+    round: &ga::Round,
+    jobs: &[u32],
+    best: &ga::Individual,
+    population: &[ga::Individual],
+    rate: &dyn Fn(usize, u32, u32) -> (f64, f64),
+    fair_k: u32,
+    placed: &[u32],
+) {
+    let v = round.vnodes.len();
+    let fit_best = round.fitness(best);
+    let fits = round.fitness_of_all(population);
+    let shape = |x: &[u8], i: usize| -> (u32, u32) {
+        let row = &x[i * v..(i + 1) * v];
+        (
+            row.iter().map(|&r| r as u32).sum(),
+            row.iter().filter(|&&r| r > 0).count() as u32,
+        )
+    };
+    for (i, &j) in jobs.iter().enumerate() {
+        let (k, n) = shape(best, i);
+        let row = &best[i * v..(i + 1) * v];
+        let alt = population
+            .iter()
+            .zip(&fits)
+            .filter(|(x, _)| &x[i * v..(i + 1) * v] != row)
+            .max_by(|a, b| a.1.total_cmp(b.1));
+        let (alt_k, alt_fit) =
+            alt.map_or((f64::NAN, f64::NAN), |(x, f)| (shape(x, i).0 as f64, *f));
+        let (g, s) = if k > 0 { rate(i, n, k) } else { (0.0, 0.0) };
+        out.explain(
+            j,
+            if k > 0 { &HOLDS } else { &LEFT_OUT },
+            None,
+            vec![
+                Val::from(k),
+                Val::from(n),
+                Val::from(g),
+                Val::from(s),
+                Val::from(fair_k),
+                Val::from(round.restart_mult[i]),
+                Val::from(fit_best),
+                Val::from(alt_k),
+                Val::from(alt_fit),
+                Val::from(placed[i]),
+            ],
+        );
     }
 }

@@ -33,7 +33,40 @@ use schedlab_core::params::{ParamSpec, Params};
 use schedlab_core::settings::Settings;
 use schedlab_model::cluster::Placement;
 use schedlab_model::perf::BatchChoice;
-use schedlab_sim::{Decision, View};
+use schedlab_sim::{field, Decision, Field, Rule, Unit, Val, View};
+
+const FIELDS: &[Field] = &[
+    field("rho", Unit::Ratio),
+    field("planned", Unit::Count),
+    field("rounds", Unit::Count),
+    field("weight", Unit::Ratio),
+    field("remaining", Unit::Seconds),
+    field("need", Unit::Gpus),
+];
+
+/// Runs: the plan schedules it in the round that runs now.
+pub static PLANNED: Rule = Rule {
+    id: "shockwave.planned",
+    words: "runs: the plan over the next {rounds} rounds gives it {planned} of them, this one included (the planned round with the most unfairness runs now); its rho = {rho}, utility weight {weight}",
+    fields: FIELDS,
+    key: Some("rho"),
+};
+
+/// Runs on GPUs the plan left idle.
+pub static FILL: Rule = Rule {
+    id: "shockwave.fill",
+    words: "runs on GPUs the plan leaves idle this round: the work-conserving fill goes to the longest remaining time first ({remaining}); rho = {rho}, planned in {planned} of the next {rounds} rounds",
+    fields: FIELDS,
+    key: Some("rho"),
+};
+
+/// Waits: not planned for this round.
+pub static LATER: Rule = Rule {
+    id: "shockwave.later",
+    words: "waits this round: the plan gives it {planned} of the next {rounds} rounds, not the one that runs now, and the fill had no room for its {need} GPUs; rho = {rho}, utility weight {weight}",
+    fields: FIELDS,
+    key: Some("rho"),
+};
 
 schedlab_core::settings! {
     /// Shockwave's settings (`--set shockwave.KEY=VALUE`).
@@ -308,6 +341,7 @@ impl Policy for Shockwave {
                 placed[r] = true;
             }
         }
+        let by_plan = view.want_reasons().then(|| placed.clone());
         let mut fill: Vec<usize> = (0..runnable.len())
             .filter(|&i| !placed[runnable[i]])
             .collect();
@@ -326,6 +360,37 @@ impl Policy for Shockwave {
             }
             if let Some(p) = vview.place(&mut packer, m.jobs[r], m.gpus[r]) {
                 plan_out.push((m.jobs[r], p, batch(r)));
+            }
+        }
+        if let Some(by_plan) = by_plan {
+            let held: std::collections::BTreeSet<u32> =
+                plan_out.iter().map(|(j, _, _)| *j).collect();
+            for (i, &r) in runnable.iter().enumerate() {
+                let j = m.jobs[r];
+                let planned = plan
+                    .y
+                    .get(i)
+                    .map_or(0, |row| row.iter().filter(|y| **y).count());
+                let rule = if by_plan[r] {
+                    &PLANNED
+                } else if held.contains(&j) {
+                    &FILL
+                } else {
+                    &LATER
+                };
+                out.explain(
+                    j,
+                    rule,
+                    None,
+                    vec![
+                        Val::from(rho[i]),
+                        Val::from(planned),
+                        Val::from(self.future),
+                        Val::from(input.jobs[i].weight),
+                        Val::from(rem_s[i]),
+                        Val::from(m.gpus[r]),
+                    ],
+                );
             }
         }
         out.apply_plan(view, plan_out);

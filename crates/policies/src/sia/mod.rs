@@ -18,6 +18,7 @@
 //! goodput matrix and outcome go back with the decision (`insight`).
 
 mod configs;
+mod explain;
 mod insight;
 mod placer;
 mod solver;
@@ -423,6 +424,17 @@ impl Policy for Sia {
                 placed.unplaced.len(),
                 placed.evictions
             ));
+        }
+        if view.want_reasons() {
+            explain::explain(out, &rows, &result.pick, &placed.plan);
+            let in_rows: std::collections::BTreeSet<u32> = rows.iter().map(|r| r.job).collect();
+            for &j in view.active().iter() {
+                let profiled_until = view.spec(j).arrival + self.bank.profiling_s(j);
+                let unseen = self.max_run_gpus[j as usize] == 0 && view.placement(j).is_none();
+                if unseen && view.now() < profiled_until && !in_rows.contains(&j) {
+                    explain::profiling(out, j, profiled_until);
+                }
+            }
         }
         if view.want_insight() {
             out.insight = Some(Box::new(insight::build(

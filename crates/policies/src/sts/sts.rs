@@ -18,7 +18,7 @@ use schedlab_core::error::Result;
 use schedlab_core::params::{ParamSpec, Params};
 use schedlab_core::settings::Settings;
 use schedlab_model::cluster::{node_mask, GpuKind, NodeShare, Placement, Slice};
-use schedlab_sim::{Decision, View};
+use schedlab_sim::{field, Decision, Field, Rule, Unit, Val, View};
 use std::collections::BTreeMap;
 
 schedlab_core::settings! {
@@ -251,7 +251,12 @@ impl Policy for Sts {
             .enumerate()
             .map(|(i, (f, _))| (f.job, i))
             .collect();
+        let pressures: Option<BTreeMap<u32, f64>> = view
+            .want_reasons()
+            .then(|| keyed.iter().map(|(p, j)| (*j, *p)).collect());
         let order = by_pressure(keyed);
+        // Reasons: the option each job got, by job.
+        let mut took: BTreeMap<u32, (Option_, f64)> = BTreeMap::new();
         let (mut packer, mut plan) = super::start_plan(view);
         // Slices of movable jobs are re-placed like everything else.
         for &j in view.running().iter() {
@@ -322,9 +327,18 @@ impl Policy for Sts {
                             switch_at,
                         },
                     );
+                    if pressures.is_some() {
+                        took.insert(*j, (o.clone(), p.gpu_equiv()));
+                    }
                     plan.push((*j, p, None));
                     break;
                 }
+            }
+        }
+        if let Some(pressures) = &pressures {
+            for (place, j) in order.iter().enumerate() {
+                let (f, _) = &facts[index[j]];
+                explain(out, view.now(), place, pressures[j], f, took.get(j));
             }
         }
         if self.fill_idle {
@@ -345,6 +359,78 @@ impl Policy for Sts {
         }
         out.apply_plan(view, plan);
     }
+}
+
+const FIELDS: &[Field] = &[
+    field("place", Unit::Count),
+    field("pressure", Unit::Seconds),
+    field("kind", Unit::Text),
+    field("gpus", Unit::Gpus),
+    field("steps", Unit::Count),
+    field("next_step", Unit::Gpus),
+    field("cost", Unit::Usd),
+    field("due", Unit::Seconds),
+    field("finish", Unit::Seconds),
+];
+
+/// Placed the first step of its cheapest plan that meets its due date.
+pub static ON_TIME: Rule = Rule {
+    id: "sts.on_time",
+    words: "step 1 of {steps} of its plan on {kind}: {gpus} GPUs now (next step: {next_step}); the plan's expected cost is {cost} and even its longest run ends by {finish}, before the due date {due} (#{place} by pressure {pressure})",
+    fields: FIELDS,
+    key: Some("pressure"),
+};
+
+/// No plan meets the due date: the best late one.
+pub static LATE: Rule = Rule {
+    id: "sts.late",
+    words: "late whatever it gets: its plan on {kind} starts at {gpus} GPUs ({steps} steps, expected cost {cost} with the tardiness) and its longest run ends at {finish}, past the due date {due} (#{place} by pressure {pressure})",
+    fields: FIELDS,
+    key: Some("pressure"),
+};
+
+/// No option could be placed.
+pub static WAITS: Rule = Rule {
+    id: "sts.waits",
+    words: "waits: #{place} by pressure {pressure} (due {due}); the jobs under more pressure took the GPUs each of its plans starts on",
+    fields: FIELDS,
+    key: Some("pressure"),
+};
+
+/// A job's reason: its pressure and place, and the option it got (with
+/// the GPUs it was placed on), if any.
+fn explain(
+    out: &mut Decision,
+    now: f64,
+    place: usize,
+    pressure: f64,
+    f: &Facts,
+    took: Option<&(Option_, f64)>,
+) {
+    let nan = f64::NAN;
+    let values = |o: Option<&(Option_, f64)>| -> Vec<Val> {
+        let step = |k: usize| {
+            o.and_then(|(o, _)| o.plan.steps.get(k))
+                .map_or(nan, |(l, _)| l.gpus as f64)
+        };
+        vec![
+            Val::from(place + 1),
+            Val::from(pressure),
+            Val::from(o.map_or("–", |(o, _)| o.config.kind.name())),
+            Val::from(o.map_or(nan, |(_, g)| *g)),
+            Val::from(o.map_or(0, |(o, _)| o.plan.steps.len())),
+            Val::from(step(1)),
+            Val::from(o.map_or(nan, |(o, _)| o.rank)),
+            Val::from(f.due),
+            Val::from(o.map_or(nan, |(o, _)| now + o.plan.worst_time(f.done))),
+        ]
+    };
+    let rule = match took {
+        Some((o, _)) if o.plan.feasible => &ON_TIME,
+        Some(_) => &LATE,
+        None => &WAITS,
+    };
+    out.explain(f.job, rule, Some(place as u32), values(took));
 }
 
 /// Post-processing (spec §2.6.4): on nodes that are on, idle GPUs go to the

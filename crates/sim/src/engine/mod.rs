@@ -306,6 +306,13 @@ impl Simulation {
         self.recorder.set_insight(on);
     }
 
+    /// Keeps policies' per-job reasons (`sim::reason`), all jobs' or only
+    /// `only_job`'s, within `reason_log::MAX_REASON_VALUES`. Independent of
+    /// the timeline; a fork never keeps them.
+    pub fn set_record_reasons(&mut self, on: bool, only_job: Option<u32>) {
+        self.recorder.set_reasons(on, only_job);
+    }
+
     /// Runs to the end. `progress` is called now and then; returning false
     /// cancels the run.
     pub fn run(&mut self, progress: &mut dyn FnMut(&Progress) -> bool) -> Result<Outcome> {
@@ -612,6 +619,7 @@ impl Simulation {
         let started = web_time::Instant::now();
         let mut decision = Decision::default();
         let want_insight = self.recorder.wants_insight();
+        let want_reasons = self.recorder.wants_reasons();
         let mut policy = self.policy.take().expect("the policy is not lent out");
         let breach;
         if self.skipped > 0 {
@@ -634,6 +642,7 @@ impl Simulation {
                 measure: self.cfg.measure,
                 early_stop: self.cfg.early_stop,
                 insight: want_insight,
+                reasons: want_reasons,
                 rules: crate::rules::Rules::of(&self.cfg),
                 oracle: self.oracle,
                 sim: self,
@@ -662,6 +671,13 @@ impl Simulation {
         self.arrived_since.clear();
         self.completed_since.clear();
         let changes = decision.changes.len() as u32;
+        if !decision.reasons.is_empty() {
+            self.keep_reasons(&mut decision);
+        }
+        if !decision.gauges.is_empty() {
+            let readings = std::mem::take(&mut decision.gauges);
+            self.recorder.gauges(self.now, readings);
+        }
         let insight = decision.insight.take();
         let (solver_s, slowest_part_s) = (decision.solver_s, decision.solver_slowest_part_s);
         let (solver_vars, solver_changed_vars) =
@@ -709,6 +725,25 @@ impl Simulation {
             insight,
         );
         Ok(())
+    }
+
+    /// Hands the decision's reasons to the recorder with the GPUs the
+    /// decision gives each job (its new placement, else what it holds).
+    fn keep_reasons(&mut self, decision: &mut Decision) {
+        let reasons = std::mem::take(&mut decision.reasons);
+        let changed: std::collections::BTreeMap<u32, f64> = decision
+            .changes
+            .iter()
+            .map(|(j, a)| (*j, a.as_ref().map_or(0.0, |a| a.placement.gpu_equiv())))
+            .collect();
+        let jobs = &self.jobs;
+        self.recorder.reasons(self.now, reasons, |j| {
+            changed.get(&j).copied().unwrap_or_else(|| {
+                jobs.get(j as usize)
+                    .and_then(|s| s.placement.as_ref())
+                    .map_or(0.0, |p| p.gpu_equiv())
+            })
+        });
     }
 
     /// Applies a decision now: its changes, announced plans and groups, and wake-up.

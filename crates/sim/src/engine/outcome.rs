@@ -76,6 +76,13 @@ pub struct Outcome {
     /// Price of the GPU time (`perf::price`): busy GPUs plus `engine.idle_price`
     /// x idle GPUs on powered nodes; None when no GPU type has a price.
     pub gpu_cost_usd: Option<f64>,
+    /// Policies' per-job reasons, when the run kept them
+    /// (`Simulation::set_record_reasons`; empty otherwise).
+    #[serde(skip)]
+    pub reasons: crate::ReasonLog,
+    /// Policies' gauge readings (predicted loads), kept with the reasons.
+    #[serde(skip)]
+    pub gauges: crate::GaugeLog,
 }
 
 /// One GPU type's time over a run (STS's cost accounting).
@@ -167,6 +174,8 @@ impl Simulation {
             jobs,
             timeline,
             rounds: self.recorder.rounds().to_vec(),
+            reasons: self.recorder.reason_log().clone(),
+            gauges: self.recorder.gauge_log().clone(),
             end_time: now,
             events: self.events,
             incomplete: self.jobs.len() - self.completed,

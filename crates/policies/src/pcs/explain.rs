@@ -1,0 +1,87 @@
+//! PCS's reasons (`sim::reason`): each job's size class, the class's
+//! weight and its water-filled share, the job's place in the class's FIFO
+//! and the fluid share it gets under the efficiency cap. (The completion
+//! time PCS predicts at arrival is the engine's forecast, `engine.predict`;
+//! `schedlab explain` shows it with the job.)
+
+use super::wfq::{class_shares, fluid_allocation, FluidJob};
+use super::{size_on_one_gpu, Pcs};
+use schedlab_sim::{field, Decision, Field, Rule, Unit, Val, View};
+
+const FIELDS: &[Field] = &[
+    field("class", Unit::Count),
+    field("size", Unit::Seconds),
+    field("weight", Unit::Ratio),
+    field("class_share", Unit::Gpus),
+    field("class_jobs", Unit::Count),
+    field("place", Unit::Count),
+    field("share", Unit::Gpus),
+    field("cap", Unit::Gpus),
+];
+
+/// Holds a share of its class's GPUs.
+pub static SHARE: Rule = Rule {
+    id: "pcs.share",
+    words: "class {class} (its size: {size} on one GPU; class weight {weight}): weighted water-filling gives the class {class_share} GPUs, handed out first come first served within it; #{place} of {class_jobs}, it gets {share} GPUs (its efficiency cap at the clip: {cap})",
+    fields: FIELDS,
+    key: Some("class"),
+};
+
+/// Waits: the jobs ahead in its class used the class's share.
+pub static WAITS: Rule = Rule {
+    id: "pcs.waits",
+    words: "waits: class {class} (its size: {size} on one GPU; class weight {weight}) gets {class_share} GPUs by weighted water-filling, first come first served within it, and the jobs ahead of it (#{place} of {class_jobs}) use them",
+    fields: FIELDS,
+    key: Some("class"),
+};
+
+impl Pcs {
+    /// Reasons for the call's `jobs` (arrival order) on `capacity` GPUs,
+    /// from the same WFQ the decision used.
+    pub(super) fn explain(&mut self, view: &View, out: &mut Decision, jobs: &[u32], capacity: u32) {
+        let made: Vec<FluidJob> = jobs
+            .iter()
+            .map(|&j| match self.fluid_job(view, j) {
+                Some(f) => f,
+                None => self.fixed[j as usize].clone().expect("cached by fluid_job"),
+            })
+            .collect();
+        let shares = class_shares(&self.cfg, capacity as f64, &made);
+        let alloc = fluid_allocation(&self.cfg, capacity as f64, &made);
+        let mut seen = vec![0usize; self.cfg.classes()];
+        let members: Vec<usize> = (0..self.cfg.classes())
+            .map(|c| made.iter().filter(|f| f.class == c).count())
+            .collect();
+        // The queue's order: by class, first come first served within it.
+        let mut order: Vec<usize> = (0..jobs.len()).collect();
+        order.sort_by_key(|&i| (made[i].class, i));
+        let mut rank = vec![0u32; jobs.len()];
+        for (k, &i) in order.iter().enumerate() {
+            rank[i] = k as u32;
+        }
+        for (i, &j) in jobs.iter().enumerate() {
+            let f = &made[i];
+            seen[f.class] += 1;
+            let cap = f
+                .efficiency
+                .iter()
+                .position(|e| *e < self.cfg.clip)
+                .map_or(f.demand, |g| (g as u32).max(1));
+            out.explain(
+                j,
+                if alloc[i] > 1e-9 { &SHARE } else { &WAITS },
+                Some(rank[i]),
+                vec![
+                    Val::from(f.class),
+                    Val::from(size_on_one_gpu(view, j)),
+                    Val::from(self.cfg.weights[f.class]),
+                    Val::from(shares[f.class]),
+                    Val::from(members[f.class]),
+                    Val::from(seen[f.class]),
+                    Val::from(alloc[i]),
+                    Val::from(cap),
+                ],
+            );
+        }
+    }
+}

@@ -1,0 +1,51 @@
+// Checks that the wasm build gives the same reasons as the native CLI:
+// `explain_json` against `schedlab explain --format json` for one job per
+// case (its reasons over its life and the call at --at, with the jobs
+// ranked ahead), text equal to the byte.
+//
+// usage: node tests/wasm-node/explain.mjs <schedlab-binary> [CASE ...]
+// CASE is trace:cluster:policy:job:at[:OWNER.KEY=VALUE...]; without cases,
+// one policy of each family the core package holds.
+import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const pkg = path.join(here, '..', '..', 'www', process.env.SCHEDLAB_WASM_PKG || 'pkg');
+const [bin, ...given] = process.argv.slice(2);
+const { initSync, explain_json } = await import(path.join(pkg, 'schedlab.js'));
+initSync({ module: readFileSync(path.join(pkg, 'schedlab_bg.wasm')) });
+
+const cases = given.length ? given : [
+  // Times within each job's life, so the jobs ranked ahead are compared too.
+  'afs-mini:afs-64:fifo:40:4500',
+  'afs-mini:afs-64:srsf:40:4500',
+  'afs-mini:afs-64:tiresias:40:4500',
+  'afs-mini:afs-64:afs-l:40:4500',
+  'afs-mini:afs-64:themis:40:4500',
+  'afs-mini:afs-64:optimus:40:4500',
+  'afs-mini:afs-64:maxmin:40:4500',
+  'pcs-gavel:pcs-64:pcs:40:1000:engine.predict=true',
+  'sts-mixed-10:sts-10:sts:20:2000',
+  'anticipatory-fig1:pools-8:pool-fcfs:5:1200',
+  'anticipatory-fig1:pools-8:anticipatory:5:1200:anticipatory.windows_min=20,40',
+];
+let failed = 0;
+for (const c of cases) {
+  const [trace, cluster, policy, job, at, ...sets] = c.split(':');
+  const wasm = explain_json(trace, '', cluster, policy, sets, 1n, job, Number(at));
+  const native = execFileSync(bin, ['explain', '--trace', trace, '--cluster', cluster, '--policy', policy,
+    '--job', job, '--at', at, '--format', 'json', ...sets.flatMap((s) => ['--set', s])],
+  { encoding: 'utf8', maxBuffer: 256 << 20 });
+  if (wasm !== native) {
+    const a = wasm.split('\n'), b = native.split('\n');
+    const i = a.findIndex((line, k) => line !== b[k]);
+    console.error(`${c}: wasm and native reasons differ at line ${i + 1}:\n  wasm:   ${a[i]}\n  native: ${b[i]}`);
+    failed++;
+    continue;
+  }
+  const e = JSON.parse(wasm);
+  console.log(`${c}: wasm == native (${e.reasons.length} reasons, ${e.at ? e.at.ahead.length : 0} ahead at ${at} s)`);
+}
+process.exit(failed ? 1 : 0);
