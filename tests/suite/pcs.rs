@@ -527,3 +527,72 @@ fn the_per_vc_generator_follows_the_artifacts_cdfs_and_traces() {
         );
     }
 }
+
+/// A prediction is the run without later arrivals: for each policy of Fig.
+/// 7, the completion time promised to job k at its arrival equals, to the
+/// bit, job k's completion in the run of the first k + 1 jobs alone. This
+/// checks the forks' shortcuts (stale events dropped, only live events
+/// copied, PCS's class queues, Themis's running counts) against a plain
+/// simulation.
+#[test]
+fn each_prediction_is_the_run_without_later_arrivals() {
+    // VC ee9e8c's apps on the artifact's measured curves (sub-linear, so
+    // that PCS's efficiency cap bites), demands within each model's range.
+    let mut whole = load_named("pcs-vc-ee9e8c").unwrap().unwrap();
+    let zoo = ModelZoo::builtin();
+    let models = [
+        "pcs/vgg16",
+        "pcs/resnet50",
+        "pcs/chatbot",
+        "pcs/deepspeech2",
+    ];
+    for (i, j) in whole.jobs.iter_mut().enumerate() {
+        let model = models[i % models.len()];
+        let most = zoo.get(zoo.lookup(model).unwrap()).max_gpus;
+        j.model = model.to_string();
+        j.gpus = j.gpus.min(most);
+        j.max_gpus = j.max_gpus.min(most);
+    }
+    let first = |n: usize| Trace::from_jobs("first", whole.jobs[..n].to_vec()).unwrap();
+    let trace = first(150);
+    let engine = |predict: &str| {
+        let set = [
+            ("predict".to_string(), predict.to_string()),
+            ("placement".to_string(), "any".to_string()),
+        ];
+        let mut cfg = EngineConfig::from_overrides(&set).unwrap();
+        cfg.seed = 1;
+        cfg
+    };
+    let cluster = parse_cluster("pcs-64").unwrap();
+    let policies: [(&str, &[(&str, &str)]); 5] = [
+        ("pcs", &[("clip", "0.6"), ("delta", "0.2")]),
+        ("themis-pcs", &[]),
+        ("srsf", &[]),
+        ("afs-l", &[]),
+        ("fifo", &[]),
+    ];
+    for (name, set) in policies {
+        let set: Vec<(String, String)> = set
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let simulate = |t: &Trace, predict: &str| {
+            let (p, _) = policy::build(name, &set, 1).unwrap();
+            Simulation::new(t, &cluster, &zoo, p, engine(predict))
+                .unwrap()
+                .run(&mut |_| true)
+                .unwrap()
+        };
+        let out = simulate(&trace, "true");
+        let mut checked = 0;
+        for k in (9..150).step_by(20) {
+            let alone = simulate(&first(k + 1), "false");
+            let promised = out.jobs[k].predicted_finish;
+            assert!(promised.is_some(), "{name}: job {k} has a prediction");
+            assert_eq!(promised, alone.jobs[k].finish, "{name}: job {k}");
+            checked += 1;
+        }
+        assert_eq!(checked, 8);
+    }
+}

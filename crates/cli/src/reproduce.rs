@@ -91,6 +91,9 @@ pub struct ReproduceArgs {
     /// Themis is the slow one with predictions (686 s on 6c71a0, the rest under a minute).
     #[arg(long)]
     pub schemes: Option<String>,
+    /// pcs: threads that Fig. 7's runs share (default: every core; the rows do not depend on it).
+    #[arg(long)]
+    pub threads: Option<usize>,
     /// sts: cluster sizes in nodes, comma-separated (default 10,30,50; the paper: 10 to 100).
     /// copter: cluster scales N of copter-256xN (256 N GPUs; default 4,40: 1,024 and 10,240 GPUs,
     /// the second the thesis's Table 4.1 size, about 2 minutes for COpter and half an hour
@@ -489,6 +492,7 @@ fn reproduce_pcs(a: &ReproduceArgs) -> Result<()> {
         fig9,
         fig9b,
         fig9c,
+        threads: a.threads.unwrap_or(0),
         ..pcs::Options::default()
     };
     let report = pcs::reproduce(&opts, &mut progress(a.quiet))?;

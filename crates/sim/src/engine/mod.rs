@@ -88,6 +88,9 @@ pub struct Simulation {
     notes: Vec<String>,
     /// The policy declared oracle knowledge of job lengths (`View::oracle`).
     oracle: bool,
+    /// A fork (`fork`): only its jobs' completion times are read, so its
+    /// stale events are dropped instead of each taking a step.
+    is_fork: bool,
 }
 
 /// Draws each job's true work around its declared work (`engine.length_noise`):
@@ -218,6 +221,7 @@ impl Simulation {
             rates: Arc::default(),
             notes,
             oracle,
+            is_fork: false,
             cluster,
             zoo,
         })
@@ -340,6 +344,9 @@ impl Simulation {
         if let Some(tick) = self.pending_call.take() {
             self.call_policy(tick)?;
             return Ok(true);
+        }
+        if self.is_fork && self.pending_decision.is_none() && !self.deferred_call {
+            self.drop_stale_events();
         }
         let Some(t) = self.next_event_time() else {
             self.stop("no further events: the policy left waiting jobs unscheduled");
