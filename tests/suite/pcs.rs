@@ -191,7 +191,7 @@ fn pcs_traces_import_and_bad_rows_are_named() {
     let t = Trace::parse("vc.csv", text, None).unwrap();
     assert_eq!(t.format, "pcs");
     let models: Vec<&str> = t.jobs.iter().map(|j| j.model.as_str()).collect();
-    assert_eq!(models, ["afs/transformer", "afs/vgg16", "linear"]);
+    assert_eq!(models, ["pcs/transformer", "pcs/vgg16", "linear"]);
     assert_eq!(
         (t.jobs[1].gpus, t.jobs[1].max_gpus, t.jobs[1].work),
         (4, 4, Some(1000.0))
@@ -323,6 +323,37 @@ fn reproduce_pcs_runs_the_toy_without_data() {
     assert!(r.notes[0].contains("Fig. 7 skipped"));
     let text = pcs::to_table(&r);
     assert!(text.contains("10->27 8->9 2->2 18->18"), "{text}");
+}
+
+/// `reproduce pcs --sections fig8`: the gavel workload under the eight schemes
+/// of Fig. 8 beside the artifact's numbers (a small workload here; 3,000 apps in
+/// `reproduce`). FIFO promises exactly, AFS is the reference, and the artifact's
+/// Fig. 8b values are shown relative to its AFS value.
+#[test]
+fn reproduce_pcs_runs_fig8_on_the_gavel_workload() {
+    use schedlab::repro::pcs;
+    let opts = pcs::Options {
+        fig8: true,
+        fig8_apps: 120,
+        ..Default::default()
+    };
+    let r = pcs::reproduce(&opts, &mut |_| {}).unwrap();
+    let schemes: Vec<&str> = r.fig8.iter().map(|x| x.scheme.as_str()).collect();
+    assert_eq!(
+        schemes,
+        ["AFS", "Tiresias", "Themis", "FIFO", "PCS-JCT", "PCS-bal", "PCS-pred", "Max-Min"]
+    );
+    assert_eq!(r.fig8[0].norm_jct, 1.0);
+    assert_eq!(r.fig8[0].paper_norm_jct, 1.0);
+    let fifo = &r.fig8[3];
+    assert_eq!((fifo.avg_err, fifo.p99_err), (0.0, 0.0));
+    assert!(fifo.norm_jct > 1.0, "FIFO is slower than AFS at load 1.2");
+    assert_eq!(r.fig8[7].paper_avg_err, None, "Fig. 8a has no FS bar");
+    let text = pcs::to_table(&r);
+    assert!(
+        text.contains("Fig. 8: workload-3 (gavel, load 1.2, 64 GPUs, 120 apps"),
+        "{text}"
+    );
 }
 
 /// `reproduce pcs --sections fig9`: the §6.6 microbenchmark times one simulation per

@@ -39,7 +39,8 @@ pub struct ReproduceArgs {
     #[arg(long)]
     pub traces: Option<String>,
     /// sia: parts to run, comma-separated: hetero, homog, ftf, scale (default: all).
-    /// pcs: `fig9` adds the §6.6 microbenchmark of one simulation's time (Fig. 9a, seconds),
+    /// pcs: `fig8` adds Fig. 8 (the gavel workload, 3,000 apps, eight schemes),
+    /// `fig9` adds the §6.6 microbenchmark of one simulation's time (Fig. 9a, seconds),
     /// `fig9b` the whole search's time per cell (Fig. 9b, about half an hour on 2 cores),
     /// `fig9c` the search with and without PCS's heuristic space (Fig. 9c, a few minutes).
     /// copter: solver methods, comma-separated: lp-star, pop-16, copter, copter-cold (COpter
@@ -425,11 +426,11 @@ fn reproduce_sia(a: &ReproduceArgs) -> Result<()> {
     write_out(a.out.as_deref(), &text)
 }
 
-/// `--sections` of `reproduce pcs`: `fig9` adds the simulation-time microbenchmark,
-/// `fig9b` the whole-search one, `fig9c` the search-space ablation (the toy and Fig. 7
-/// always run); returns (fig9, fig9b, fig9c).
-fn pcs_sections(sections: Option<&str>) -> Result<(bool, bool, bool)> {
-    let (mut fig9, mut fig9b, mut fig9c) = (false, false, false);
+/// `--sections` of `reproduce pcs`: `fig8` adds the gavel workload, `fig9` the
+/// simulation-time microbenchmark, `fig9b` the whole-search one, `fig9c` the
+/// search-space ablation (the toy and Fig. 7 always run); returns (fig8, fig9, fig9b, fig9c).
+fn pcs_sections(sections: Option<&str>) -> Result<(bool, bool, bool, bool)> {
+    let (mut fig8, mut fig9, mut fig9b, mut fig9c) = (false, false, false, false);
     for s in sections
         .unwrap_or("")
         .split(',')
@@ -437,18 +438,19 @@ fn pcs_sections(sections: Option<&str>) -> Result<(bool, bool, bool)> {
         .filter(|s| !s.is_empty())
     {
         match s {
+            "fig8" => fig8 = true,
             "fig9" => fig9 = true,
             "fig9b" => fig9b = true,
             "fig9c" => fig9c = true,
             "toy" | "fig7" => {}
             other => {
                 return Err(Error::config(format!(
-                    "--sections: '{other}' is not one of toy, fig7, fig9, fig9b, fig9c (pcs)"
+                    "--sections: '{other}' is not one of toy, fig7, fig8, fig9, fig9b, fig9c (pcs)"
                 )))
             }
         }
     }
-    Ok((fig9, fig9b, fig9c))
+    Ok((fig8, fig9, fig9b, fig9c))
 }
 
 /// `reproduce pcs`: the toy always; Fig. 7 when the artifact's data is there; Fig. 9a
@@ -473,7 +475,7 @@ fn reproduce_pcs(a: &ReproduceArgs) -> Result<()> {
             .filter(|x| !x.is_empty())
             .collect(),
     };
-    let (fig9, fig9b, fig9c) = pcs_sections(a.sections.as_deref())?;
+    let (fig8, fig9, fig9b, fig9c) = pcs_sections(a.sections.as_deref())?;
     let schemes: Vec<String> = a
         .schemes
         .as_deref()
@@ -489,6 +491,7 @@ fn reproduce_pcs(a: &ReproduceArgs) -> Result<()> {
         schemes,
         overrides: split_overrides(&a.set)?,
         seed: a.seed,
+        fig8,
         fig9,
         fig9b,
         fig9c,
