@@ -191,7 +191,7 @@ fn pcs_traces_import_and_bad_rows_are_named() {
     let t = Trace::parse("vc.csv", text, None).unwrap();
     assert_eq!(t.format, "pcs");
     let models: Vec<&str> = t.jobs.iter().map(|j| j.model.as_str()).collect();
-    assert_eq!(models, ["afs/transformer", "afs/vgg16", "linear"]);
+    assert_eq!(models, ["pcs/transformer", "pcs/vgg16", "linear"]);
     assert_eq!(
         (t.jobs[1].gpus, t.jobs[1].max_gpus, t.jobs[1].work),
         (4, 4, Some(1000.0))
@@ -325,6 +325,37 @@ fn reproduce_pcs_runs_the_toy_without_data() {
     assert!(r.notes[0].contains("Fig. 7 skipped"));
     let text = pcs::to_table(&r);
     assert!(text.contains("10->27 8->9 2->2 18->18"), "{text}");
+}
+
+/// `reproduce pcs --sections fig8`: the gavel workload under the eight schemes
+/// of Fig. 8 beside the artifact's numbers (a small workload here; 3,000 apps in
+/// `reproduce`). FIFO promises exactly, AFS is the reference, and the artifact's
+/// Fig. 8b values are shown relative to its AFS value.
+#[test]
+fn reproduce_pcs_runs_fig8_on_the_gavel_workload() {
+    use schedlab::repro::pcs;
+    let opts = pcs::Options {
+        fig8: true,
+        fig8_apps: 120,
+        ..Default::default()
+    };
+    let r = pcs::reproduce(&opts, &mut |_| {}).unwrap();
+    let schemes: Vec<&str> = r.fig8.iter().map(|x| x.scheme.as_str()).collect();
+    assert_eq!(
+        schemes,
+        ["AFS", "Tiresias", "Themis", "FIFO", "PCS-JCT", "PCS-bal", "PCS-pred", "Max-Min"]
+    );
+    assert_eq!(r.fig8[0].norm_jct, 1.0);
+    assert_eq!(r.fig8[0].paper_norm_jct, 1.0);
+    let fifo = &r.fig8[3];
+    assert_eq!((fifo.avg_err, fifo.p99_err), (0.0, 0.0));
+    assert!(fifo.norm_jct > 1.0, "FIFO is slower than AFS at load 1.2");
+    assert_eq!(r.fig8[7].paper_avg_err, None, "Fig. 8a has no FS bar");
+    let text = pcs::to_table(&r);
+    assert!(
+        text.contains("Fig. 8: workload-3 (gavel, load 1.2, 64 GPUs, 120 apps"),
+        "{text}"
+    );
 }
 
 /// `reproduce pcs --sections fig9`: the §6.6 microbenchmark times one simulation per
@@ -527,5 +558,74 @@ fn the_per_vc_generator_follows_the_artifacts_cdfs_and_traces() {
             (share(&made, 1) - quirk).abs() < 0.015,
             "{vc}: one-GPU share"
         );
+    }
+}
+
+/// A prediction is the run without later arrivals: for each policy of Fig.
+/// 7, the completion time promised to job k at its arrival equals, to the
+/// bit, job k's completion in the run of the first k + 1 jobs alone. This
+/// checks the forks' shortcuts (stale events dropped, only live events
+/// copied, PCS's class queues, Themis's running counts) against a plain
+/// simulation.
+#[test]
+fn each_prediction_is_the_run_without_later_arrivals() {
+    // VC ee9e8c's apps on the artifact's measured curves (sub-linear, so
+    // that PCS's efficiency cap bites), demands within each model's range.
+    let mut whole = load_named("pcs-vc-ee9e8c").unwrap().unwrap();
+    let zoo = ModelZoo::builtin();
+    let models = [
+        "pcs/vgg16",
+        "pcs/resnet50",
+        "pcs/chatbot",
+        "pcs/deepspeech2",
+    ];
+    for (i, j) in whole.jobs.iter_mut().enumerate() {
+        let model = models[i % models.len()];
+        let most = zoo.get(zoo.lookup(model).unwrap()).max_gpus;
+        j.model = model.to_string();
+        j.gpus = j.gpus.min(most);
+        j.max_gpus = j.max_gpus.min(most);
+    }
+    let first = |n: usize| Trace::from_jobs("first", whole.jobs[..n].to_vec()).unwrap();
+    let trace = first(150);
+    let engine = |predict: &str| {
+        let set = [
+            ("predict".to_string(), predict.to_string()),
+            ("placement".to_string(), "any".to_string()),
+        ];
+        let mut cfg = EngineConfig::from_overrides(&set).unwrap();
+        cfg.seed = 1;
+        cfg
+    };
+    let cluster = parse_cluster("pcs-64").unwrap();
+    let policies: [(&str, &[(&str, &str)]); 5] = [
+        ("pcs", &[("clip", "0.6"), ("delta", "0.2")]),
+        ("themis-pcs", &[]),
+        ("srsf", &[]),
+        ("afs-l", &[]),
+        ("fifo", &[]),
+    ];
+    for (name, set) in policies {
+        let set: Vec<(String, String)> = set
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let simulate = |t: &Trace, predict: &str| {
+            let (p, _) = policy::build(name, &set, 1).unwrap();
+            Simulation::new(t, &cluster, &zoo, p, engine(predict))
+                .unwrap()
+                .run(&mut |_| true)
+                .unwrap()
+        };
+        let out = simulate(&trace, "true");
+        let mut checked = 0;
+        for k in (9..150).step_by(20) {
+            let alone = simulate(&first(k + 1), "false");
+            let promised = out.jobs[k].predicted_finish;
+            assert!(promised.is_some(), "{name}: job {k} has a prediction");
+            assert_eq!(promised, alone.jobs[k].finish, "{name}: job {k}");
+            checked += 1;
+        }
+        assert_eq!(checked, 8);
     }
 }

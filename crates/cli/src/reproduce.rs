@@ -40,7 +40,8 @@ pub struct ReproduceArgs {
     #[arg(long)]
     pub traces: Option<String>,
     /// sia: parts to run, comma-separated: hetero, homog, ftf, scale (default: all).
-    /// pcs: `fig9` adds the §6.6 microbenchmark of one simulation's time (Fig. 9a, seconds),
+    /// pcs: `fig8` adds Fig. 8 (the gavel workload, 3,000 apps, eight schemes),
+    /// `fig9` adds the §6.6 microbenchmark of one simulation's time (Fig. 9a, seconds),
     /// `fig9b` the whole search's time per cell (Fig. 9b, about half an hour on 2 cores),
     /// `fig9c` the search with and without PCS's heuristic space (Fig. 9c, a few minutes).
     /// copter: solver methods, comma-separated: lp-star, pop-16, copter, copter-cold (COpter
@@ -92,6 +93,9 @@ pub struct ReproduceArgs {
     /// Themis is the slow one with predictions (686 s on 6c71a0, the rest under a minute).
     #[arg(long)]
     pub schemes: Option<String>,
+    /// pcs: threads that Fig. 7's runs share (default: every core; the rows do not depend on it).
+    #[arg(long)]
+    pub threads: Option<usize>,
     /// sts: cluster sizes in nodes, comma-separated (default 10,30,50; the paper: 10 to 100).
     /// copter: cluster scales N of copter-256xN (256 N GPUs; default 4,40: 1,024 and 10,240 GPUs,
     /// the second the thesis's Table 4.1 size, about 2 minutes for COpter and half an hour
@@ -472,11 +476,11 @@ fn reproduce_sia(a: &ReproduceArgs) -> Result<()> {
     write_out(a.out.as_deref(), &text)
 }
 
-/// `--sections` of `reproduce pcs`: `fig9` adds the simulation-time microbenchmark,
-/// `fig9b` the whole-search one, `fig9c` the search-space ablation (the toy and Fig. 7
-/// always run); returns (fig9, fig9b, fig9c).
-fn pcs_sections(sections: Option<&str>) -> Result<(bool, bool, bool)> {
-    let (mut fig9, mut fig9b, mut fig9c) = (false, false, false);
+/// `--sections` of `reproduce pcs`: `fig8` adds the gavel workload, `fig9` the
+/// simulation-time microbenchmark, `fig9b` the whole-search one, `fig9c` the
+/// search-space ablation (the toy and Fig. 7 always run); returns (fig8, fig9, fig9b, fig9c).
+fn pcs_sections(sections: Option<&str>) -> Result<(bool, bool, bool, bool)> {
+    let (mut fig8, mut fig9, mut fig9b, mut fig9c) = (false, false, false, false);
     for s in sections
         .unwrap_or("")
         .split(',')
@@ -484,18 +488,19 @@ fn pcs_sections(sections: Option<&str>) -> Result<(bool, bool, bool)> {
         .filter(|s| !s.is_empty())
     {
         match s {
+            "fig8" => fig8 = true,
             "fig9" => fig9 = true,
             "fig9b" => fig9b = true,
             "fig9c" => fig9c = true,
             "toy" | "fig7" => {}
             other => {
                 return Err(Error::config(format!(
-                    "--sections: '{other}' is not one of toy, fig7, fig9, fig9b, fig9c (pcs)"
+                    "--sections: '{other}' is not one of toy, fig7, fig8, fig9, fig9b, fig9c (pcs)"
                 )))
             }
         }
     }
-    Ok((fig9, fig9b, fig9c))
+    Ok((fig8, fig9, fig9b, fig9c))
 }
 
 /// `reproduce pcs`: the toy always; Fig. 7 when the artifact's data is there; Fig. 9a
@@ -521,7 +526,7 @@ fn reproduce_pcs(a: &ReproduceArgs) -> Result<()> {
             .filter(|x| !x.is_empty())
             .collect(),
     };
-    let (fig9, fig9b, fig9c) = pcs_sections(a.sections.as_deref())?;
+    let (fig8, fig9, fig9b, fig9c) = pcs_sections(a.sections.as_deref())?;
     let schemes = match &a.schemes {
         Some(list) => name_list("--schemes", list)?,
         None => Vec::new(),
@@ -533,9 +538,11 @@ fn reproduce_pcs(a: &ReproduceArgs) -> Result<()> {
         schemes,
         settings,
         seed: a.seed,
+        fig8,
         fig9,
         fig9b,
         fig9c,
+        threads: a.threads.unwrap_or(0),
         ..pcs::Options::default()
     };
     let report = pcs::reproduce(&opts, &mut progress(a.quiet))?;

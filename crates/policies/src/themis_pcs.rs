@@ -20,12 +20,14 @@
 //! the fairness knob).
 
 use super::{Policy, PolicyInfo, Trigger};
-use crate::helpers::alloc::{first_grant, is_rigid, place_with_retry, share_cap, Share};
+use crate::helpers::alloc::{
+    first_grant, is_rigid, keeps_every_placement, place_with_retry, share_cap, Share,
+};
 use schedlab_core::error::Result;
 use schedlab_core::params::{ParamSpec, Params};
 use schedlab_core::settings::Settings;
-use schedlab_sim::{Decision, View};
-use std::collections::{BTreeMap, BinaryHeap};
+use schedlab_sim::{Decision, RateFn, View};
+use std::collections::{BTreeSet, BinaryHeap};
 
 schedlab_core::settings! {
     /// Themis-PCS's settings (`--set themis-pcs.KEY=VALUE`).
@@ -50,7 +52,8 @@ fn build(p: &Params, _seed: u64) -> Result<Box<dyn Policy>> {
     let s = ThemisPcsSettings::from_params(p);
     Ok(Box::new(ThemisPcs {
         lease: s.lease_s,
-        contention: BTreeMap::new(),
+        jobs: Vec::new(),
+        counted: Counted::default(),
         last_call: f64::NAN,
         quiet_since: None,
     }))
@@ -59,87 +62,194 @@ fn build(p: &Params, _seed: u64) -> Result<Box<dyn Policy>> {
 #[derive(Clone)]
 struct ThemisPcs {
     lease: f64,
-    /// Per active job: (sum of active-job counts, number of events).
-    contention: BTreeMap<u32, (f64, f64)>,
+    /// The jobs this policy saw arrive and not yet leave, in arrival order.
+    jobs: Vec<Known>,
+    /// Sum of active-job counts and number of events, over all events.
+    counted: Counted,
     last_call: f64,
     /// The time of the last call if it gave every job its whole demand and
     /// so skipped its lease wake-ups.
     quiet_since: Option<f64>,
 }
 
+/// One job as the policy keeps it.
+#[derive(Clone, Copy, Debug)]
+struct Known {
+    id: u32,
+    /// The totals of `counted` when the job's own counts were (0, 0): its
+    /// (sum of active-job counts, number of events) is `counted` minus
+    /// this. Every event adds to every job's counts, so one running total
+    /// replaces a pass over all jobs per event.
+    base: Counted,
+    /// Its rate on one GPU and its demand, once known not to change (a
+    /// speedup curve under perfect knowledge): forks call the policy at
+    /// every event, and these took most of each call.
+    fixed: Option<(f64, u32)>,
+}
+
+/// (sum of active-job counts, number of events). Integers: the counts are
+/// exact in any order of addition, as the per-job floating sums they stand
+/// for are (both stay far below 2^53).
+#[derive(Clone, Copy, Default, Debug, PartialEq)]
+struct Counted(i64, i64);
+
+impl Counted {
+    /// One event with `n` active jobs, `times` times.
+    fn add(&mut self, n: i64, times: i64) {
+        self.0 += n * times;
+        self.1 += times;
+    }
+}
+
 impl ThemisPcs {
+    /// Where job `id` is in `jobs`, if known.
+    fn slot(&self, id: u32) -> Option<usize> {
+        self.jobs.binary_search_by_key(&id, |k| k.id).ok()
+    }
+
     /// Counts the lease expiries skipped since a quiet call at `since`
     /// (strictly before `now`: a lease falling on an event is that event)
     /// into n̄, as the wake-ups would have: the same active jobs each time.
     fn count_quiet_leases(&mut self, since: f64, now: f64) {
-        let (mut t, mut k) = (since + self.lease, 0.0);
+        let (mut t, mut k) = (since + self.lease, 0);
         while t < now {
-            k += 1.0;
+            k += 1;
             t += self.lease;
         }
-        let n = self.contention.len() as f64;
-        for v in self.contention.values_mut() {
-            v.0 += n * k;
-            v.1 += k;
-        }
+        self.counted.add(self.jobs.len() as i64, k);
     }
 
     /// Counts this call's events into every job's n̄ (see the module doc).
     fn count_events(&mut self, view: &View) {
-        // A job can leave without completing only when a forecast takes
-        // back a simultaneous arrival; it is simply forgotten.
-        let completed: Vec<u32> = view.completed().to_vec();
-        self.contention
-            .retain(|j, _| view.active().contains(j) || completed.contains(j));
+        let completed = view.completed();
         let repeat =
             view.now() == self.last_call && view.arrived().is_empty() && completed.is_empty();
+        // A job can leave without completing only when a forecast takes
+        // back a simultaneous arrival (whose fork repeats this instant's
+        // call); it is simply forgotten. Otherwise the jobs known are the
+        // active ones before this call's changes, unless this policy
+        // missed some (then every job is checked, as always before).
+        let arriving = view
+            .arrived()
+            .iter()
+            .filter(|&&j| view.active().contains(&j) && self.slot(j).is_none())
+            .count();
+        let leaving = completed
+            .iter()
+            .filter(|&&j| self.slot(j).is_some())
+            .count();
+        if repeat || self.jobs.len() + arriving - leaving != view.active().len() {
+            self.jobs
+                .retain(|k| view.active().contains(&k.id) || completed.contains(&k.id));
+        }
         self.last_call = view.now();
         if repeat {
             return;
         }
-        let mut n = self.contention.len() as f64;
-        let event = |c: &mut BTreeMap<u32, (f64, f64)>, n: f64| {
-            for v in c.values_mut() {
-                v.0 += n;
-                v.1 += 1.0;
-            }
-        };
+        let mut n = self.jobs.len() as i64;
         if !completed.is_empty() {
-            event(&mut self.contention, n);
-            for j in &completed {
-                self.contention.remove(j);
+            self.counted.add(n, 1);
+            for &j in completed {
+                if let Some(i) = self.slot(j) {
+                    self.jobs.remove(i);
+                }
             }
-            n = self.contention.len() as f64;
+            n = self.jobs.len() as i64;
         }
         for &j in view.arrived() {
             if !view.active().contains(&j) {
                 continue;
             }
-            event(&mut self.contention, n);
-            n += 1.0;
-            self.contention.insert(j, (n, 1.0));
+            self.counted.add(n, 1);
+            n += 1;
+            // Its own counts start at (n, 1).
+            let known = Known {
+                id: j,
+                base: Counted(self.counted.0 - n, self.counted.1 - 1),
+                fixed: None,
+            };
+            match self.jobs.binary_search_by_key(&j, |k| k.id) {
+                Ok(i) => self.jobs[i] = known,
+                Err(i) => self.jobs.insert(i, known),
+            }
         }
         if view.arrived().is_empty() && completed.is_empty() {
-            event(&mut self.contention, n);
+            self.counted.add(n, 1);
         }
+    }
+
+    /// A known job's (sum of active-job counts, number of events); (1, 1)
+    /// for a job this policy never saw arrive.
+    fn contention_of(&self, slot: Option<usize>) -> (f64, f64) {
+        slot.map_or((1.0, 1.0), |i| {
+            let b = self.jobs[i].base;
+            ((self.counted.0 - b.0) as f64, (self.counted.1 - b.1) as f64)
+        })
+    }
+
+    /// Each active job that is not pinned, in arrival order, with its rate
+    /// on one GPU, demand and (sum of counts, events), caching the rate
+    /// and demand of known jobs when they cannot change.
+    fn inputs(&mut self, view: &View, pinned: &[u32]) -> Vec<Input> {
+        let mut out = Vec::with_capacity(view.active().len());
+        let mut k = 0;
+        for &j in view.active() {
+            if pinned.contains(&j) {
+                continue;
+            }
+            // Both lists are in id order: walk them together.
+            while k < self.jobs.len() && self.jobs[k].id < j {
+                k += 1;
+            }
+            let slot = (k < self.jobs.len() && self.jobs[k].id == j).then_some(k);
+            let (one, demand) = match slot.and_then(|i| self.jobs[i].fixed) {
+                Some(known) => known,
+                None => {
+                    let known = (view.rate(j, 1), share_cap(view, j).max(1));
+                    if let Some(i) = slot {
+                        if matches!(view.rate_fn(j), RateFn::Curve(..)) {
+                            self.jobs[i].fixed = Some(known);
+                        }
+                    }
+                    known
+                }
+            };
+            out.push(Input {
+                job: j,
+                one,
+                demand,
+                counts: self.contention_of(slot),
+            });
+        }
+        out
     }
 
     /// What ρ needs of a job, computed once per call: (elapsed, remaining
     /// 1-GPU time, ideal time's numerator per fair share). None: no rate.
-    fn terms(&self, view: &View, job: u32, demand: u32) -> Option<Terms> {
-        let one = view.rate(job, 1);
+    fn terms(view: &View, x: &Input) -> Option<Terms> {
+        let (job, one) = (x.job, x.one);
         if one <= 0.0 {
             return None;
         }
-        let (sum, n) = self.contention.get(&job).copied().unwrap_or((1.0, 1.0));
+        let (sum, n) = x.counts;
         let n_bar = (sum / n).max(1e-9);
-        let fair = (view.cluster().total_gpus as f64 / n_bar).min(demand as f64);
+        let fair = (view.cluster().total_gpus as f64 / n_bar).min(x.demand as f64);
         Some(Terms {
             elapsed: view.now() - view.spec(job).arrival,
             remaining: view.known_remaining_work(job) / one,
             ideal: view.declared_work(job) / one / fair,
         })
     }
+}
+
+/// What a call needs of one open job.
+struct Input {
+    job: u32,
+    /// Rate on one GPU.
+    one: f64,
+    demand: u32,
+    /// (sum of active-job counts, number of events) for n̄.
+    counts: (f64, f64),
 }
 
 /// A job's parts of ρ = (elapsed + remaining / x) / ideal.
@@ -290,20 +400,15 @@ impl Policy for ThemisPcs {
         }
         self.count_events(view);
         let (pinned, free) = crate::helpers::alloc::pinned_jobs(view);
-        let this = &*self;
+        let inputs = self.inputs(view, &pinned);
         // Whether the final plan gives every job its whole demand.
         let mut whole = false;
-        place_with_retry(view, out, &pinned, |excluded| {
+        let mut compute = |excluded: &BTreeSet<u32>| {
             let mut left = free;
-            let open: Vec<(u32, u32, Option<Terms>)> = view
-                .active()
+            let open: Vec<(u32, u32, Option<Terms>)> = inputs
                 .iter()
-                .copied()
-                .filter(|j| !pinned.contains(j) && !excluded.contains(j))
-                .map(|j| {
-                    let demand = share_cap(view, j).max(1);
-                    (j, demand, this.terms(view, j, demand))
-                })
+                .filter(|x| !excluded.contains(&x.job))
+                .map(|x| (x.job, x.demand, ThemisPcs::terms(view, x)))
                 .collect();
             let mut shares = Vec::new();
             let mut greedy = Greedy::new(&open, left);
@@ -329,7 +434,17 @@ impl Policy for ThemisPcs {
             whole =
                 excluded.is_empty() && greedy.is_done() && shares.iter().all(|s| s.count == s.cap);
             shares
-        });
+        };
+        // Most calls of a fork are lease expiries that leave every count
+        // as it is: placing those shares would keep every job where it is.
+        let first = compute(&BTreeSet::new());
+        if !keeps_every_placement(view, &pinned, &first) {
+            let mut first = Some(first);
+            place_with_retry(view, out, &pinned, |excluded| match first.take() {
+                Some(shares) if excluded.is_empty() => shares,
+                _ => compute(excluded),
+            });
+        }
         if whole && pinned.is_empty() {
             // Nothing changes until the next event: no wake-up (a far one
             // replaces the last call's timer).
@@ -373,21 +488,32 @@ mod tests {
 
     #[test]
     fn skipped_leases_count_into_n_bar_as_the_wake_ups_would() {
+        // Job 1 has counted (2, 1) so far, job 2 (3, 2).
+        let known = |id, base| Known {
+            id,
+            base,
+            fixed: None,
+        };
         let mut t = ThemisPcs {
             lease: 600.0,
-            contention: BTreeMap::from([(1, (2.0, 1.0)), (2, (3.0, 2.0))]),
+            jobs: vec![known(1, Counted(8, 4)), known(2, Counted(7, 3))],
+            counted: Counted(10, 5),
             last_call: 0.0,
             quiet_since: None,
         };
+        let (one, two) = (t.slot(1), t.slot(2));
+        assert_eq!(t.contention_of(one), (2.0, 1.0));
+        assert_eq!(t.contention_of(two), (3.0, 2.0));
+        assert_eq!(t.contention_of(t.slot(3)), (1.0, 1.0), "never seen");
         // Leases at 600 and 1,200 expire before 1,500: two events of 2 jobs.
         t.count_quiet_leases(0.0, 1_500.0);
-        assert_eq!(t.contention[&1], (6.0, 3.0));
-        assert_eq!(t.contention[&2], (7.0, 4.0));
+        assert_eq!(t.contention_of(one), (6.0, 3.0));
+        assert_eq!(t.contention_of(two), (7.0, 4.0));
         // A lease falling on the next event is that event, not one more.
         t.count_quiet_leases(0.0, 1_200.0);
-        assert_eq!(t.contention[&1], (8.0, 4.0));
+        assert_eq!(t.contention_of(one), (8.0, 4.0));
         t.count_quiet_leases(0.0, 600.0);
-        assert_eq!(t.contention[&1], (8.0, 4.0));
+        assert_eq!(t.contention_of(one), (8.0, 4.0));
     }
 
     #[test]

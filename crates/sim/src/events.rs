@@ -1,8 +1,12 @@
 //! The engine's event queue: a min-heap on (time, sequence) with lazy
-//! deletion through per-job version stamps.
+//! deletion through per-job version stamps. The heap is shared by copies
+//! (a prediction's fork) until one of them changes it: forks take only the
+//! live events ([`EventQueue::retained`]), so copying the whole heap,
+//! stale events included, for each of them would be wasted.
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
+use std::sync::Arc;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum EventKind {
@@ -53,14 +57,14 @@ impl Ord for Entry {
 /// Min-heap of future events.
 #[derive(Debug, Clone, Default)]
 pub struct EventQueue {
-    heap: BinaryHeap<Entry>,
+    heap: Arc<BinaryHeap<Entry>>,
     seq: u64,
 }
 
 impl EventQueue {
     pub fn push(&mut self, time: f64, kind: EventKind) {
         self.seq += 1;
-        self.heap.push(Entry {
+        Arc::make_mut(&mut self.heap).push(Entry {
             time,
             seq: self.seq,
             kind,
@@ -71,10 +75,35 @@ impl EventQueue {
         self.heap.peek().map(|e| e.time)
     }
 
+    /// A copy holding only the events `keep` accepts, each with its time
+    /// and sequence number (so equal times keep their order), and the same
+    /// numbering for later events.
+    pub fn retained(&self, keep: impl Fn(&EventKind) -> bool) -> EventQueue {
+        EventQueue {
+            heap: Arc::new(
+                self.heap
+                    .iter()
+                    .filter(|e| keep(&e.kind))
+                    .copied()
+                    .collect(),
+            ),
+            seq: self.seq,
+        }
+    }
+
+    /// Drops events from the front while `stale` says they are.
+    pub fn drop_stale_front(&mut self, stale: impl Fn(&EventKind) -> bool) {
+        while self.heap.peek().is_some_and(|e| stale(&e.kind)) {
+            Arc::make_mut(&mut self.heap).pop();
+        }
+    }
+
     /// Pops the earliest event if it is due at or before `t`.
     pub fn pop_due(&mut self, t: f64) -> Option<(f64, EventKind)> {
         if self.heap.peek().is_some_and(|e| e.time <= t) {
-            self.heap.pop().map(|e| (e.time, e.kind))
+            Arc::make_mut(&mut self.heap)
+                .pop()
+                .map(|e| (e.time, e.kind))
         } else {
             None
         }

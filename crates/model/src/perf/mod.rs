@@ -27,6 +27,7 @@ pub mod fitting;
 mod gavel;
 pub mod goodput;
 pub mod optim;
+pub mod pcs_tables;
 pub mod power;
 pub mod price;
 pub mod profiles;

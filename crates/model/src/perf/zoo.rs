@@ -240,6 +240,11 @@ impl ModelZoo {
                 builtin_provenance(app),
             ));
         }
+        // The PCS artifact's measured tables (perf/pcs_tables.rs), for its
+        // Philly VC traces; appended so that earlier models keep their ids.
+        for table in super::pcs_tables::TABLES {
+            zoo.insert(table.model());
+        }
         zoo
     }
 

@@ -192,6 +192,39 @@ pub fn place_then<T>(
     }
 }
 
+/// True when placing `shares` ([`place_with_retry`]) would change nothing:
+/// each job's share is the whole GPUs it holds now (the packer keeps a
+/// job's GPUs when its count and type stay), no running job is left out,
+/// and no idle GPU is left for the backfill to hand out. A policy can then
+/// skip the placement. Only on one GPU type (with several, a job may be
+/// moved to the type with the most room), without pinned jobs, shared or
+/// time-shared GPUs, or network packing (which regulates shares).
+pub fn keeps_every_placement(view: &View, pinned: &[u32], shares: &[Share]) -> bool {
+    if !pinned.is_empty()
+        || view.cluster().kinds.len() != 1
+        || view.placement_rule() == PlacementRule::NetPack
+    {
+        return false;
+    }
+    let (mut held, mut placed) = (0u32, 0usize);
+    for s in shares {
+        let now = match view.placement(s.job) {
+            Some(p) if p.slice.is_some() || !p.parts.is_empty() => return false,
+            Some(p) => p.gpus(),
+            None => 0,
+        };
+        if s.count != now {
+            return false;
+        }
+        if now > 0 {
+            held += now;
+            placed += 1;
+        }
+    }
+    placed == view.running().len()
+        && (held == view.cluster().total_gpus || placed == view.active().len())
+}
+
 /// `candidates` without the `excluded` jobs, in order.
 pub fn without(candidates: &[u32], excluded: &BTreeSet<u32>) -> Vec<u32> {
     candidates

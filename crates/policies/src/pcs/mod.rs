@@ -22,6 +22,7 @@
 pub mod config;
 mod explain;
 pub mod heuristic;
+mod queues;
 pub mod wfq;
 
 use super::{Policy, PolicyInfo, Trigger};
@@ -29,9 +30,11 @@ use crate::helpers::alloc::{
     first_grant, is_rigid, pinned_jobs, place_then, place_with_retry, share_cap, without, Share,
 };
 use crate::helpers::fluid::{self, FRAC_EPS};
+use queues::ClassQueues;
 use schedlab_core::error::Result;
 use schedlab_core::params::{ParamSpec, Params};
 use schedlab_core::settings::Settings;
+use schedlab_model::cluster::PlacementRule;
 use schedlab_sim::{Decision, RateFn, View};
 use std::collections::BTreeSet;
 use wfq::{FluidJob, WfqConfig};
@@ -83,6 +86,8 @@ fn build(p: &Params, _seed: u64) -> Result<Box<dyn Policy>> {
         next_turn: None,
         classed: Vec::new(),
         fixed: Vec::new(),
+        queues: None,
+        general_only: false,
     }))
 }
 
@@ -102,6 +107,11 @@ struct Pcs {
     /// curve of the GPU count under perfect knowledge), made once: forks
     /// call the policy at every event of every prediction.
     fixed: Vec<Option<FluidJob>>,
+    /// The active jobs by class (`queues`), when they stand for them.
+    queues: Option<ClassQueues>,
+    /// A job without a fixed description was seen: every call takes the
+    /// general path (the queues need every job's class and demand fixed).
+    general_only: bool,
 }
 
 impl Pcs {
@@ -208,6 +218,34 @@ impl Pcs {
     }
 }
 
+/// Whole GPUs to place and fractions to lay out as parts, for jobs' fluid
+/// shares (`jobs` in arrival order: the fractions are laid out in it).
+fn whole_and_parts(
+    view: &View,
+    jobs: impl Iterator<Item = (u32, f64)>,
+) -> (Vec<Share>, Vec<(u32, f64)>) {
+    let mut shares = Vec::new();
+    let mut fractions = Vec::new();
+    for (j, a) in jobs {
+        let cap = share_cap(view, j);
+        if is_rigid(view, j) {
+            let count = if a + FRAC_EPS >= cap as f64 { cap } else { 0 };
+            let min = first_grant(view, j);
+            shares.push(Share {
+                job: j,
+                count,
+                min,
+                cap,
+            });
+            continue;
+        }
+        let (share, fraction) = fluid::split(j, a, cap);
+        shares.push(share);
+        fractions.extend(fraction);
+    }
+    (shares, fractions)
+}
+
 /// A job's size for classification: its declared work's run time on one
 /// GPU (PCS's demand_min, "1-GPU seconds").
 fn size_on_one_gpu(view: &View, job: u32) -> f64 {
@@ -230,6 +268,15 @@ impl Policy for Pcs {
 
     fn schedule(&mut self, view: &View<'_>, out: &mut Decision) {
         let (pinned, free) = pinned_jobs(view);
+        if !self.rotate && pinned.is_empty() && view.placement_rule() != PlacementRule::NetPack {
+            if self.sync_queues(view) {
+                self.place_leading(view, out, free);
+                self.report_classes(view, out);
+                return;
+            }
+        } else {
+            self.queues = None;
+        }
         let candidates: Vec<u32> = view
             .active()
             .iter()
@@ -292,30 +339,93 @@ impl Pcs {
         let compute = |excluded: &BTreeSet<u32>| {
             let jobs = without(candidates, excluded);
             let fluid = self.fluid(view, &jobs, free);
-            let mut shares = Vec::with_capacity(jobs.len());
-            let mut fractions = Vec::with_capacity(jobs.len());
-            for (&j, &a) in jobs.iter().zip(&fluid) {
-                let cap = share_cap(view, j);
-                if is_rigid(view, j) {
-                    let count = if a + FRAC_EPS >= cap as f64 { cap } else { 0 };
-                    let min = first_grant(view, j);
-                    shares.push(Share {
-                        job: j,
-                        count,
-                        min,
-                        cap,
-                    });
-                    continue;
-                }
-                let (share, fraction) = fluid::split(j, a, cap);
-                shares.push(share);
-                fractions.extend(fraction);
-            }
-            (shares, fractions)
+            whole_and_parts(view, jobs.iter().copied().zip(fluid))
         };
         place_then(view, out, pinned, compute, |plan, fractions| {
             fluid::add_parts(view, plan, &fractions)
         });
+    }
+
+    /// The fluid realisation from the class queues: only the jobs each
+    /// class serves are visited (the same plan as `place_fluid`'s, whose
+    /// other jobs get no GPUs). A placement retry without some jobs
+    /// (fragmentation) takes the general computation.
+    fn place_leading(&mut self, view: &View, out: &mut Decision, free: u32) {
+        let queues = self.queues.as_ref().expect("synced");
+        let fixed = &self.fixed;
+        let describe = |j: u32| fixed[j as usize].as_ref().expect("queued jobs are fixed");
+        let mut served = wfq::leading_allocation(&self.cfg, free as f64, queues.demands(), |c| {
+            queues.members(c).map(move |j| (j, describe(j)))
+        });
+        // Arrival order, as the general computation lays the fractions out.
+        served.sort_unstable_by_key(|&(j, _)| j);
+        let compute = |excluded: &BTreeSet<u32>| {
+            if excluded.is_empty() {
+                return whole_and_parts(view, served.iter().copied());
+            }
+            let jobs: Vec<u32> = view
+                .active()
+                .iter()
+                .copied()
+                .filter(|j| !excluded.contains(j))
+                .collect();
+            let fluid = self.fluid(view, &jobs, free);
+            whole_and_parts(view, jobs.iter().copied().zip(fluid))
+        };
+        place_then(view, out, &[], compute, |plan, fractions| {
+            fluid::add_parts(view, plan, &fractions)
+        });
+    }
+
+    /// Brings the class queues up to this call (its completions and
+    /// arrivals), rebuilding them when they no longer hold exactly the
+    /// active jobs. False when they cannot stand for them (a job without a
+    /// fixed description).
+    fn sync_queues(&mut self, view: &View) -> bool {
+        if self.general_only {
+            return false;
+        }
+        if let Some(mut q) = self.queues.take() {
+            for &j in view.completed() {
+                if let Some(Some(job)) = self.fixed.get(j as usize) {
+                    q.remove(j, job);
+                }
+            }
+            for &j in view.arrived() {
+                if !view.active().contains(&j) {
+                    continue;
+                }
+                if self.fluid_job(view, j).is_some() {
+                    self.general_only = true;
+                    return false;
+                }
+                q.insert(j, self.fixed[j as usize].as_ref().expect("cached"));
+            }
+            if q.len() == view.active().len() {
+                self.queues = Some(q);
+                return true;
+            }
+        }
+        self.rebuild_queues(view);
+        self.queues.is_some()
+    }
+
+    /// Queues of every active job, if each has a fixed description.
+    fn rebuild_queues(&mut self, view: &View) {
+        self.queues = None;
+        for &j in view.active() {
+            if self.fluid_job(view, j).is_some() {
+                self.general_only = true;
+                return;
+            }
+        }
+        let fixed = &self.fixed;
+        self.queues = Some(ClassQueues::build(
+            self.cfg.classes(),
+            view.active()
+                .iter()
+                .map(|&j| (j, fixed[j as usize].as_ref().expect("cached"))),
+        ));
     }
 
     /// Tells the page each job's size class once (when it asks).

@@ -135,11 +135,16 @@ impl FluidJob {
 /// Each class's share of `capacity` GPUs: weighted water-filling on the
 /// classes' summed demands.
 pub fn class_shares<J: Borrow<FluidJob>>(cfg: &WfqConfig, capacity: f64, jobs: &[J]) -> Vec<f64> {
-    let k = cfg.classes();
-    let mut demand = vec![0.0; k];
+    let mut demand = vec![0.0; cfg.classes()];
     for j in jobs.iter().map(J::borrow) {
         demand[j.class] += j.demand as f64;
     }
+    shares_of_demands(cfg, capacity, demand)
+}
+
+/// [`class_shares`] from the classes' summed demands (GPUs).
+pub fn shares_of_demands(cfg: &WfqConfig, capacity: f64, mut demand: Vec<f64>) -> Vec<f64> {
+    let k = cfg.classes();
     let mut rate: Vec<f64> = cfg.weights.iter().map(|w| w * capacity).collect();
     let mut share = vec![0.0; k];
     let mut residual = capacity;
@@ -210,6 +215,51 @@ pub fn fluid_allocation<J: Borrow<FluidJob>>(
     alloc
 }
 
+/// The jobs [`fluid_allocation`] gives a positive share, with their shares,
+/// from each class's summed demand (GPUs) and its jobs in arrival order:
+/// the same shares to the bit, at a cost that follows the jobs served
+/// rather than the queue. A class's FIFO pass stops where its share runs
+/// out (every later job would get 0), so a fork of a long queue no longer
+/// visits every queued job at every event. Grouped by class, each class in
+/// arrival order.
+pub fn leading_allocation<'a, I>(
+    cfg: &WfqConfig,
+    capacity: f64,
+    demand: Vec<f64>,
+    mut members: impl FnMut(usize) -> I,
+) -> Vec<(u32, f64)>
+where
+    I: Iterator<Item = (u32, &'a FluidJob)>,
+{
+    let shares = shares_of_demands(cfg, capacity, demand);
+    let mut out = Vec::new();
+    for (class, &share) in shares.iter().enumerate() {
+        let start = out.len();
+        let mut z = cfg.clip;
+        loop {
+            out.truncate(start);
+            // `left` never goes below 0 (a share is at most what is left),
+            // and at 0 every later job's share is 0.
+            let mut left = share;
+            for (id, job) in members(class) {
+                if left <= 0.0 {
+                    break;
+                }
+                let x = left.min(job.cap(z)).max(0.0);
+                left -= x;
+                if x > 0.0 {
+                    out.push((id, x));
+                }
+            }
+            if left <= 1e-9 || z <= 0.0 {
+                break;
+            }
+            z -= cfg.delta;
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -275,6 +325,65 @@ mod tests {
             vec![4.0]
         );
         assert_eq!(fluid_allocation(&cfg, 2.5, &[sub]), vec![2.5]);
+    }
+
+    #[test]
+    fn leading_allocation_equals_the_full_pass_to_the_bit() {
+        let mut rng = schedlab_core::rng::Sampler::new(5);
+        for case in 0..3_000 {
+            let k = 1 + rng.below(4) as usize;
+            let thresholds: Vec<f64> = (1..k).map(|i| i as f64 * 100.0).collect();
+            let weights: Vec<f64> = (0..k).map(|_| 1.0 + rng.below(50) as f64).collect();
+            let clip = rng.below(11) as f64 / 10.0;
+            let delta = [0.01, 0.1, 0.23536, 0.9][rng.below(4) as usize];
+            let cfg = WfqConfig::new(&thresholds, &weights, clip, delta).unwrap();
+            let n = rng.below(60) as usize;
+            let jobs: Vec<FluidJob> = (0..n)
+                .map(|_| {
+                    let demand = 1 + rng.below(16) as u32;
+                    let mut e = 1.0;
+                    let efficiency: Vec<f64> = (0..demand)
+                        .map(|g| {
+                            if g > 0 {
+                                e *= 0.7 + 0.3 * rng.uniform();
+                            }
+                            e
+                        })
+                        .collect();
+                    FluidJob {
+                        class: rng.below(k as u64) as usize,
+                        demand,
+                        efficiency: efficiency.into(),
+                    }
+                })
+                .collect();
+            let capacity = [1.0, 8.0, 64.0, 13.5][rng.below(4) as usize];
+            let full = fluid_allocation(&cfg, capacity, &jobs);
+            let mut demand = vec![0u64; k];
+            for j in &jobs {
+                demand[j.class] += j.demand as u64;
+            }
+            let mut lead = leading_allocation(
+                &cfg,
+                capacity,
+                demand.iter().map(|&d| d as f64).collect(),
+                |c| {
+                    jobs.iter()
+                        .enumerate()
+                        .filter(move |(_, j)| j.class == c)
+                        .map(|(i, j)| (i as u32, j))
+                },
+            );
+            lead.sort_by_key(|&(i, _)| i);
+            let positive: Vec<(u32, f64)> = full
+                .iter()
+                .enumerate()
+                .filter(|(_, a)| **a > 0.0)
+                .map(|(i, a)| (i as u32, *a))
+                .collect();
+            assert_eq!(lead, positive, "case {case}");
+            assert!(full.iter().all(|a| *a >= 0.0), "case {case}");
+        }
     }
 
     #[test]

@@ -7,6 +7,8 @@
 //! (`Recorder`), so its cost follows the live jobs, not the run's length.
 
 use super::Simulation;
+use crate::events::EventKind;
+use crate::state::Phase;
 use crate::{Knowledge, Policy};
 use schedlab_core::error::Result;
 use std::collections::BTreeMap;
@@ -30,7 +32,41 @@ impl Simulation {
         f.cfg.record_timeline = false;
         f.cfg.record_insight = false;
         f.cfg.predict = false;
+        f.is_fork = true;
+        f.queue = self.queue.retained(|ev| self.is_live(ev));
         f
+    }
+
+    /// Whether an event still does something when it falls due: a job's
+    /// completion or rate change of its current version, the current
+    /// timer, reconfiguration or measurement (a pending decision is always
+    /// kept). Stale events only mark instants at which nothing happens.
+    fn is_live(&self, ev: &EventKind) -> bool {
+        match *ev {
+            EventKind::Complete { job, version } | EventKind::RateChange { job, version } => {
+                self.jobs[job as usize].version == version
+            }
+            EventKind::Timer { token } => token == self.timer_token,
+            EventKind::Reconfig { job, token } => {
+                let st = &self.jobs[job as usize];
+                st.reconfig_token == token && st.phase == Phase::Running
+            }
+            EventKind::Measured { job, token, .. } => {
+                let st = &self.jobs[job as usize];
+                st.measure_token == token && st.phase == Phase::Running
+            }
+            EventKind::Decision { .. } => true,
+        }
+    }
+
+    /// A fork's stale events ahead of its next live one. In the run itself
+    /// an instant with only stale events still ends a time step (the
+    /// contention integral is summed per step, to the bit); a fork's
+    /// integral is never read.
+    pub(super) fn drop_stale_events(&mut self) {
+        let mut queue = std::mem::take(&mut self.queue);
+        queue.drop_stale_front(|ev| !self.is_live(ev));
+        self.queue = queue;
     }
 
     /// Runs a fork of the current state under `policy` with no further

@@ -97,6 +97,9 @@ pub struct Simulation {
     quiet: bool,
     /// Rounds skipped since the policy's last call (told before the next).
     skipped: u64,
+    /// A fork (`fork`): only its jobs' completion times are read, so its
+    /// stale events are dropped instead of each taking a step.
+    is_fork: bool,
 }
 
 /// Draws each job's true work around its declared work (`engine.length_noise`):
@@ -248,6 +251,7 @@ impl Simulation {
             stall_events: 0,
             quiet: false,
             skipped: 0,
+            is_fork: false,
             cluster,
             zoo,
         })
@@ -377,6 +381,9 @@ impl Simulation {
         if let Some(tick) = self.pending_call.take() {
             self.call_policy(tick)?;
             return Ok(true);
+        }
+        if self.is_fork && self.pending_decision.is_none() && !self.deferred_call {
+            self.drop_stale_events();
         }
         let Some(t) = self.next_event_time() else {
             self.stop("no further events: the policy left waiting jobs unscheduled");

@@ -9,7 +9,9 @@
 
 pub mod published;
 
-use published::{Pick, FIG7, FIG9A_MIN, FIG9B_S, FIG9C_PCT, FIG9_GPUS, PICKS, SCHEMES, TOY};
+use published::{
+    Pick, FIG7, FIG8A_AVG_ERR, FIG8B, FIG9A_MIN, FIG9B_S, FIG9C_PCT, FIG9_GPUS, PICKS, SCHEMES, TOY,
+};
 use schedlab_core::error::{Error, Result};
 use schedlab_metrics::Summary;
 use schedlab_model::cluster::{parse_cluster, Cluster};
@@ -47,6 +49,22 @@ pub struct Options {
     /// many evaluations per search (the figure's largest budget: 1,024).
     pub fig9c: bool,
     pub fig9c_evaluations: usize,
+    /// Threads Fig. 7's runs share (0: every core).
+    pub threads: usize,
+    /// Also run Fig. 8 (the `gavel` workload, load 1.2, 64 GPUs) with this
+    /// many apps (the artifact's: 3,000).
+    pub fig8: bool,
+    pub fig8_apps: usize,
+}
+
+impl Options {
+    /// Threads to use: `threads`, or every core when it is 0.
+    pub fn threads(&self) -> usize {
+        match self.threads {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            n => n,
+        }
+    }
 }
 
 impl Default for Options {
@@ -64,6 +82,9 @@ impl Default for Options {
             fig9b_evaluations: 1280,
             fig9c: false,
             fig9c_evaluations: 1024,
+            threads: 0,
+            fig8: false,
+            fig8_apps: 3000,
         }
     }
 }
@@ -91,6 +112,23 @@ pub struct Fig7Row {
     pub paper_norm_jct: f64,
     pub avg_err: f64,
     pub paper_avg_err: f64,
+    pub p99_err: f64,
+    pub paper_p99_err: f64,
+    pub wall_s: f64,
+}
+
+/// One scheme of Fig. 8 (JCTs normalised to AFS: ours, and the artifact's
+/// Fig. 8b values divided by its AFS value, the figure's own reference
+/// being unknown).
+#[derive(Debug, Clone, Serialize)]
+pub struct Fig8Row {
+    pub scheme: String,
+    pub policy: String,
+    pub norm_jct: f64,
+    pub paper_norm_jct: f64,
+    pub avg_err: f64,
+    /// Fig. 8a shows the average error of four schemes only.
+    pub paper_avg_err: Option<f64>,
     pub p99_err: f64,
     pub paper_p99_err: f64,
     pub wall_s: f64,
@@ -136,6 +174,12 @@ pub struct Fig9cRow {
 pub struct Report {
     pub toy: Vec<ToyRow>,
     pub fig7: Vec<Fig7Row>,
+    /// Wall time of all of Fig. 7's runs, and the threads they shared.
+    pub fig7_wall_s: Option<f64>,
+    pub threads: usize,
+    pub fig8: Vec<Fig8Row>,
+    /// Apps of Fig. 8's workload.
+    pub fig8_apps: usize,
     pub fig9: Vec<Fig9Row>,
     pub fig9b: Vec<Fig9bRow>,
     pub fig9c: Vec<Fig9cRow>,
@@ -222,13 +266,15 @@ fn pick_overrides(p: &Pick) -> Vec<(String, String)> {
     schedlab_policies::pcs::config::overrides(p.0, p.1, p.2, p.3)
 }
 
-/// Runs the seven schemes of Fig. 7 on one artifact trace.
-fn run_fig7_trace(
-    opts: &Options,
-    dir: &std::path::Path,
-    id: &str,
-    progress: &mut dyn FnMut(&str),
-) -> Result<Vec<Fig7Row>> {
+/// One artifact trace of Fig. 7, loaded.
+struct Fig7Trace {
+    id: String,
+    published: &'static published::Fig7,
+    picks: &'static [Pick; 3],
+    trace: Trace,
+}
+
+fn load_fig7_trace(dir: &std::path::Path, id: &str) -> Result<Fig7Trace> {
     let published = FIG7.iter().find(|f| f.trace == id).ok_or_else(|| {
         Error::config(format!(
             "--traces: '{id}' is not a trace of Fig. 7 (0e4a51, b436b2, 6214e9, 6c71a0, ee9e8c)"
@@ -243,50 +289,118 @@ fn run_fig7_trace(
     let path_text = path.display().to_string();
     let text = schedlab_core::textio::read_text(&path_text)?;
     let trace = Trace::parse(&path_text, &text, None)?;
+    Ok(Fig7Trace {
+        id: id.to_string(),
+        published,
+        picks,
+        trace,
+    })
+}
+
+/// How long scheme `i` of `SCHEMES` takes relative to the others with
+/// predictions (measured: Themis' leases and PCS-pred's long queues most):
+/// the order in which Fig. 7's runs are handed to the threads.
+const SCHEME_COST_RANK: [u8; 7] = [5, 4, 0, 3, 2, 1, 6];
+
+/// Runs Fig. 7's schemes on the artifact's traces, the runs spread over
+/// `threads` threads (each run is one simulation, so the rows do not
+/// depend on the threads), costliest first; rows in trace then scheme order.
+fn run_fig7(
+    opts: &Options,
+    dir: &std::path::Path,
+    threads: usize,
+    progress: &mut dyn FnMut(&str),
+) -> Result<Vec<Fig7Row>> {
+    let traces: Vec<Fig7Trace> = opts
+        .traces
+        .iter()
+        .map(|id| load_fig7_trace(dir, id))
+        .collect::<Result<_>>()?;
+    let mut cells: Vec<(usize, usize)> = (0..traces.len())
+        .flat_map(|t| (0..SCHEMES.len()).map(move |i| (t, i)))
+        .filter(|&(_, i)| scheme_wanted(opts, i))
+        .collect();
+    cells.sort_by_key(|&(t, i)| {
+        (
+            SCHEME_COST_RANK[i],
+            std::cmp::Reverse(traces[t].trace.jobs.len()),
+        )
+    });
     let cluster: Arc<Cluster> = Arc::new(parse_cluster("pcs-64")?);
     let zoo = Arc::new(ModelZoo::builtin());
     let base = predicting(&opts.settings)?;
-    let mut results: Vec<(usize, Summary, f64)> = Vec::new();
-    for (i, (scheme, policy)) in SCHEMES.iter().enumerate() {
-        if !scheme_wanted(opts, i) {
-            continue;
-        }
+    // Runs report as they end, through the calling thread.
+    let (say, heard) = std::sync::mpsc::channel::<String>();
+    let run = |&(t, i): &(usize, usize),
+               say: &std::sync::mpsc::Sender<String>|
+     -> Result<(Summary, f64)> {
+        let (tr, (scheme, policy)) = (&traces[t], SCHEMES[i]);
         let (name, o) = match policy.strip_prefix("pcs-") {
             Some(pick) => {
                 let k = ["jct", "bal", "pred"]
                     .iter()
                     .position(|p| *p == pick)
                     .expect("pick");
-                ("pcs", base.with_pairs("pcs", &pick_overrides(&picks[k]))?)
+                (
+                    "pcs",
+                    base.with_pairs("pcs", &pick_overrides(&tr.picks[k]))?,
+                )
             }
-            None => (*policy, base.clone()),
+            None => (policy, base.clone()),
         };
-        let run = run_policy(&trace, &cluster, &zoo, name, &o, opts.seed, &mut |_| true)?;
-        progress(&format!(
-            "pcs {id} {scheme:<9} ({name}): avg JCT {:.1} h, avg error {:.2}%, p99 {:.1}%, {:.1} s",
+        let run = run_policy(&tr.trace, &cluster, &zoo, name, &o, opts.seed, &mut |_| {
+            true
+        })?;
+        // The listener outlives every run, so a send cannot fail.
+        let _ = say.send(format!(
+            "pcs {} {scheme:<9} ({name}): avg JCT {:.1} h, avg error {:.2}%, p99 {:.1}%, {:.1} s",
+            tr.id,
             run.metrics.avg_jct_s.unwrap_or(f64::NAN) / 3600.0,
             run.metrics.avg_pred_error_pct.unwrap_or(f64::NAN),
             run.metrics.p99_pred_error_pct.unwrap_or(f64::NAN),
             run.wall_s
         ));
-        results.push((i, run.metrics, run.wall_s));
-    }
-    let afs = results[0].1.avg_jct_s.unwrap_or(f64::NAN);
-    Ok(results
+        Ok((run.metrics, run.wall_s))
+    };
+    let (cells_ref, run_ref) = (&cells, &run);
+    let results = std::thread::scope(|s| {
+        let runs = s.spawn(move || {
+            let each = |c: &(usize, usize)| run_ref(c, &say);
+            schedlab_run::search::parallel_map(cells_ref, threads, &each)
+        });
+        // Ends when the runs are over: the sender goes with their thread.
+        for line in heard {
+            progress(&line);
+        }
+        runs.join().expect("a run panicked")
+    });
+    let mut done: Vec<((usize, usize), (Summary, f64))> = cells
         .into_iter()
-        .map(|(i, m, wall_s)| Fig7Row {
-            trace: id.to_string(),
-            scheme: SCHEMES[i].0.to_string(),
-            policy: SCHEMES[i].1.to_string(),
-            norm_jct: m.avg_jct_s.unwrap_or(f64::NAN) / afs,
-            paper_norm_jct: published.norm_jct[i],
-            avg_err: m.avg_pred_error_pct.unwrap_or(f64::NAN),
-            paper_avg_err: published.avg_err[i],
-            p99_err: m.p99_pred_error_pct.unwrap_or(f64::NAN),
-            paper_p99_err: published.p99_err[i],
-            wall_s,
-        })
-        .collect())
+        .zip(results)
+        .map(|(c, r)| r.map(|r| (c, r)))
+        .collect::<Result<_>>()?;
+    done.sort_by_key(|(c, _)| *c);
+    let mut rows = Vec::new();
+    for (t, tr) in traces.iter().enumerate() {
+        let of_trace: Vec<&((usize, usize), (Summary, f64))> =
+            done.iter().filter(|((x, _), _)| *x == t).collect();
+        let afs = of_trace[0].1 .0.avg_jct_s.unwrap_or(f64::NAN);
+        for ((_, i), (m, wall_s)) in of_trace {
+            rows.push(Fig7Row {
+                trace: tr.id.clone(),
+                scheme: SCHEMES[*i].0.to_string(),
+                policy: SCHEMES[*i].1.to_string(),
+                norm_jct: m.avg_jct_s.unwrap_or(f64::NAN) / afs,
+                paper_norm_jct: tr.published.norm_jct[*i],
+                avg_err: m.avg_pred_error_pct.unwrap_or(f64::NAN),
+                paper_avg_err: tr.published.avg_err[*i],
+                p99_err: m.p99_pred_error_pct.unwrap_or(f64::NAN),
+                paper_p99_err: tr.published.p99_err[*i],
+                wall_s: *wall_s,
+            });
+        }
+    }
+    Ok(rows)
 }
 
 /// Is scheme `i` of `SCHEMES` to run? (AFS, the normaliser, always is.)
@@ -311,6 +425,83 @@ pub fn check_schemes(names: &[String]) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// The artifact's default workload seed (`sim.py`), which Fig. 8's script keeps.
+const FIG8_SEED: u64 = 4567;
+
+/// Fig. 8 (Workload-3): `fig8_apps` apps of the `gavel` family at load 1.2
+/// on 64 GPUs, predictions at every arrival, the seven schemes of Fig. 7
+/// (Themis with the 10 s lease the artifact uses for this workload, the
+/// PCS picks stored for `gavel`) and Max-Min fair sharing (FS).
+fn run_fig8(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<Vec<Fig8Row>> {
+    let picks = &PICKS
+        .iter()
+        .find(|p| p.0 == "gavel")
+        .expect("the gavel picks are published")
+        .1;
+    let gen_set = [("gpus".to_string(), "64".to_string())];
+    let trace = schedlab_model::workload::gen::generate(
+        "pcs-gavel",
+        Some(opts.fig8_apps),
+        FIG8_SEED,
+        &gen_set,
+    )?;
+    let cluster: Arc<Cluster> = Arc::new(parse_cluster("pcs-64")?);
+    let zoo = Arc::new(ModelZoo::builtin());
+    let base = predicting(&opts.settings)?;
+    let schemes: Vec<(&str, &str)> = SCHEMES
+        .iter()
+        .copied()
+        .chain([("Max-Min", "maxmin")])
+        .collect();
+    let run_one = |&(_, policy): &(&str, &str)| -> Result<(Summary, f64)> {
+        let (name, o) = match policy.strip_prefix("pcs-") {
+            Some(pick) => {
+                let k = ["jct", "bal", "pred"]
+                    .iter()
+                    .position(|p| *p == pick)
+                    .expect("pick");
+                ("pcs", base.with_pairs("pcs", &pick_overrides(&picks[k]))?)
+            }
+            None if policy == "themis-pcs" => (policy, base.with("themis-pcs", "lease_s", "10")?),
+            None => (policy, base.clone()),
+        };
+        let run = run_policy(&trace, &cluster, &zoo, name, &o, opts.seed, &mut |_| true)?;
+        Ok((run.metrics, run.wall_s))
+    };
+    let results = schedlab_run::search::parallel_map(&schemes, opts.threads(), &run_one);
+    let mut done = Vec::new();
+    for ((scheme, policy), r) in schemes.iter().zip(results) {
+        let (m, wall_s) = r?;
+        progress(&format!(
+            "pcs fig8 {scheme:<9} ({policy}): avg JCT {:.0} s, avg error {:.2}%, p99 {:.1}%, {wall_s:.1} s",
+            m.avg_jct_s.unwrap_or(f64::NAN), m.avg_pred_error_pct.unwrap_or(f64::NAN), m.p99_pred_error_pct.unwrap_or(f64::NAN)
+        ));
+        done.push((*scheme, *policy, m, wall_s));
+    }
+    let afs = done[0].2.avg_jct_s.unwrap_or(f64::NAN);
+    let paper_afs = FIG8B[0].2;
+    Ok(done
+        .into_iter()
+        .map(|(scheme, policy, m, wall_s)| {
+            let paper = FIG8B
+                .iter()
+                .find(|p| p.0 == scheme)
+                .expect("Fig. 8b has every scheme");
+            Fig8Row {
+                scheme: scheme.to_string(),
+                policy: policy.to_string(),
+                norm_jct: m.avg_jct_s.unwrap_or(f64::NAN) / afs,
+                paper_norm_jct: paper.2 / paper_afs,
+                avg_err: m.avg_pred_error_pct.unwrap_or(f64::NAN),
+                paper_avg_err: FIG8A_AVG_ERR.iter().find(|p| p.0 == scheme).map(|p| p.1),
+                p99_err: m.p99_pred_error_pct.unwrap_or(f64::NAN),
+                paper_p99_err: paper.1,
+                wall_s,
+            }
+        })
+        .collect())
 }
 
 /// Seeds of the microbenchmark: Fig. 9 says five without naming them; these are the
@@ -524,11 +715,12 @@ pub fn reproduce(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<Repor
     let toy = run_toy(opts)?;
     let mut notes = Vec::new();
     let mut fig7 = Vec::new();
+    let mut fig7_wall_s = None;
     match &opts.pcs_dir {
         Some(dir) if dir.join("traces").is_dir() => {
-            for id in &opts.traces {
-                fig7.extend(run_fig7_trace(opts, dir, id, progress)?);
-            }
+            let started = std::time::Instant::now();
+            fig7 = run_fig7(opts, dir, opts.threads(), progress)?;
+            fig7_wall_s = Some(started.elapsed().as_secs_f64());
         }
         Some(dir) => notes.push(format!(
             "Fig. 7 skipped: {} has no traces/ folder (the PCS artifact's data, ../shared/data/pcs)",
@@ -539,6 +731,11 @@ pub fn reproduce(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<Repor
                 .into(),
         ),
     }
+    let fig8 = if opts.fig8 {
+        run_fig8(opts, progress)?
+    } else {
+        Vec::new()
+    };
     let fig9 = if opts.fig9 {
         run_fig9a(opts, progress)?
     } else {
@@ -557,6 +754,10 @@ pub fn reproduce(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<Repor
     Ok(Report {
         toy,
         fig7,
+        fig7_wall_s,
+        threads: opts.threads(),
+        fig8,
+        fig8_apps: opts.fig8_apps,
         fig9,
         fig9b,
         fig9c,
@@ -650,8 +851,10 @@ pub fn to_table(r: &Report) -> String {
     out += &super::table(&rows);
     if !r.fig7.is_empty() {
         out += &format!(
-            "\nFig. 7: Philly VC traces of the artifact, 64 GPUs, predictions at arrivals (sampled min(1, 5000/N)); JCT normalised to AFS; ratio = ours / artifact, * = outside ±{:.0}%\n\n",
-            TOLERANCE * 100.0
+            "\nFig. 7: Philly VC traces of the artifact, 64 GPUs, predictions at arrivals (sampled min(1, 5000/N)); JCT normalised to AFS; ratio = ours / artifact, * = outside ±{:.0}%; all runs took {:.0} s on {} threads\n\n",
+            TOLERANCE * 100.0,
+            r.fig7_wall_s.unwrap_or(f64::NAN),
+            r.threads
         );
         let mut rows = vec![vec![
             "trace".to_string(),
@@ -677,6 +880,40 @@ pub fn to_table(r: &Report) -> String {
                 format!("{:.2}", x.avg_err),
                 format!("{:.2}", x.paper_avg_err),
                 ratio(x.avg_err, x.paper_avg_err),
+                format!("{:.1}", x.p99_err),
+                format!("{:.1}", x.paper_p99_err),
+                ratio(x.p99_err, x.paper_p99_err),
+                format!("{:.1}", x.wall_s),
+            ]);
+        }
+        out += &super::table(&rows);
+    }
+    if !r.fig8.is_empty() {
+        out += &format!(
+            "\nFig. 8: workload-3 (gavel, load 1.2, 64 GPUs, {} apps, seed {FIG8_SEED}), predictions at arrivals; JCT normalised to AFS (the artifact's Fig. 8b values divided by its AFS value); ratio = ours / artifact, * = outside ±{:.0}%\n\n",
+            r.fig8_apps,
+            TOLERANCE * 100.0
+        );
+        let mut rows = vec![vec![
+            "scheme".to_string(),
+            "norm JCT".into(),
+            "artifact".into(),
+            "ratio".into(),
+            "avg err %".into(),
+            "artifact".into(),
+            "p99 err %".into(),
+            "artifact".into(),
+            "ratio".into(),
+            "wall s".into(),
+        ]];
+        for x in &r.fig8 {
+            rows.push(vec![
+                format!("{} ({})", x.scheme, x.policy),
+                format!("{:.3}", x.norm_jct),
+                format!("{:.3}", x.paper_norm_jct),
+                ratio(x.norm_jct, x.paper_norm_jct),
+                format!("{:.2}", x.avg_err),
+                x.paper_avg_err.map_or("–".into(), |e| format!("{e:.2}")),
                 format!("{:.1}", x.p99_err),
                 format!("{:.1}", x.paper_p99_err),
                 ratio(x.p99_err, x.paper_p99_err),

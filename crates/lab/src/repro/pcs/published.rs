@@ -171,6 +171,16 @@ pub const FIG8B: &[(&str, f64, f64)] = &[
     ("PCS-pred", 10.6, 2.668),
 ];
 
+/// Fig. 8a (Workload-3, gavel): (scheme, avg prediction error %), the four
+/// schemes the figure shows (its second bar is the p99 of Fig. 8b plus a
+/// plotting offset of 5).
+pub const FIG8A_AVG_ERR: &[(&str, f64)] = &[
+    ("AFS", 17.241),
+    ("Tiresias", 15.920),
+    ("Themis", 20.902),
+    ("PCS-JCT", 11.289),
+];
+
 /// Fig. 9a (spec §6.6): minutes for one simulation of workload-1 (themis1, load 0.8)
 /// under PCS's themis1_bal configuration, by app count and cluster size
 /// (128, 256, 512, 1024 GPUs): (apps, [(mean, std) per size]).

@@ -6,13 +6,15 @@
 //! - `service` is the work in 1-GPU seconds (the job's `work`: a curve
 //!   model's rate at one GPU is 1);
 //! - `num_jobs` is the GPU demand (request and most GPUs), strong-scaling;
-//! - `model_name` is an AFS-simulator class (`VggnetModel256`, ...) and maps
-//!   to the zoo's `afs/*` model; `LinearModel` or no column means `linear`;
+//! - `model_name` is one of the artifact's nine classes (`VggnetModel256`,
+//!   ...) and maps to the zoo's `pcs/*` model, the artifact's measured
+//!   table for that class (`perf::pcs_tables`), as its simulator uses it;
+//!   `LinearModel` or no column means `linear`;
 //! - `sleep_time` (the gap since the previous submission) is implied by
 //!   `submit_time` and not read.
 
 use super::Out;
-use crate::perf::afs_zoo_name;
+use crate::perf::pcs_tables;
 use crate::workload::job::{Adaptivity, JobSpec};
 use schedlab_core::error::Result;
 use schedlab_core::textio::CsvTable;
@@ -38,12 +40,12 @@ pub(super) fn read(table: &mut CsvTable, out: &mut Out) -> Result<()> {
         }
         let class = row.text("model_name").unwrap_or("").trim();
         let model = if class.is_empty() || class.starts_with("Linear") {
-            "linear"
+            "linear".to_string()
         } else {
-            afs_zoo_name(class).ok_or_else(|| {
+            pcs_tables::zoo_name(class).ok_or_else(|| {
                 row.error(
                     "model_name",
-                    format!("'{class}' is not a model of the AFS simulator (VggnetModel256, GooglenetModel128, Inception4Model256, Resnet50Model128, DcganModel256, VideopredictionModel64, ChatbotModel256, DeepspeechModel64, TransformerModel256, LinearModel)"),
+                    format!("'{class}' is not a model of the PCS artifact (VggnetModel256, GooglenetModel128, Inception4Model256, Resnet50Model128, DcganModel256, VideopredictionModel64, ChatbotModel256, DeepspeechModel64, TransformerModel256, LinearModel)"),
                 )
             })?
         };
