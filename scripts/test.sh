@@ -22,10 +22,9 @@ step "wasm (Node) gives the same results as native, to the bit"
 node tests/wasm-node/compare.mjs target/release/schedlab afs-mini afs-64 fifo,srtf,srsf,tiresias,maxmin
 # The page's core package (the default comparison runs there) gives the same bits.
 SCHEDLAB_WASM_PKG=pkg node tests/wasm-node/compare.mjs target/release/schedlab afs-mini afs-64 fifo,srtf,srsf,tiresias,maxmin
-SCHEDLAB_WASM_PKG=pkg node tests/wasm-node/compare.mjs target/release/schedlab sts-mixed-10 sts-10 sts,edf,dp 5
 # Reasons (issue 49): explain_json == `schedlab explain --format json`, one policy per family.
 node tests/wasm-node/explain.mjs target/release/schedlab
-SCHEDLAB_WASM_PKG=pkg-full node tests/wasm-node/explain.mjs target/release/schedlab sia-philly:sia-hetero-64:gavel:20:4500 sia-philly:sia-hetero-64:sia:20:4500 sia-philly:sia-hetero-64:pollux:20:4500:pollux.generations=10 sia-philly-homog:homog-64:shockwave:20:4500 sia-philly-homog:homog-64:gavel-ftf:20:4700
+SCHEDLAB_WASM_PKG=pkg-full node tests/wasm-node/explain.mjs target/release/schedlab sia-philly:sia-hetero-64:gavel:20:4500 sia-philly:sia-hetero-64:sia:20:4500 sia-philly:sia-hetero-64:pollux:20:4500:pollux.generations=10 sia-philly-homog:homog-64:shockwave:20:4500 sia-philly-homog:homog-64:gavel-ftf:20:4700 afs-mini:afs-64:themis:40:4500 afs-mini:afs-64:optimus:40:4500 sts-mixed-10:sts-10:sts:20:2000 anticipatory-fig1:pools-8:anticipatory:5:1200:anticipatory.windows_min=20,40
 # Pollux goodput models (epoch-dependent efficiency, batch optimisation) too.
 node tests/wasm-node/compare.mjs target/release/schedlab ../shared/data/pollux/workloads/workload-3.csv homog-64 tiresias,maxmin
 # Every paper's policies: AFS and its elastic baselines; Sia's ILP (LP solver) and Gavel's LP on the
@@ -50,7 +49,8 @@ node tests/wasm-node/compare.mjs target/release/schedlab afs-mini afs-64 fifo,ti
 # (time-shared parts of GPUs; `pcs` itself is fluid by default, checked above and below).
 node tests/wasm-node/compare.mjs target/release/schedlab pcs-themis1 pcs-64 pcs,maxmin 3 pcs.realise=rotate maxmin.fluid=true engine.predict=true
 # The PCS per-VC family's bundled trace (bursty gaps, mixed widths) on the core package.
-SCHEDLAB_WASM_PKG=pkg node tests/wasm-node/compare.mjs target/release/schedlab pcs-vc-ee9e8c pcs-64 fifo,afs-l,srsf,themis-pcs,pcs
+SCHEDLAB_WASM_PKG=pkg node tests/wasm-node/compare.mjs target/release/schedlab pcs-vc-ee9e8c pcs-64 fifo,afs-l,srsf,pcs
+node tests/wasm-node/compare.mjs target/release/schedlab pcs-vc-ee9e8c pcs-64 themis-pcs
 # STS and its baselines (early stops drawn from the seed, GPU cost, due dates), and with sharing.
 node tests/wasm-node/compare.mjs target/release/schedlab sts-mixed-10 sts-10 sts,edf,avg-edf,rg,avg-rg,dp,avg-dp 5
 node tests/wasm-node/compare.mjs target/release/schedlab sts-mixed-10 sts-10 sts 5 sts.sharing=true engine.idle_price=0.3

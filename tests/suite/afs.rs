@@ -44,6 +44,7 @@ fn appendix_a_equal_split_beats_srtf_once_future_jobs_arrive() {
         let mut split_jobs = trace.jobs.clone();
         for j in &mut split_jobs {
             j.max_gpus = 1;
+            j.gpus = 1;
         }
         let split_trace = Trace::from_jobs("toy-split", split_jobs).unwrap();
         let (split, _, _) = run_with(&split_trace, &cluster, &zoo, "maxmin", &[]);

@@ -23,13 +23,9 @@ const cases = given.length ? given : [
   'afs-mini:afs-64:srsf:40:4500',
   'afs-mini:afs-64:tiresias:40:4500',
   'afs-mini:afs-64:afs-l:40:4500',
-  'afs-mini:afs-64:themis:40:4500',
-  'afs-mini:afs-64:optimus:40:4500',
   'afs-mini:afs-64:maxmin:40:4500',
   'pcs-gavel:pcs-64:pcs:40:1000:engine.predict=true',
-  'sts-mixed-10:sts-10:sts:20:2000',
   'anticipatory-fig1:pools-8:pool-fcfs:5:1200',
-  'anticipatory-fig1:pools-8:anticipatory:5:1200:anticipatory.windows_min=20,40',
 ];
 let failed = 0;
 for (const c of cases) {

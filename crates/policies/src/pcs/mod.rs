@@ -270,6 +270,12 @@ impl Policy for Pcs {
         let (pinned, free) = pinned_jobs(view);
         if !self.rotate && pinned.is_empty() && view.placement_rule() != PlacementRule::NetPack {
             if self.sync_queues(view) {
+                if view.want_reasons() {
+                    // Reasons come from the full WFQ over every active job
+                    // (the same shares the class queues serve).
+                    let jobs: Vec<u32> = view.active().iter().copied().collect();
+                    self.explain(view, out, &jobs, free);
+                }
                 self.place_leading(view, out, free);
                 self.report_classes(view, out);
                 return;
