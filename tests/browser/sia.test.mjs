@@ -236,7 +236,9 @@ test('without WebAssembly SIMD the page runs the full package built without it, 
   assert.equal(fetched('pkg-full'), 0, page.requested.join('\n'));
   const metrics = await page.evaluate((p) => {
     const r = window.schedlab.view.runs;
-    return { sia: r.get('sia').result.metrics, pollux: r.get(p).result.metrics };
+    // The worker turns JSON null (a metric that does not apply) into NaN; back to null.
+    const plain = (m) => Object.fromEntries(Object.entries(m).map(([k, v]) => [k, Number.isNaN(v) ? null : v]));
+    return { sia: plain(r.get('sia').result.metrics), pollux: plain(r.get(p).result.metrics) };
   }, pollux);
   const native = (policy, sets) => JSON.parse(cli(['run', '--trace', 'sia-philly', '--cluster', 'sia-hetero-64',
     '--policy', policy, ...sets.flatMap((s) => ['--set', s]), '--format', 'json'])).results[0].metrics;

@@ -20,7 +20,14 @@ function hasDueDates(result) {
 /** Why metric `key` does not apply to `result` ('' when it applies). */
 export function notApplicable(key, result) {
   const m = result.metrics;
-  if (missing(m[key])) return 'not reported for this run';
+  const why = knownReason(key, result);
+  if (why) return why;
+  return missing(m[key]) ? 'not reported for this run' : '';
+}
+
+/** The specific reason metric `key` cannot apply to `result` ('' when none is known). */
+function knownReason(key, result) {
+  const m = result.metrics;
   if (/pred/.test(key)) return m.predicted_frac > 0 ? '' : 'no predictions in this run (engine.predict is off)';
   if (/^speedup|^slow/.test(key)) return result.pools && result.pools.length ? '' : 'no pools in this run';
   if (/tardiness|^due_/.test(key) && key !== 'tardiness_cost_usd') return hasDueDates(result) ? '' : 'no job has a due date';
