@@ -85,6 +85,29 @@ pub struct RunArgs {
     pub ftf: String,
 }
 
+/// The cluster of a run: `--cluster`, else the bundled trace's own, with
+/// `--pools` laid over it (shared by `run` and `explain`).
+pub(crate) fn cluster_of_run(
+    cluster: Option<&str>,
+    pools: Option<&str>,
+    trace_name: &str,
+    trace: &Trace,
+) -> Result<schedlab_model::cluster::Cluster> {
+    let name = match (cluster, bundled_trace(trace_name)) {
+        (Some(c), _) => c.to_string(),
+        (None, Some(b)) => b.cluster.to_string(),
+        (None, None) => {
+            return Err(Error::config(
+                "--cluster is required for a trace file (e.g. --cluster homog-64)",
+            ))
+        }
+    };
+    let pools = pools
+        .map(schedlab_model::cluster::Pools::from_arg)
+        .transpose()?;
+    schedlab_run::report::cluster_for(&name, trace, pools)
+}
+
 /// How the user asked for a trace to be read.
 pub(crate) struct TraceArgs<'a> {
     pub name: &'a str,
@@ -177,21 +200,7 @@ pub fn run(a: RunArgs) -> Result<()> {
         aux: a.trace_aux.as_deref(),
     })?;
     let bundled = bundled_trace(&a.trace);
-    let cluster_name = match (&a.cluster, &bundled) {
-        (Some(c), _) => c.clone(),
-        (None, Some(b)) => b.cluster.to_string(),
-        (None, None) => {
-            return Err(Error::config(
-                "--cluster is required for a trace file (e.g. --cluster homog-64)",
-            ))
-        }
-    };
-    let pools = a
-        .pools
-        .as_deref()
-        .map(schedlab_model::cluster::Pools::from_arg)
-        .transpose()?;
-    let cluster = schedlab_run::report::cluster_for(&cluster_name, &trace, pools)?;
+    let cluster = cluster_of_run(a.cluster.as_deref(), a.pools.as_deref(), &a.trace, &trace)?;
     let policies: Vec<String> = match (&a.policy, &bundled) {
         (Some(p), _) => parse_policies("--policy", p)?,
         (None, Some(b)) => b.policies.iter().map(|s| s.to_string()).collect(),

@@ -1,14 +1,12 @@
 //! `schedlab explain`: one job's reasons over its life under one policy
 //! (`run::explain`), as text or JSON.
 
-use super::commands::{load_trace, TraceArgs};
+use super::commands::{cluster_of_run, load_trace, TraceArgs};
 use super::write_out;
 use clap::Args;
 use schedlab_core::error::{Error, Result};
 use schedlab_core::textio::read_text;
-use schedlab_model::workload::bundled_trace;
 use schedlab_run::explain::{explain as explain_job, find_job};
-use schedlab_run::report::cluster_for;
 use schedlab_run::setup::{RunSettings, ZooSource};
 use std::sync::Arc;
 
@@ -94,21 +92,12 @@ pub fn explain(a: ExplainArgs) -> Result<()> {
         fill: a.fill.as_deref(),
         aux: None,
     })?;
-    let cluster_name = match (&a.cluster, bundled_trace(&a.trace)) {
-        (Some(c), _) => c.clone(),
-        (None, Some(b)) => b.cluster.to_string(),
-        (None, None) => {
-            return Err(Error::config(
-                "--cluster is required for a trace file (e.g. --cluster homog-64)",
-            ))
-        }
-    };
-    let pools = a
-        .pools
-        .as_deref()
-        .map(schedlab_model::cluster::Pools::from_arg)
-        .transpose()?;
-    let cluster = Arc::new(cluster_for(&cluster_name, &trace, pools)?);
+    let cluster = Arc::new(cluster_of_run(
+        a.cluster.as_deref(),
+        a.pools.as_deref(),
+        &a.trace,
+        &trace,
+    )?);
     schedlab_policies::info(&a.policy)?;
     let policies = [a.policy.clone()];
     let settings = RunSettings::parse(&a.set, &policies, &read_text)?;
