@@ -512,7 +512,63 @@ pub fn explain_json(
     sim.set_record_reasons(true, if at.is_some() { None } else { Some(id) });
     let outcome = sim.run(&mut |_| true).map_err(js_err)?;
     let e = crate::explain::explain(&outcome, policy, id, at).map_err(js_err)?;
-    serde_json::to_string_pretty(&e)
+    json_text(&e)
+}
+
+/// A run with every reason recorded, kept for the page's "why" views (one
+/// worker of its own holds it): the card of any job at any time, the queue
+/// in the policy's order and the gauges, without running again. The JSON is
+/// `crate::explain`'s, the same as `schedlab explain --format json`.
+#[wasm_bindgen]
+pub struct Explainer {
+    outcome: crate::sim::Outcome,
+    policy: String,
+}
+
+#[wasm_bindgen]
+impl Explainer {
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        trace: &str,
+        trace_text: &str,
+        cluster: &str,
+        policy: &str,
+        sets: Vec<String>,
+        seed: u64,
+    ) -> Result<Explainer, JsValue> {
+        let trace = load_trace(trace, trace_text).map_err(js_err)?;
+        let setup =
+            page_setup(trace, cluster, vec![policy.to_string()], &sets, seed).map_err(js_err)?;
+        let (mut sim, _) = setup.prepare(policy).map_err(js_err)?;
+        sim.set_record_reasons(true, None);
+        let outcome = sim.run(&mut |_| true).map_err(js_err)?;
+        Ok(Explainer {
+            outcome,
+            policy: policy.to_string(),
+        })
+    }
+
+    /// One job's reasons and, with `at` >= 0, the call then (explain_json's text).
+    pub fn explain(&self, job: &str, at: f64) -> Result<String, JsValue> {
+        let id = crate::explain::find_job(&self.outcome, job).map_err(js_err)?;
+        let at = (at >= 0.0).then_some(at);
+        let e = crate::explain::explain(&self.outcome, &self.policy, id, at).map_err(js_err)?;
+        json_text(&e)
+    }
+
+    /// Every reason of the call at or before `at`, in the policy's order ("null" before the first call).
+    pub fn call_at(&self, at: f64) -> Result<String, JsValue> {
+        json_text(&crate::explain::call_reasons(&self.outcome.reasons, at))
+    }
+
+    /// The gauges the policy kept (the anticipatory predictor panel).
+    pub fn gauges(&self) -> Result<String, JsValue> {
+        json_text(&crate::explain::GaugesOut::of(&self.outcome.gauges))
+    }
+}
+
+fn json_text<T: Serialize>(v: &T) -> Result<String, JsValue> {
+    serde_json::to_string_pretty(v)
         .map(|s| s + "\n")
         .map_err(|e| js_err(Error::Internal(e.to_string())))
 }

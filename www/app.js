@@ -18,7 +18,7 @@ import { Sandbox } from './js/sandbox.js';
 import { Heatmap } from './js/heatmap.js';
 import { hasInsight } from './js/insight.js';
 import { policyColor, jobColors, VIRIDIS_CSS } from './js/colors.js';
-import { fromUrl, toUrl, setsFor, baseOf, SPEEDS } from './js/state.js';
+import { fromUrl, toUrl, setsFor, baseOf, setProblem, SPEEDS } from './js/state.js';
 import { segmentOnGpu, queueAt, nextEvent, prevEvent, span, progressAt, restartsAt, moveSources } from './js/timeline.js';
 import { renderTable, drawCharts, placeCursors, timeAtChart, download, summaryCsv, jobsCsv, chartsPng } from './js/results.js';
 import { metricApplies } from './js/applies.js';
@@ -26,6 +26,10 @@ import { CostBook, costRank, doneShare, etaSeconds, fmtWait } from './js/schedul
 import { plainWords, glossaryFor } from './js/words.js';
 import { Notices, traceFileProblem, readableError, droppedHtml } from './js/notices.js';
 import { papers } from './js/papers.js';
+import { WhyClient } from './js/explainer.js';
+import { WhyView } from './js/whyview.js';
+import { WhatIfEditor } from './js/whatif.js';
+import { Predictor } from './js/predictor.js';
 
 const $ = (sel) => document.querySelector(sel);
 const stats = { firstFrameMs: null, fps: 0, renderMs: 0, frames: 0, runs: 0, errors: 0, phase: 'loading' };
@@ -40,6 +44,7 @@ app.anim = anim;
 let hoverJob = -1;
 let pinned = false; // a card pinned by a tap (touch) or a click: stays until a tap elsewhere
 let gantt, heat, stair, poolChart, guide, notices, costs;
+let whyClient, whyView, whatIf, predictor; // issue 49's views (js/whyview.js, js/whatif.js, js/predictor.js)
 const table = { baseline: null, showAll: false }; // the results table's choices
 
 // ---------- errors ----------
@@ -155,6 +160,8 @@ function startRun() {
       stats.phase = cancelled ? 'cancelled' : 'done';
       $('#cancel').hidden = true;
       renderProgress();
+      // A link with edits (&edit=) re-runs them once the original runs are in.
+      if (!cancelled && state.edit && view && view.batch === b) whatIf.run();
       if (b.results.size) {
         setTimeout(() => { if (batch === b) $('#progress').classList.add('faded'); }, 1500);
       }
@@ -226,6 +233,10 @@ function adoptResults(b) {
     app.view = view;
     buildPanels();
     buildGanttPicker();
+    whyClient.reset();
+    whyView.reset(view.policies);
+    whatIf.reset(view.policies, state.whatif, state.edit);
+    view.predictor = null;
   }
   const runs = orderedRuns();
   const [t0, t1] = span(runs.map((r) => r.result));
@@ -248,6 +259,7 @@ function adoptResults(b) {
   layoutAll();
   guide.setTrace(b.inputs.trace.kind === 'bundled' ? b.inputs.trace.name : '');
   renderResults(runs);
+  setupPredictor();
   // Charts in a task of their own, once for results that arrive together.
   clearTimeout(chartTimer);
   chartTimer = setTimeout(drawChartsSafe, 40);
@@ -316,7 +328,11 @@ function buildPanels() {
     const rec = { panel, canvas, map, stats: panel.querySelector('.pstats'), queue: panel.querySelector('ol'), more: panel.querySelector('.more'), moves: panel.querySelector('.moves'), lastQueue: '', lastMoves: '' };
     view.panels.set(p, rec);
     canvas.addEventListener('pointermove', (ev) => { if (ev.pointerType === 'mouse' && !pinned) hoverMap(p, ev); });
-    canvas.addEventListener('pointerdown', (ev) => { ev.stopPropagation(); pinAt(() => hoverMap(p, ev)); });
+    canvas.addEventListener('pointerdown', (ev) => { ev.stopPropagation(); pinAt(() => hoverMap(p, ev), p); });
+    rec.queue.addEventListener('click', (ev) => {
+      const li = ev.target.closest('li[data-job]');
+      if (li) whyView.select(p, Number(li.dataset.job));
+    });
     canvas.addEventListener('pointerleave', () => { if (!pinned) setHover(-1); });
   });
   maps.dataset.count = view.policies.length;
@@ -507,7 +523,7 @@ function render(now) {
       rec.canvas.setAttribute('aria-label', `GPU map of ${p} at t = ${(t / 3600).toFixed(2)} h: ${rec.stats.textContent}`);
       const jobs = r.result.jobs;
       const colorOf = jobColors(r.result);
-      const html = q.list.map((j) => `<li data-job="${j}"><span class="chip" style="background:${colorOf(j)}"></span>${esc(jobs.names[j])} <small>${jobs.gpus_requested[j]}×, ${fmtDur(t - jobs.arrival[j])}</small></li>`).join('');
+      const html = q.list.map((j) => `<li data-job="${j}"><button type="button" class="qpick" title="why is it waiting?"><span class="chip" style="background:${colorOf(j)}"></span>${esc(jobs.names[j])} <small>${jobs.gpus_requested[j]}×, ${fmtDur(t - jobs.arrival[j])}</small></button></li>`).join('');
       if (html !== rec.lastQueue) { rec.queue.innerHTML = html; rec.lastQueue = html; }
       rec.more.textContent = q.waiting > q.list.length ? `+${q.waiting - q.list.length} more` : (q.waiting ? '' : 'empty');
     }
@@ -524,7 +540,12 @@ function render(now) {
     const r = heat.update(t, hoverJob);
     if (r !== shown || updateQueues) insightText(ir, r, t);
   }
+  if (updateQueues && view) {
+    whyView.update(t);
+    if (view.predictor && !$('#predictor-section').hidden) predictor.draw(t);
+  }
   placeCursors($('#charts'), t);
+  placeCursors($('#predictor-section'), t);
   $('#scrub').value = t;
   $('#clock').textContent = `t = ${(t / 3600).toFixed(2)} h / ${(anim.t1 / 3600).toFixed(2)} h`;
   const dt = performance.now() - t0;
@@ -667,11 +688,13 @@ function cellOwner(map, run, g) {
  * shows: it stays, and the job stays outlined, until a tap elsewhere (or on
  * an idle cell) unpins it. Mouse hover without a pin shows cards as before.
  */
-function pinAt(show) {
+function pinAt(show, policy) {
   pinned = false;
   show();
   pinned = !$('#tooltip').hidden;
   $('#tooltip').classList.toggle('pinned', pinned);
+  // The pinned job's "why this, now" card (js/whyview.js).
+  if (pinned && policy && hoverJob >= 0) whyView.select(policy, hoverJob);
 }
 
 function unpin() {
@@ -784,7 +807,7 @@ function bind() {
     const r = gc.getBoundingClientRect();
     const h = gantt.hit(ev.clientX - r.left, ev.clientY - r.top);
     seek(h.t);
-    pinAt(() => hoverGantt(ev));
+    pinAt(() => hoverGantt(ev), $('#gantt-policy').value);
   });
   const hoverGantt = (ev) => {
     const r = gc.getBoundingClientRect();
@@ -805,7 +828,7 @@ function bind() {
     const r = pc.getBoundingClientRect();
     const h = poolChart.hit(ev.clientX - r.left, ev.clientY - r.top);
     if (h) seek(h.t);
-    pinAt(() => hoverPools(ev));
+    pinAt(() => hoverPools(ev), $('#gantt-policy').value);
   });
   pc.addEventListener('pointerleave', () => { if (!pinned) setHover(-1); });
   hc.addEventListener('pointermove', (ev) => { if (ev.pointerType === 'mouse' && !pinned) hoverHeat(ev); });
@@ -819,6 +842,14 @@ function bind() {
       if (Number.isFinite(t)) { setPlaying(false); seek(t); }
     });
   }
+  const predCanvas = $('#pred-canvas');
+  predCanvas.addEventListener('click', (ev) => {
+    const r = predCanvas.getBoundingClientRect();
+    const t = timeAtChart(predCanvas, ev.clientX - r.left);
+    if (Number.isFinite(t)) { setPlaying(false); seek(t); }
+  });
+  $('#pred-policy').addEventListener('change', () => showPredictor($('#pred-policy').value));
+  $('#pred-window').addEventListener('change', () => { predictor.window = Number($('#pred-window').value); predictor.draw(anim.t); });
   // A tap anywhere else unpins a pinned card.
   document.addEventListener('pointerdown', () => unpin());
   $('#baseline').addEventListener('change', (e) => {
@@ -958,6 +989,79 @@ async function addProse(c) {
   for (const cl of c.clusters) cl.description = plainWords(cl.description);
 }
 
+/**
+ * What the "why" worker needs to run `label` again as the page ran it:
+ * trace, cluster, policy, settings (with `extra` OWNER.KEY=VALUE settings
+ * over them, the what-if's), seed; `trace` replaces the page's trace.
+ */
+function whySpec(label, extra = {}, trace = null) {
+  const inp = view.inputs;
+  const base = baseOf(label);
+  const sets = setsFor(inp.sets, label).filter((e) => !(e.slice(0, e.indexOf('=')) in extra))
+    .concat(Object.entries(extra).map(([k, v]) => `${k}=${v}`));
+  return {
+    trace: trace || { name: inp.trace.name, text: inp.trace.kind === 'bundled' ? '' : inp.trace.text },
+    cluster: inp.cluster,
+    policy: base,
+    sets,
+    seed: inp.seed,
+    full: catalog.full_package.includes(base),
+  };
+}
+
+/** The anticipatory runs of the view (their predictor's gauges make the panel). */
+function predictorRuns() {
+  return orderedRuns().filter((r) => baseOf(r.policy).startsWith('anticipatory') && hasPools(r.result));
+}
+
+/** Shows the predictor panel once an anticipatory run is in (first such run by default). */
+function setupPredictor() {
+  const runs = predictorRuns();
+  const sec = $('#predictor-section');
+  if (!runs.length) { sec.hidden = true; return; }
+  const sel = $('#pred-policy');
+  const opts = runs.map((r) => `<option value="${esc(r.policy)}">${esc(r.policy)}</option>`).join('');
+  if (sel.innerHTML !== opts) sel.innerHTML = opts;
+  if (!view.predictor) showPredictor(runs[0].policy);
+}
+
+async function showPredictor(label) {
+  const v = view;
+  v.predictor = label;
+  $('#pred-policy').value = label;
+  const sec = $('#predictor-section');
+  sec.hidden = false;
+  $('#pred-text').textContent = `asking ${label} for its predictions…`;
+  try {
+    const g = await whyClient.ask(`${v.batch.started}|${label}`, whySpec(label), 'gauges');
+    if (view !== v || v.predictor !== label) return;
+    const run = v.runs.get(label).result;
+    predictor.set(g, run.pools.map((p) => p.name), [anim.t0, anim.t1]);
+    if (!predictor.has()) {
+      $('#pred-text').textContent = `${label} made no predictions in this run (its sharing is off, so it reserves nothing for predicted load).`;
+      $('#pred-canvas').hidden = true;
+      return;
+    }
+    $('#pred-canvas').hidden = false;
+    const ws = $('#pred-window');
+    const wins = windowsOf(label);
+    ws.innerHTML = Array.from({ length: predictor.windows }, (_, w) => `<option value="${w}">${wins[w] !== undefined ? `${wins[w]} min` : `window ${w + 1}`}</option>`).join('');
+    ws.value = String(predictor.window);
+    predictor.draw(anim.t);
+  } catch (err) {
+    if (view === v) $('#pred-text').textContent = `The predictions could not be read: ${err.text || err}`;
+  }
+}
+
+/** The prediction windows (minutes) of an anticipatory entry: its setting, else the catalog's default. */
+function windowsOf(label) {
+  const base = baseOf(label);
+  const set = setsFor(view.inputs.sets, label).find((e) => e.startsWith(`${base}.windows_min=`));
+  const spec = (catalog.policies.find((x) => x.name === base) || { params: [] }).params.find((x) => x.name === 'windows_min');
+  const text = set ? set.slice(set.indexOf('=') + 1) : spec ? String(spec.default ?? '') : '';
+  return text.split(/[,\s]+/).filter(Boolean).map(Number);
+}
+
 async function boot() {
   const b0 = performance.now();
   const module = await compileWasm(new URL('./pkg/schedlab_bg.wasm', import.meta.url));
@@ -1007,6 +1111,30 @@ async function boot() {
   app.scaling = new Scaling($('#scaling-fig'), pool);
   app.search = new PreferenceSearch($('#search-section'), pool, () => currentInputs(), runSearchPick);
   heat = new Heatmap($('#heatmap'), catalog.gpu_types);
+  whyClient = new WhyClient(module, () => pool.loadFull());
+  app.why = whyClient;
+  const whyCtx = {
+    client: whyClient,
+    runs: () => (view ? view.runs : new Map()),
+    key: (label) => `${view.batch.started}|${label}`,
+    spec: (label) => whySpec(label),
+    totalGpus: () => view.layout.total_gpus,
+  };
+  whyView = new WhyView($('#why-section'), whyCtx);
+  app.whyView = whyView;
+  whatIf = new WhatIfEditor($('#whatif-section'), {
+    client: whyClient,
+    runs: () => (view ? view.runs : new Map()),
+    isOwner: (name) => name === 'engine' || catalog.policies.some((x) => x.name === name),
+    setProblem: (entry) => setProblem(catalog, entry),
+    trace: () => {
+      const tr = view.inputs.trace;
+      return tr.kind === 'bundled' ? { name: tr.name, text: bundled_trace_text(tr.name) || '' } : { name: tr.name, text: tr.text || '' };
+    },
+    spec: (label, extra, trace) => whySpec(label, extra, trace),
+    onEdits: (label, text) => { state.whatif = label; state.edit = text; updateUrl(); },
+  });
+  predictor = new Predictor($('#pred-canvas'), $('#pred-text'));
   app.heat = heat;
   document.querySelector('#insight-section .cbar').style.background = VIRIDIS_CSS;
   if (state.speed) { anim.speed = state.speed; anim.userSpeed = true; }

@@ -9,7 +9,7 @@
 use crate::common;
 use common::*;
 use schedlab::cluster::{parse_cluster, Cluster};
-use schedlab::explain::{explain, reason_out, ReasonOut};
+use schedlab::explain::{call_reasons, explain, reason_out, ReasonOut};
 use schedlab::perf::ModelZoo;
 use schedlab::policy;
 use schedlab::sim::{EngineConfig, Outcome, Simulation};
@@ -144,6 +144,33 @@ fn srtf_and_srsf_give_their_keys() {
         ("srsf.waits", Some(1), 400.0)
     );
     assert_eq!((num(&b, "need"), num(&b, "free")), (4.0, 3.0));
+}
+
+/// The page's queue in the policy's order (`call_reasons`): SRTF on one
+/// 4-GPU node with three jobs at t = 0 ranks them by remaining time, 50 s
+/// (mid) before 100 s (big) before 150 s (small); the call at or before
+/// t = 10 is the one at 0, and there is none before the first call.
+#[test]
+fn call_reasons_list_a_call_in_rank_order() {
+    let jobs = vec![
+        rigid("big", 0.0, 4, 100.0),
+        rigid("small", 0.0, 1, 150.0),
+        rigid("mid", 0.0, 2, 50.0),
+    ];
+    let o = rigid_run(jobs, "t4:1x4", "srtf", &[]);
+    let c = call_reasons(&o.reasons, 10.0).expect("a call at t = 0");
+    assert_eq!(c.call_t, 0.0);
+    let order: Vec<(u32, Option<u32>)> = c.reasons.iter().map(|r| (r.job, r.rank)).collect();
+    // Job ids are in arrival order, ties by trace order: big 0, small 1, mid 2.
+    assert_eq!(order, vec![(2, Some(0)), (0, Some(1)), (1, Some(2))]);
+    let rem: Vec<f64> = c.reasons.iter().map(|r| num(r, "remaining")).collect();
+    assert_eq!(rem, vec![50.0, 100.0, 150.0]);
+    assert!(c.reasons.iter().all(|r| r.key == Some("remaining")));
+    // The same order as each job's `ahead` list in `explain --at`.
+    let e = explain(&o, "srtf", 1, Some(10.0)).unwrap();
+    let ahead: Vec<u32> = e.at.unwrap().ahead.iter().map(|r| r.job).collect();
+    assert_eq!(ahead, vec![2, 0]);
+    assert!(call_reasons(&o.reasons, -1.0).is_none());
 }
 
 /// Tiresias, two queues, t1 = 100 GPU-s, one GPU: J1 (t = 50) waits in Q0

@@ -4,6 +4,8 @@
 //   again with some of its parameters set, e.g. sia@solver=copter)
 //   &set=OWNER.KEY=VALUE (repeated; only values that differ from defaults)
 //   &seed=N &t=SECONDS &speed=X &gantt=POLICY &base=POLICY &embed=1
+//   &whatif=POLICY &edit=JOB.FIELD=VALUE;OWNER.KEY=VALUE (the what-if
+//   editor's edits, js/whatif.js; checked there, where a bad one is named)
 // Every field is optional; missing ones take the defaults of the first
 // bundled trace (its recommended cluster, policies and settings). The policy
 // order is the user's (the first is the default baseline). Entries the page
@@ -25,6 +27,8 @@ export function defaults(catalog) {
     gantt: null,
     base: null,
     embed: false,
+    whatif: null,
+    edit: '',
     dropped: [],
   };
 }
@@ -72,6 +76,12 @@ export function fromUrl(search, catalog) {
     s.base = null;
   }
   s.embed = q.get('embed') === '1';
+  s.edit = q.get('edit') || '';
+  s.whatif = q.get('whatif');
+  if (s.whatif && !s.policies.includes(s.whatif)) {
+    s.dropped.push({ field: 'whatif', entry: s.whatif, why: 'not one of the policies compared' });
+    s.whatif = null;
+  }
   return s;
 }
 
@@ -127,7 +137,11 @@ export function toUrl(s) {
   if (s.gantt) q.set('gantt', s.gantt);
   if (s.base && s.base !== s.policies[0]) q.set('base', s.base);
   if (s.embed) q.set('embed', '1');
-  return `?${q.toString().replace(/%2C/g, ',').replace(/%3A/g, ':').replace(/%40/g, '@').replace(/%3D/g, '=')}`;
+  if (s.edit) {
+    if (s.whatif) q.set('whatif', s.whatif);
+    q.set('edit', s.edit);
+  }
+  return `?${q.toString().replace(/%2C/g, ',').replace(/%3A/g, ':').replace(/%40/g, '@').replace(/%3D/g, '=').replace(/%3B/g, ';')}`;
 }
 
 /** The policy of a policies entry: `sia` for both `sia` and the variant `sia@solver=copter`. */

@@ -167,6 +167,59 @@ pub fn at_call(log: &ReasonLog, job: u32, t: f64) -> Option<AtCall> {
     })
 }
 
+/// Every reason of the policy call at or before a time: the page's queue in
+/// the policy's own order (issue 49, page item 2).
+#[derive(Debug, Clone, Serialize)]
+pub struct CallReasons {
+    /// The time asked about.
+    pub at: f64,
+    /// The call whose reasons hold then.
+    pub call_t: f64,
+    /// Ranked reasons by rank (the order the policy served its queue), then
+    /// the unranked ones in job order.
+    pub reasons: Vec<ReasonOut>,
+}
+
+/// The call at or before `t` with all its reasons in the policy's order
+/// (None before the first call).
+pub fn call_reasons(log: &ReasonLog, t: f64) -> Option<CallReasons> {
+    let c = log.call_at(t)?;
+    let call_t = log.calls[c].t;
+    let mut records: Vec<&ReasonRecord> = log.records_of_call(c).iter().collect();
+    records.sort_by_key(|r| (r.rank.is_none(), r.rank, r.job));
+    Some(CallReasons {
+        at: t,
+        call_t,
+        reasons: records
+            .into_iter()
+            .map(|r| reason_out(log, call_t, r))
+            .collect(),
+    })
+}
+
+/// A run's gauge readings as the page reads them (the anticipatory
+/// predictor panel): reading i is `names[name[i]]` for `key[i]` at `t[i]`.
+#[derive(Debug, Clone, Serialize)]
+pub struct GaugesOut<'a> {
+    pub names: &'a [&'static str],
+    pub t: &'a [f64],
+    pub name: &'a [u16],
+    pub key: &'a [u32],
+    pub value: &'a [f64],
+}
+
+impl<'a> GaugesOut<'a> {
+    pub fn of(g: &'a schedlab_sim::GaugeLog) -> Self {
+        GaugesOut {
+            names: &g.names,
+            t: &g.t,
+            name: &g.name,
+            key: &g.key,
+            value: &g.value,
+        }
+    }
+}
+
 /// A duration or time of day in the run as the reasons write it.
 fn when(t: f64) -> String {
     schedlab_sim::reason::write_value(Unit::Seconds, &schedlab_sim::Val::Num(t))
