@@ -480,8 +480,10 @@ pub fn run_report_json(
 }
 
 /// One job's reasons over its life under one policy, as JSON text, exactly
-/// as `schedlab explain --format json` prints it (the "why" card and the
-/// wasm == native check). `job` is an id or a name; `at` < 0 means none.
+/// as `schedlab explain --format json` prints it (the wasm == native check).
+/// `job` is an id or a name; `at` < 0 means none. The run records every
+/// job's reasons (the CLI only this job's without `--at`: the same output
+/// unless the log reaches its bound).
 #[wasm_bindgen]
 #[allow(clippy::too_many_arguments)]
 pub fn explain_json(
@@ -494,25 +496,7 @@ pub fn explain_json(
     job: &str,
     at: f64,
 ) -> Result<String, JsValue> {
-    let trace = load_trace(trace, trace_text).map_err(js_err)?;
-    let setup =
-        page_setup(trace, cluster, vec![policy.to_string()], &sets, seed).map_err(js_err)?;
-    let (mut sim, _) = setup.prepare(policy).map_err(js_err)?;
-    let trace = &setup.trace;
-    let at = (at >= 0.0).then_some(at);
-    // An id first, then a name (as the CLI looks it up).
-    let n = trace.jobs.len();
-    let id = job
-        .parse::<usize>()
-        .ok()
-        .filter(|&i| i < n)
-        .or_else(|| trace.jobs.iter().position(|j| j.name == job))
-        .ok_or_else(|| JsValue::from_str(&format!("job {job}: no job with that id or name")))?
-        as u32;
-    sim.set_record_reasons(true, if at.is_some() { None } else { Some(id) });
-    let outcome = sim.run(&mut |_| true).map_err(js_err)?;
-    let e = crate::explain::explain(&outcome, policy, id, at).map_err(js_err)?;
-    json_text(&e)
+    Explainer::new(trace, trace_text, cluster, policy, sets, seed)?.explain(job, at)
 }
 
 /// A run with every reason recorded, kept for the page's "why" views (one
@@ -561,9 +545,20 @@ impl Explainer {
         json_text(&crate::explain::call_reasons(&self.outcome.reasons, at))
     }
 
-    /// The gauges the policy kept (the anticipatory predictor panel).
-    pub fn gauges(&self) -> Result<String, JsValue> {
-        json_text(&crate::explain::GaugesOut::of(&self.outcome.gauges))
+    /// The gauges the policy kept (the anticipatory predictor panel):
+    /// `{names, t, name, key, value}`, reading i is `names[name[i]]` for
+    /// `key[i]` at `t[i]` (typed arrays).
+    pub fn gauges(&self) -> JsValue {
+        let g = &self.outcome.gauges;
+        let o = Object::new();
+        let names: Vec<String> = g.names.iter().map(|n| n.to_string()).collect();
+        set(&o, "names", &strings(&names));
+        set(&o, "t", &f64s(&g.t));
+        let name: Vec<u32> = g.name.iter().map(|&n| n as u32).collect();
+        set(&o, "name", &u32s(&name));
+        set(&o, "key", &u32s(&g.key));
+        set(&o, "value", &f64s(&g.value));
+        o.into()
     }
 }
 

@@ -1133,6 +1133,7 @@ async function boot() {
     },
     spec: (label, extra, trace) => whySpec(label, extra, trace),
     onEdits: (label, text) => { state.whatif = label; state.edit = text; updateUrl(); },
+    metricRules: catalog.metrics,
   });
   predictor = new Predictor($('#pred-canvas'), $('#pred-text'));
   app.heat = heat;

@@ -93,21 +93,32 @@ test('the why card says what `schedlab explain --at` says for the same job and t
 
 test('the queue in the policy\'s order is the reasons\' rank order (as `schedlab explain` ranks them)', { timeout: 180_000 }, async () => {
   const { page, t } = await fifoWithQueue();
+  // Tiresias ranks every job it looks at (FIFO stops at the first that does not fit).
+  await page.selectOption('#why-policy', 'tiresias');
+  await page.waitForFunction(() => /^tiresias's call/.test(document.querySelector('#why-queue').textContent.trim()), null, { timeout: 60_000 });
   const order = await page.$$eval('#why-queue ol.why-order button', (bs) => bs.map((b) => Number(b.dataset.job)));
   assert.ok(order.length >= 2, `at least two jobs ranked: ${order}`);
   const cluster = await page.evaluate(() => window.schedlab.state.cluster);
-  // The last ranked job's "ahead" list is everybody before it, in rank order.
+  const base = ['explain', '--trace', 'afs-mini', '--cluster', cluster, '--policy', 'tiresias', '--at', String(t), '--format', 'json', ...(await cliSets(page))];
+  // The whole call as the CLI lists it (--queue), ranked jobs by rank.
+  const call = JSON.parse(cli([...base, '--queue']));
+  const ranked = call.reasons.filter((r) => r.rank !== null);
+  assert.deepEqual(order, ranked.slice(0, order.length).map((r) => r.job));
+  assert.deepEqual(ranked.map((r) => r.rank), ranked.map((_, i) => i), 'ranks 0, 1, 2, ...');
+  // And the last ranked job's "ahead" list is everybody before it, in rank order.
   const last = order[order.length - 1];
-  const e = JSON.parse(cli(['explain', '--trace', 'afs-mini', '--cluster', cluster, '--policy', 'fifo', '--job', String(last), '--at', String(t), '--format', 'json', ...(await cliSets(page))]));
+  const e = JSON.parse(cli([...base, '--job', String(last)]));
   assert.deepEqual([...e.at.ahead.map((r) => r.job), last], order);
   // The key shown is the rule's key with its value.
   const keyText = await page.$eval('#why-queue ol.why-order button', (b) => b.textContent);
-  if (e.at.ahead[0].key) assert.ok(keyText.includes(`${e.at.ahead[0].key} =`), keyText);
-  // Buttons: a keyboard user reaches them with Tab, Enter shows that job's card.
+  if (ranked[0].key) assert.ok(keyText.includes(`${ranked[0].key} =`), keyText);
+  // Buttons: a keyboard user reaches them, Enter shows that job's card.
   const second = page.locator('#why-queue ol.why-order button').nth(1);
   await second.focus();
   await page.keyboard.press('Enter');
   await page.waitForFunction((j) => document.querySelector('#why-card').dataset.job === String(j), order[1], { timeout: 30_000 });
+  await page.$eval('#why-section', (el) => el.scrollIntoView());
+  await page.screenshot({ path: artifact('why-queue-desktop.png') });
   assert.deepEqual(page.errors, []);
   await page.close();
 });

@@ -699,6 +699,35 @@ fn explain_prints_a_jobs_reasons() {
         "{text}"
     );
 
+    // --queue: the whole call at --at in Tiresias' order; job 40's `ahead`
+    // list is the queue before it.
+    let (code, q, err) = with(&["--queue", "--at", "75m", "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let q: serde_json::Value = serde_json::from_str(&q).unwrap();
+    let ranked: Vec<u64> = q["reasons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| !r["rank"].is_null())
+        .map(|r| r["job"].as_u64().unwrap())
+        .collect();
+    let (_, one, _) = with(&["--job", "40", "--at", "75m", "--format", "json"]);
+    let one: serde_json::Value = serde_json::from_str(&one).unwrap();
+    let mut ahead: Vec<u64> = one["at"]["ahead"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["job"].as_u64().unwrap())
+        .collect();
+    ahead.push(40);
+    assert_eq!(ranked[..ahead.len()], ahead[..], "{ranked:?}");
+    let (code, text, _) = with(&["--queue", "--at", "75m"]);
+    assert_eq!(code, 0);
+    assert!(text.contains("  1. job ") && text.contains("job 40 'j40'"), "{text}");
+    let (code, _, err) = with(&["--queue"]);
+    assert_ne!(code, 0, "--queue needs --at");
+    assert!(err.contains("--at"), "{err}");
+
     let (code, _, err) = with(&["--job", "nobody"]);
     assert_ne!(code, 0);
     assert!(err.contains("--job nobody"), "{err}");

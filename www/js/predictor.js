@@ -79,7 +79,8 @@ export class Predictor {
       ctx.strokeStyle = '#ccc';
       ctx.beginPath(); ctx.moveTo(left, bottom + 0.5); ctx.lineTo(right, bottom + 0.5); ctx.stroke();
       if (!s || !s.t.length) return;
-      const max = Math.max(1, ...s.predicted, ...s.arrived);
+      let max = 1;
+      for (let i = 0; i < s.t.length; i++) max = Math.max(max, s.predicted[i], s.arrived[i]);
       const y = (v) => bottom - v / max * (bottom - top - 4);
       ctx.fillStyle = '#666';
       ctx.fillText(`${max} GPUs`, 4, top + 28);

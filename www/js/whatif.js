@@ -107,15 +107,23 @@ export function diffRuns(orig, edited) {
 
 const LIMIT = 50;
 
-/** The diff's HTML. */
-export function diffHtml(d, policy, entries) {
+/** The diff's HTML; `metricRules`: the catalog's display rules ({key, label, unit, scale, digits}). */
+export function diffHtml(d, policy, entries, metricRules = []) {
+  const rule = (k) => metricRules.find((m) => m.key === k) || { label: k, unit: '', scale: 1, digits: 3 };
+  const shown = (m, v) => (v === v ? (v * m.scale).toFixed(m.digits) : '–');
   const sign = (v) => (v > 0 ? '+' : v < 0 ? '−' : '±');
   const rows = d.jobs.slice(0, LIMIT).map((j) => {
     const dir = !(j.delta === j.delta) ? (j.after === j.after ? 'finished now' : 'did not finish') : j.delta < 0 ? 'earlier' : 'later';
     const mark = j.delta < 0 ? '▼' : j.delta > 0 ? '▲' : '';
     return `<tr data-job="${esc(j.name)}" data-dir="${dir}"><th scope="row">${esc(j.name)}</th><td>${fmtT(j.before)}</td><td>${fmtT(j.after)}</td><td class="${j.delta < 0 ? 'better' : j.delta > 0 ? 'worse' : ''}">${mark} ${j.delta === j.delta ? `${sign(j.delta)}${fmtT(Math.abs(j.delta))} ${dir}` : dir}</td></tr>`;
   }).join('');
-  const mrows = d.metrics.filter((m) => m.before === m.before || m.after === m.after).map((m) => `<tr data-metric="${esc(m.name)}"><th scope="row">${esc(m.name)}</th><td>${esc(fmtValue(m.before === m.before ? m.before : null))}</td><td>${esc(fmtValue(m.after === m.after ? m.after : null))}</td><td>${m.delta === m.delta ? (m.delta === 0 ? 'same' : `${sign(m.delta)}${esc(fmtValue(Math.abs(m.delta)))}${m.before ? ` (${sign(m.delta)}${Math.abs(100 * m.delta / m.before).toFixed(1)}%)` : ''}`) : '–'}</td></tr>`).join('');
+  const mrows = d.metrics.filter((m) => m.before === m.before || m.after === m.after).map((m) => {
+    const r = rule(m.name);
+    const change = m.delta === m.delta
+      ? (m.delta === 0 ? 'same' : `${sign(m.delta)}${shown(r, Math.abs(m.delta))}${m.before ? ` (${sign(m.delta)}${Math.abs(100 * m.delta / m.before).toFixed(1)}%)` : ''}`)
+      : '–';
+    return `<tr data-metric="${esc(m.name)}"><th scope="row">${esc(r.label)}${r.unit ? ` (${esc(r.unit)})` : ''}</th><td>${shown(r, m.before)}</td><td>${shown(r, m.after)}</td><td>${change}</td></tr>`;
+  }).join('');
   return `<p class="whatif-summary">${esc(policy)} with ${entries.map((e) => `<code>${esc(e)}</code>`).join(', ')}: <b>${d.earlier}</b> job${d.earlier === 1 ? '' : 's'} finished earlier, <b>${d.later}</b> later, ${d.same} the same.</p>
     <div class="whatif-tables">
     <div class="table-wrap" tabindex="0" role="region" aria-label="Jobs that finished earlier or later"><table class="whatif-jobs"><caption>Jobs whose finish moved (largest first${d.jobs.length > LIMIT ? `; first ${LIMIT} of ${d.jobs.length}` : ''})</caption><thead><tr><th>job</th><th>finish before</th><th>after the edit</th><th>change</th></tr></thead><tbody>${rows || '<tr><td colspan="4">no job finished at another time</td></tr>'}</tbody></table></div>
@@ -199,7 +207,7 @@ export class WhatIfEditor {
     try {
       const res = await this.ctx.client.run(this.ctx.spec(label, sets, trace));
       const d = diffRuns(orig.result, res);
-      out.innerHTML = diffHtml(d, label, text.split(';').map((s) => s.trim()).filter(Boolean));
+      out.innerHTML = diffHtml(d, label, text.split(';').map((s) => s.trim()).filter(Boolean), this.ctx.metricRules || []);
       this.root.dataset.state = 'done';
     } catch (err) {
       out.innerHTML = '';

@@ -7,7 +7,7 @@
 import { whyCardHtml, jobState, esc } from './whycard.js';
 import { inspectorHtml } from './inspector.js';
 import { policyQueueHtml } from './policyqueue.js';
-import { segmentOfJob, segmentOnGpu } from './timeline.js';
+import { segmentOfJob, segmentOnGpu, queueAt } from './timeline.js';
 
 export class WhyView {
   /**
@@ -85,7 +85,7 @@ export class WhyView {
     client.latest('queue', key, spec, 'call', { at: t }).then((call) => {
       if (call === undefined) return; // replaced by a newer question
       if (stale()) return;
-      this.queue.innerHTML = policyQueueHtml(call, run.result.jobs.names, label, job);
+      this.queue.innerHTML = policyQueueHtml(call, run.result.jobs.names, label, job, queueAt(run.result, t, 200).list);
       this.queue.dataset.t = String(t);
       this.queue.dataset.callT = call ? String(call.call_t) : '';
     }, (err) => { this.queue.innerHTML = `<p class="why-error" role="alert">${esc(err.text || err)}</p>`; });

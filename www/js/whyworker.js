@@ -77,7 +77,7 @@ async function handle(m) {
       const ex = await explainer(m.key, m.spec);
       if (m.type === 'explain') value = JSON.parse(ex.explain(String(m.job), m.at));
       else if (m.type === 'call') value = JSON.parse(ex.call_at(m.at));
-      else if (m.type === 'gauges') value = JSON.parse(ex.gauges());
+      else if (m.type === 'gauges') value = ex.gauges();
       else throw new Error(`unknown question '${m.type}'`);
     }
     postMessage({ id: m.id, value });

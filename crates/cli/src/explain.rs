@@ -1,12 +1,14 @@
 //! `schedlab explain`: one job's reasons over its life under one policy
-//! (`run::explain`), as text or JSON.
+//! (`run::explain`), as text or JSON; with `--queue`, every job of the
+//! policy's call at `--at` in the order it served them (`run::explain::
+//! call_reasons`, the page's "queue in the policy's order").
 
 use super::commands::{cluster_of_run, load_trace, TraceArgs};
 use super::write_out;
 use clap::Args;
 use schedlab_core::error::{Error, Result};
 use schedlab_core::textio::read_text;
-use schedlab_run::explain::{explain as explain_job, find_job};
+use schedlab_run::explain::{call_reasons, explain as explain_job, find_job};
 use schedlab_run::setup::{RunSettings, ZooSource};
 use std::sync::Arc;
 
@@ -30,9 +32,13 @@ pub struct ExplainArgs {
     /// The policy whose decisions to explain.
     #[arg(long)]
     pub policy: String,
-    /// The job: its id (0-based, in arrival order) or its name.
-    #[arg(long)]
-    pub job: String,
+    /// The job: its id (0-based, in arrival order) or its name (not with --queue).
+    #[arg(long, required_unless_present = "queue")]
+    pub job: Option<String>,
+    /// Instead of one job: every job of the policy's call at `--at`, in the
+    /// order the policy served them, with the key it ordered by.
+    #[arg(long, requires = "at", conflicts_with = "job")]
+    pub queue: bool,
     /// Also show the policy's call at or before this time (seconds, or with
     /// a unit: 90m, 2.5h, 1d): the job's reason then and the jobs ranked ahead.
     #[arg(long)]
@@ -103,19 +109,31 @@ pub fn explain(a: ExplainArgs) -> Result<()> {
     let settings = RunSettings::parse(&a.set, &policies, &read_text)?;
     let zoo = Arc::new(ZooSource::named("builtin").build(settings.zoo())?);
     let (mut sim, _) = settings.simulation(&trace, &cluster, &zoo, &a.policy, a.seed)?;
+    if a.queue {
+        sim.set_record_reasons(true, None);
+        let outcome = sim.run(&mut |_| true)?;
+        let call = call_reasons(&outcome.reasons, at.unwrap_or(0.0));
+        let text = if a.format == "json" {
+            serde_json::to_string_pretty(&call).map_err(|e| Error::Internal(e.to_string()))? + "\n"
+        } else {
+            queue_text(call.as_ref(), &outcome)
+        };
+        return write_out(a.out.as_deref(), &text);
+    }
+    let want = a.job.as_deref().unwrap_or_default();
     let job = {
         // Ids and names are known before the run: look the job up first.
         let names: Vec<&str> = trace.jobs.iter().map(|j| j.name.as_str()).collect();
-        match a.job.parse::<u32>() {
+        match want.parse::<u32>() {
             Ok(id) if (id as usize) < names.len() => id,
             _ => names
                 .iter()
-                .position(|n| *n == a.job)
+                .position(|n| *n == want)
                 .map(|i| i as u32)
                 .ok_or_else(|| {
                     Error::config(format!(
                         "--job {}: no job with that id (0..{}) or name in {}",
-                        a.job,
+                        want,
                         names.len(),
                         trace.name
                     ))
@@ -134,6 +152,31 @@ pub fn explain(a: ExplainArgs) -> Result<()> {
         e.to_text()
     };
     write_out(a.out.as_deref(), &text)
+}
+
+/// The call as text: one line per job in the policy's order.
+fn queue_text(call: Option<&schedlab_run::explain::CallReasons>, o: &schedlab_sim::Outcome) -> String {
+    let Some(c) = call else {
+        return "no policy call at or before that time\n".to_string();
+    };
+    let mut s = format!(
+        "at {} s: the policy's call at {} s, {} jobs\n",
+        c.at,
+        c.call_t,
+        c.reasons.len()
+    );
+    for r in &c.reasons {
+        let place = r.rank.map_or("  -".to_string(), |k| format!("{:>3}", k + 1));
+        let key = r
+            .key
+            .and_then(|k| r.values.get(k).map(|v| format!(" [{k} = {v}]")))
+            .unwrap_or_default();
+        s.push_str(&format!(
+            "{place}. job {} '{}'{key}: {}\n",
+            r.job, o.jobs[r.job as usize].name, r.words
+        ));
+    }
+    s
 }
 
 #[cfg(test)]

@@ -99,7 +99,7 @@ pub fn find_job(o: &Outcome, job: &str) -> Result<u32> {
         .map(|j| j.id)
         .ok_or_else(|| {
             Error::config(format!(
-                "--job {job}: no job with that id (0..{}) or name",
+                "job {job}: no job with that id (0..{}) or name",
                 o.jobs.len()
             ))
         })
@@ -155,7 +155,8 @@ pub fn at_call(log: &ReasonLog, job: u32, t: f64) -> Option<AtCall> {
         None if own.is_none() => records.iter().filter(|r| r.rank.is_some()).collect(),
         None => Vec::new(),
     };
-    ahead.sort_by_key(|r| r.rank);
+    // The shared sort: a std sort here is its own 4 KB copy in wasm.
+    schedlab_core::sorting::sort_by_key(&mut ahead, |r| r.rank);
     Some(AtCall {
         at: t,
         call_t,
@@ -186,7 +187,7 @@ pub fn call_reasons(log: &ReasonLog, t: f64) -> Option<CallReasons> {
     let c = log.call_at(t)?;
     let call_t = log.calls[c].t;
     let mut records: Vec<&ReasonRecord> = log.records_of_call(c).iter().collect();
-    records.sort_by_key(|r| (r.rank.is_none(), r.rank, r.job));
+    schedlab_core::sorting::sort_by_key(&mut records, |r| (r.rank.is_none(), r.rank, r.job));
     Some(CallReasons {
         at: t,
         call_t,
@@ -195,29 +196,6 @@ pub fn call_reasons(log: &ReasonLog, t: f64) -> Option<CallReasons> {
             .map(|r| reason_out(log, call_t, r))
             .collect(),
     })
-}
-
-/// A run's gauge readings as the page reads them (the anticipatory
-/// predictor panel): reading i is `names[name[i]]` for `key[i]` at `t[i]`.
-#[derive(Debug, Clone, Serialize)]
-pub struct GaugesOut<'a> {
-    pub names: &'a [&'static str],
-    pub t: &'a [f64],
-    pub name: &'a [u16],
-    pub key: &'a [u32],
-    pub value: &'a [f64],
-}
-
-impl<'a> GaugesOut<'a> {
-    pub fn of(g: &'a schedlab_sim::GaugeLog) -> Self {
-        GaugesOut {
-            names: &g.names,
-            t: &g.t,
-            name: &g.name,
-            key: &g.key,
-            value: &g.value,
-        }
-    }
 }
 
 /// A duration or time of day in the run as the reasons write it.
