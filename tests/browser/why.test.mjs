@@ -136,7 +136,11 @@ test('the "why not started?" inspector names what blocks a waiting job', { timeo
     const cap = causes.find(([c]) => c === 'capacity');
     if (idle < asked) assert.ok(cap && cap[1].includes(`${idle} GPU`) && cap[1].includes(`asks for ${asked}`), JSON.stringify(causes));
     else assert.ok(!cap, `capacity is not named when ${idle} GPUs are idle for ${asked}: ${JSON.stringify(causes)}`);
-    assert.ok(causes.some(([c]) => c === 'capacity' || c === 'ahead'), `a blocking cause is named: ${JSON.stringify(causes)}`);
+    assert.ok(causes.some(([c]) => ['capacity', 'ahead', 'placement'].includes(c)), `a blocking cause is named: ${JSON.stringify(causes)}`);
+    // Placement is named exactly when the card's numbers say enough GPUs were free at the call and none were given.
+    const vals = Object.fromEntries(await page.$$eval('#why-card .why-values tr', (trs) => trs.map((tr) => [tr.querySelector('th').textContent.split(' (')[0], Number(tr.querySelector('td').textContent.replace(/,/g, ''))])));
+    const placed = 'free' in vals && 'need' in vals && vals.free >= vals.need && vals['GPUs given'] === 0;
+    assert.equal(causes.some(([c]) => c === 'placement'), placed, JSON.stringify({ vals, causes }));
     assert.match(await page.textContent('#why-inspector'), /the next finish: .* at t = /);
     await page.$eval('#why-section', (e) => e.scrollIntoView());
     await nextFrame(page);

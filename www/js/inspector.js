@@ -37,7 +37,7 @@ export function startAfter(run, job, t) {
 
 /**
  * What blocks the job: a list of {cause, text}, causes among capacity,
- * ahead, quota, reservation, policy (its own rule says it waits).
+ * ahead, placement, quota, reservation, policy (its own rule says it waits).
  */
 export function blockers(e, run, idle, asked) {
   const out = [];
@@ -49,6 +49,11 @@ export function blockers(e, run, idle, asked) {
     out.push({ cause: 'ahead', text: `jobs ahead: ${a.ahead.length} ranked ahead of it: ${keys.join(', ')}${a.ahead.length > 6 ? ', …' : ''}` });
   }
   const v = r ? r.values : {};
+  // Enough GPUs idle in number, yet the rule found no place for them (FIFO's
+  // fit check: a job's GPUs must be placeable, e.g. not spread over nodes).
+  if (r && r.gpus === 0 && typeof v.need === 'number' && typeof v.free === 'number' && v.free >= v.need) {
+    out.push({ cause: 'placement', text: `placement: ${fmtValue(v.free)} GPUs were idle at the call, as many as its ${fmtValue(v.need)}, but they could not be placed for it (spread over nodes)` });
+  }
   if (typeof v.quota === 'number' && typeof v.used === 'number') {
     const need = typeof v.need === 'number' ? v.need : asked;
     if (v.used + need > v.quota) out.push({ cause: 'quota', text: `quota: pool ${esc(v.pool || '')} uses ${fmtValue(v.used)} of its quota of ${fmtValue(v.quota)} GPUs and it needs ${fmtValue(need)} more` });

@@ -115,7 +115,7 @@ export function diffHtml(d, policy, entries, metricRules = []) {
   const rows = d.jobs.slice(0, LIMIT).map((j) => {
     const dir = !(j.delta === j.delta) ? (j.after === j.after ? 'finished now' : 'did not finish') : j.delta < 0 ? 'earlier' : 'later';
     const mark = j.delta < 0 ? '▼' : j.delta > 0 ? '▲' : '';
-    return `<tr data-job="${esc(j.name)}" data-dir="${dir}"><th scope="row">${esc(j.name)}</th><td>${fmtT(j.before)}</td><td>${fmtT(j.after)}</td><td class="${j.delta < 0 ? 'better' : j.delta > 0 ? 'worse' : ''}">${mark} ${j.delta === j.delta ? `${sign(j.delta)}${fmtT(Math.abs(j.delta))} ${dir}` : dir}</td></tr>`;
+    return `<tr data-job="${esc(j.name)}" data-dir="${dir}"><th scope="row">${esc(j.name)}</th><td>${fmtT(j.before)}</td><td>${fmtT(j.after)}</td><td class="${j.delta < 0 ? 'better' : j.delta > 0 ? 'worse' : ''}">${mark} ${j.delta === j.delta ? `${sign(j.delta)}${fmtT(Math.abs(j.delta))} <span class="dir">${dir}</span>` : dir}</td></tr>`;
   }).join('');
   const mrows = d.metrics.filter((m) => m.before === m.before || m.after === m.after).map((m) => {
     const r = rule(m.name);

@@ -54,6 +54,7 @@ export class WhyView {
     this.t = NaN;
     this.card.innerHTML = '<p class="hint">Tap a job in a GPU map, the Gantt view or a queue, or type its name or id above.</p>';
     this.inspector.innerHTML = '';
+    this.inspector.hidden = true;
     this.queue.innerHTML = '';
     this.root.hidden = false;
   }
