@@ -198,7 +198,7 @@ test('a what-if edit re-runs the policy and shows which jobs finished later, wit
 
 test('the anticipatory predictor panel charts predicted against arrived load with a cursor at the clock', { timeout: 300_000 }, async () => {
   for (const [vp, shot] of [[undefined, 'why-predictor-desktop.png'], [PHONE, 'why-predictor-phone.png']]) {
-    const page = await openPage(browser, `${BASE}?trace=anticipatory-synthetic&policies=anticipatory,pool-fcfs&simd=0`, vp);
+    const page = await openPage(browser, `${BASE}?trace=anticipatory-synthetic&policies=anticipatory,pool-fcfs&set=anticipatory.predict=noisy&simd=0`, vp);
     await waitDone(page, 240_000);
     await page.waitForFunction(() => /predicted \d+ GPUs|no prediction yet/.test(document.querySelector('#pred-text').textContent), null, { timeout: 120_000 });
     assert.equal(await page.$eval('#predictor-section', (s) => s.hidden), false);

@@ -50,7 +50,10 @@ export class Predictor {
     let w = 0;
     for (const k of this.series.keys()) w = Math.max(w, (k & 255) + 1);
     this.windows = w;
-    this.window = Math.min(this.window, Math.max(0, w - 1));
+    this.exact = true;
+    for (const [, s] of this.series) for (let i = 0; i < s.t.length && this.exact; i++) this.exact = s.predicted[i] === s.arrived[i];
+    // The longest window first: its curves are the smoothest to compare.
+    this.window = Math.max(0, w - 1);
   }
 
   has() { return this.series && this.series.size > 0; }
@@ -61,7 +64,7 @@ export class Predictor {
     const dpr = window.devicePixelRatio || 1;
     const w = c.clientWidth || 600;
     const rowH = 70;
-    const h = 24 + this.pools.length * rowH;
+    const h = 24 + this.pools.length * rowH + 14;
     if (c.width !== Math.round(w * dpr) || c.height !== Math.round(h * dpr)) {
       c.width = Math.round(w * dpr); c.height = Math.round(h * dpr); c.style.height = `${h}px`;
     }
@@ -97,7 +100,14 @@ export class Predictor {
       line(s.arrived, '#000000', []);
       line(s.predicted, '#E69F00', [5, 3]);
     });
-    this.canvas.plot = { left, right, top: 8, bottom: h - 10, t0, t1 };
+    // Time axis (hours) under the rows.
+    const span = (t1 - t0) / 3600;
+    const step = [0.25, 0.5, 1, 2, 4, 6, 12, 24, 48, 96].find((v) => span / v <= Math.max(2, (right - left) / 90)) || 192;
+    ctx.fillStyle = '#555';
+    ctx.textAlign = 'center';
+    for (let v = Math.ceil(t0 / 3600 / step) * step; v <= t1 / 3600; v += step) ctx.fillText(`${v} h`, x(v * 3600), h - 4);
+    ctx.textAlign = 'start';
+    this.canvas.plot = { left, right, top: 8, bottom: h - 24, t0, t1 };
     this.describe(t);
   }
 
@@ -108,7 +118,8 @@ export class Predictor {
       const i = s ? at(s.t, t) : -1;
       return i < 0 ? `${esc(name)}: no prediction yet` : `${esc(name)}: predicted <b>${s.predicted[i]}</b> GPUs, arrived <b>${s.arrived[i]}</b> (call at t = ${fmtT(s.t[i])})`;
     });
-    const html = `At t = ${fmtT(t)}: ${parts.join('; ')}.`;
+    const note = this.exact ? ' Every prediction of this run equals the load that arrived: the predictor is perfect (the policy\'s <code>predict</code> setting; noisy or learned make errors).' : '';
+    const html = `At t = ${fmtT(t)}: ${parts.join('; ')}.${note}`;
     if (this.text.innerHTML !== html) this.text.innerHTML = html;
   }
 }
