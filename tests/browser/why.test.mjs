@@ -5,7 +5,19 @@
 // Screenshots (desktop and phone) go to tests/browser/artifacts/why-*.png.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, openPage, waitDone, BASE, cli, artifact } from './helpers.mjs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { launch, openPage, waitDone, BASE, cli, artifact, root } from './helpers.mjs';
+
+const AXE = createRequire(path.join(root, 'tools', 'package.json')).resolve('axe-core/axe.min.js');
+
+/** axe-core's serious and critical findings inside `selector`. */
+async function axeViolations(page, selector) {
+  await page.addScriptTag({ path: AXE });
+  const res = await page.evaluate((sel) => window.axe.run(document.querySelector(sel), { resultTypes: ['violations'] }), selector);
+  return res.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`);
+}
 
 let browser;
 before(async () => { browser = await launch(); });
@@ -145,6 +157,7 @@ test('the "why not started?" inspector names what blocks a waiting job', { timeo
     await page.$eval('#why-section', (e) => e.scrollIntoView());
     await nextFrame(page);
     await page.screenshot({ path: artifact(shot) });
+    assert.deepEqual(await axeViolations(page, '#why-section'), [], 'axe on the why section');
     assert.deepEqual(page.errors, []);
     await page.close();
   }
@@ -183,6 +196,7 @@ test('a what-if edit re-runs the policy and shows which jobs finished later, wit
   assert.match(page.url(), /whatif=fifo/);
   await page.$eval('#whatif-section', (e) => e.scrollIntoView());
   await page.screenshot({ path: artifact('why-whatif-desktop.png') });
+  assert.deepEqual(await axeViolations(page, '#whatif-section'), [], 'axe on the what-if section');
   // The link re-runs the edit by itself.
   const again = await openPage(browser, page.url(), PHONE);
   await waitDone(again);

@@ -723,7 +723,10 @@ fn explain_prints_a_jobs_reasons() {
     assert_eq!(ranked[..ahead.len()], ahead[..], "{ranked:?}");
     let (code, text, _) = with(&["--queue", "--at", "75m"]);
     assert_eq!(code, 0);
-    assert!(text.contains("  1. job ") && text.contains("job 40 'j40'"), "{text}");
+    assert!(
+        text.contains("  1. job ") && text.contains("job 40 'j40'"),
+        "{text}"
+    );
     let (code, _, err) = with(&["--queue"]);
     assert_ne!(code, 0, "--queue needs --at");
     assert!(err.contains("--at"), "{err}");

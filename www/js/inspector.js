@@ -52,7 +52,7 @@ export function blockers(e, run, idle, asked) {
   // Enough GPUs idle in number, yet the rule found no place for them (FIFO's
   // fit check: a job's GPUs must be placeable, e.g. not spread over nodes).
   if (r && r.gpus === 0 && typeof v.need === 'number' && typeof v.free === 'number' && v.free >= v.need) {
-    out.push({ cause: 'placement', text: `placement: ${fmtValue(v.free)} GPUs were idle at the call, as many as its ${fmtValue(v.need)}, but they could not be placed for it (spread over nodes)` });
+    out.push({ cause: 'placement', text: `placement: ${fmtValue(v.free)} GPUs were idle at the call, as many as its ${fmtValue(v.need)}, but the placer found no place for all of them (e.g. the idle GPUs are spread over nodes)` });
   }
   if (typeof v.quota === 'number' && typeof v.used === 'number') {
     const need = typeof v.need === 'number' ? v.need : asked;

@@ -155,7 +155,10 @@ pub fn explain(a: ExplainArgs) -> Result<()> {
 }
 
 /// The call as text: one line per job in the policy's order.
-fn queue_text(call: Option<&schedlab_run::explain::CallReasons>, o: &schedlab_sim::Outcome) -> String {
+fn queue_text(
+    call: Option<&schedlab_run::explain::CallReasons>,
+    o: &schedlab_sim::Outcome,
+) -> String {
     let Some(c) = call else {
         return "no policy call at or before that time\n".to_string();
     };
@@ -166,7 +169,9 @@ fn queue_text(call: Option<&schedlab_run::explain::CallReasons>, o: &schedlab_si
         c.reasons.len()
     );
     for r in &c.reasons {
-        let place = r.rank.map_or("  -".to_string(), |k| format!("{:>3}", k + 1));
+        let place = r
+            .rank
+            .map_or("  -".to_string(), |k| format!("{:>3}", k + 1));
         let key = r
             .key
             .and_then(|k| r.values.get(k).map(|v| format!(" [{k} = {v}]")))
