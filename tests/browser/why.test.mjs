@@ -179,6 +179,15 @@ test('a what-if edit re-runs the policy and shows which jobs finished later, wit
   await page.fill('#whatif-edits', 'nosuchjob.arrival=5');
   await page.click('#whatif-run');
   await page.waitForFunction(() => /no job named or numbered 'nosuchjob'/.test(document.querySelector('#whatif-error').textContent));
+  await page.fill('#whatif-edits', 'fifo.nosuch=1;tiresias.t1=5');
+  await page.click('#whatif-run');
+  await page.waitForFunction(() => /fifo\.nosuch=1.*has no parameter 'nosuch'.*tiresias\.t1=5.*re-runs fifo/.test(document.querySelector('#whatif-error').textContent));
+  // A setting edit: FIFO with backfilling lets some jobs start earlier.
+  await page.fill('#whatif-edits', 'fifo.backfill=true');
+  await page.click('#whatif-run');
+  await page.waitForFunction(() => document.querySelector('#whatif-section').dataset.state === 'done', null, { timeout: 120_000 });
+  assert.match(await page.textContent('#whatif-out .whatif-summary'), /fifo with fifo\.backfill=true: \d+ jobs? finished earlier/);
+  assert.ok(await page.$('#whatif-out tr[data-dir="earlier"]'), 'backfilling makes some job finish earlier');
   // The first job arriving after every other one must finish later under FIFO.
   const arrival = Math.ceil(info.last + 1);
   await page.fill('#whatif-job', info.name);
