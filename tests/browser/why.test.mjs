@@ -99,6 +99,22 @@ test('the why card says what `schedlab explain --at` says for the same job and t
     if (typeof v === 'number') assert.ok(Math.abs(Number(row[1].replace(/,/g, '')) - v) <= Math.abs(v) * 1e-3 + 1e-9, `${k}: ${row[1]} against ${v}`);
   }
   await page.screenshot({ path: artifact('why-card-desktop.png'), fullPage: false, clip: await page.$eval('#why-section', (e) => { e.scrollIntoView(); const r = e.getBoundingClientRect(); return { x: 0, y: Math.max(0, r.top), width: window.innerWidth, height: Math.min(900, r.height) }; }) });
+  // A tap on a busy GPU of tiresias' map pins its card and shows that job's "why" under tiresias.
+  const map = page.locator('.panel[data-policy="tiresias"] canvas.gpumap');
+  await map.scrollIntoViewIfNeeded();
+  const box = await map.boundingBox();
+  let tapped = null;
+  for (let k = 0; k < 40 && !tapped; k++) {
+    await page.mouse.click(box.x + ((k % 8) + 0.5) * box.width / 8, box.y + (Math.floor(k / 8) + 0.5) * box.height / 5);
+    tapped = await page.evaluate(() => {
+      const tip = document.querySelector('#tooltip');
+      const m = !tip.hidden && tip.querySelector('small') && tip.querySelector('small').textContent.match(/^job (\d+)/);
+      return m ? Number(m[1]) : null;
+    });
+  }
+  assert.ok(tapped !== null, 'a busy GPU was tapped');
+  await page.waitForFunction((j) => document.querySelector('#why-card').dataset.job === String(j) && /under tiresias/.test(document.querySelector('#why-card h3').textContent), tapped, { timeout: 60_000 });
+  assert.equal(await page.$eval('#why-policy', (s) => s.value), 'tiresias');
   assert.deepEqual(page.errors, []);
   await page.close();
 });
