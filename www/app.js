@@ -160,7 +160,9 @@ function startRun() {
       stats.phase = cancelled ? 'cancelled' : 'done';
       $('#cancel').hidden = true;
       renderProgress();
-      // A link with edits (&edit=) re-runs them once the original runs are in.
+      // Once the comparison is in (never competing with it): the predictor's
+      // gauges, and a link's edits (&edit=) re-run.
+      if (view && view.batch === b) setupPredictor();
       if (!cancelled && state.edit && view && view.batch === b) whatIf.run();
       if (b.results.size) {
         setTimeout(() => { if (batch === b) $('#progress').classList.add('faded'); }, 1500);
@@ -237,6 +239,7 @@ function adoptResults(b) {
     whyView.reset(view.policies);
     whatIf.reset(view.policies, state.whatif, state.edit);
     view.predictor = null;
+    $('#predictor-section').hidden = true;
   }
   const runs = orderedRuns();
   const [t0, t1] = span(runs.map((r) => r.result));
@@ -1016,6 +1019,7 @@ function predictorRuns() {
 
 /** Shows the predictor panel once an anticipatory run is in (first such run by default). */
 function setupPredictor() {
+  if (!view.batch.done) return; // asked once the comparison is in (onDone)
   const runs = predictorRuns();
   const sec = $('#predictor-section');
   if (!runs.length) { sec.hidden = true; return; }

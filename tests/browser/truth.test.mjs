@@ -369,6 +369,8 @@ test('8. embed fits 900x560 with a caption; axe-core finds nothing serious; skip
       const s0 = await page.$eval('#results-section .table-wrap', (w) => w.scrollLeft);
       await page.keyboard.press('ArrowRight');
       await page.keyboard.press('ArrowRight');
+      // Chromium scrolls smoothly: the first frames of the scroll may come after the key press returns.
+      await page.waitForFunction((x) => document.querySelector('#results-section .table-wrap').scrollLeft > x, s0, { timeout: 5_000 }).catch(() => {});
       const s1 = await page.$eval('#results-section .table-wrap', (w) => w.scrollLeft);
       assert.ok(s1 > s0, `table did not scroll: ${s0} -> ${s1}`);
     }

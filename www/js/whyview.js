@@ -3,7 +3,9 @@
 // (js/inspector.js) and the queue in the policy's own order at the clock
 // (js/policyqueue.js), all from the "why" worker (js/explainer.js). It
 // follows the animation clock: a new question goes out when the policy call
-// in force may have changed, at most one per view at a time.
+// in force may have changed, at most one per view at a time. It asks nothing
+// until the user picks a job or a policy: a question runs the policy again
+// in the why worker, which should not compete with the comparison unasked.
 import { whyCardHtml, jobState, esc } from './whycard.js';
 import { inspectorHtml } from './inspector.js';
 import { policyQueueHtml } from './policyqueue.js';
@@ -30,6 +32,7 @@ export class WhyView {
       const run = this.run();
       if (!run) return;
       const v = this.input.value.trim();
+      if (!v) { this.select(this.sel.value, -1); return; } // the policy's queue alone
       const names = run.result.jobs.names;
       let j = names.indexOf(v);
       if (j < 0 && /^\d+$/.test(v) && Number(v) < names.length) j = Number(v);
@@ -52,7 +55,8 @@ export class WhyView {
     this.policy = labels[0] || null;
     this.job = -1;
     this.t = NaN;
-    this.card.innerHTML = '<p class="hint">Tap a job in a GPU map, the Gantt view or a queue, or type its name or id above.</p>';
+    this.active = false;
+    this.card.innerHTML = '<p class="hint">Tap a job in a GPU map, the Gantt view or a queue, or type its name or id above (Show with no job: the policy\'s queue alone).</p>';
     this.inspector.innerHTML = '';
     this.inspector.hidden = true;
     this.queue.innerHTML = '';
@@ -62,6 +66,7 @@ export class WhyView {
   /** Shows job `job` of run `label` (job -1: only the policy's queue). */
   select(label, job) {
     if (!this.ctx.runs().has(label)) return;
+    this.active = true;
     this.policy = label;
     this.job = job;
     this.sel.value = label;
@@ -76,7 +81,7 @@ export class WhyView {
   update(t) {
     this.lastT = t;
     const run = this.run();
-    if (!run || t === this.t) return;
+    if (!this.active || !run || t === this.t) return;
     this.t = t;
     const key = this.ctx.key(this.policy), spec = this.ctx.spec(this.policy);
     const label = this.policy, job = this.job;
