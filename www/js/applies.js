@@ -1,11 +1,9 @@
-// Which summary metrics mean something for a run. A metric that does not
-// apply shows "–" (and its column hides when it applies to no policy of the
-// run), never a 0 that reads as a measurement.
-//
-// The simulator is moving to reporting such metrics as null (JSON null, NaN
-// here after the worker's conversion); until every one of them is, the rule
-// below also derives applicability from what the run has. Once the Rust side
-// reports nulls, `metricApplies` reduces to its first line.
+// Which summary metrics mean something for a run. The simulator decides:
+// a metric that does not apply to a run is null in its summary (NaN here
+// after the worker's conversion; crates/metrics, "None, never 0"). The page
+// shows "–" for it (and hides a column that applies to no policy of the run),
+// never a 0 that reads as a measurement. This module only finds the words
+// that say why, from what the run has.
 
 const missing = (v) => v === null || v === undefined || Number.isNaN(v);
 
@@ -17,15 +15,13 @@ function hasDueDates(result) {
   return false;
 }
 
-/** Why metric `key` does not apply to `result` ('' when it applies). */
+/** Why metric `key` does not apply to `result` ('' when it applies: the simulator reported a value). */
 export function notApplicable(key, result) {
-  const m = result.metrics;
-  const why = knownReason(key, result);
-  if (why) return why;
-  return missing(m[key]) ? 'not reported for this run' : '';
+  if (!missing(result.metrics[key])) return '';
+  return knownReason(key, result) || 'not reported for this run';
 }
 
-/** The specific reason metric `key` cannot apply to `result` ('' when none is known). */
+/** The words for why metric `key` is null in `result` ('' when no specific reason is known). */
 function knownReason(key, result) {
   const m = result.metrics;
   if (/pred/.test(key)) return m.predicted_frac > 0 ? '' : 'no predictions in this run (engine.predict is off)';
