@@ -7,7 +7,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
-import { readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { launch, waitDone, BASE, root, artifact } from './helpers.mjs';
 import { parseSummary, countClaims, plainSummaryText, fmtRatio, splitTitle, liveWords } from '../../www/js/papers.js';
@@ -16,8 +16,11 @@ const FIXTURES = path.join(root, 'tests', 'browser', 'fixtures');
 // Made by hand in the shape of reproduce all's summary, with every case the view handles
 // (a failed run, information claims, no ratio, markup in a claim, a local path).
 const FIXTURE = path.join(FIXTURES, 'paper-results-summary.json');
-// Real summaries: `schedlab reproduce all --quick --only TARGET --out DIR`, DIR/summary.json.
-const REAL = readdirSync(FIXTURES).filter((f) => /^paper-results-real-.*\.json$/.test(f)).map((f) => path.join(FIXTURES, f));
+// Real summaries: `schedlab reproduce all --quick --only TARGET --out DIR`, DIR/summary.json,
+// and the committed one the page bundles (docs/paper-results/summary.json) when it exists.
+const COMMITTED = path.join(root, 'docs', 'paper-results', 'summary.json');
+const REAL = readdirSync(FIXTURES).filter((f) => /^paper-results-real-.*\.json$/.test(f)).map((f) => path.join(FIXTURES, f))
+  .concat(existsSync(COMMITTED) ? [COMMITTED] : []);
 const fixtureText = readFileSync(FIXTURE, 'utf8');
 const fixture = JSON.parse(fixtureText);
 
@@ -274,7 +277,7 @@ test('real summaries (reproduce all --quick --only ...) render with their counts
     assert.match(await page.textContent('.papers-overview'), new RegExp(`Measured on ${real.date} on ${real.machine.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
     const shown = await page.textContent('#papers');
     for (const internal of ['spec seed', '../shared', "spec's"]) assert.ok(!shown.includes(internal), `"${internal}" on screen`);
-    await page.screenshot({ path: artifact(`papers-${path.basename(file, '.json')}.png`), fullPage: true });
+    await page.screenshot({ path: artifact(file === COMMITTED ? 'papers-committed.png' : `papers-${path.basename(file, '.json')}.png`), fullPage: true });
     await page.context().close();
   }
 });

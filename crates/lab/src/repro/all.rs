@@ -50,6 +50,9 @@ pub struct Section {
     /// What the runs were made on: the authors' files or our generators.
     pub inputs: String,
     pub wall_s: f64,
+    /// The machine's load averages (1, 5, 15 minutes) when the section ended, so that its
+    /// wall time can be read against what else ran (`None` where /proc/loadavg is absent).
+    pub load_end: Option<[f64; 3]>,
     pub tally: Tally,
     pub claims: Vec<Claim>,
     /// Why the section has no claims (a failure), if it has none.
@@ -84,6 +87,10 @@ pub struct Summary {
     pub machine: String,
     pub seed: u64,
     pub wall_s: f64,
+    /// Load averages (1, 5, 15 minutes) when the run started and ended (`None` where
+    /// /proc/loadavg is absent): wall times on a shared machine mean little without them.
+    pub load_start: Option<[f64; 3]>,
+    pub load_end: Option<[f64; 3]>,
     pub tally: Tally,
     pub sections: Vec<Section>,
 }
@@ -108,6 +115,7 @@ pub fn run(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<Summary> {
         }
     }
     let started = web_time::Instant::now();
+    let load_start = load_average();
     let mut sections = Vec::new();
     for (target, title) in super::TARGETS {
         if !opts.only.is_empty() && !opts.only.iter().any(|o| o == target) {
@@ -125,13 +133,18 @@ pub fn run(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<Summary> {
             other => Err(Error::Internal(format!("no preset for {other}"))),
         };
         let wall_s = t0.elapsed().as_secs_f64();
-        progress(&format!("== {target}: {wall_s:.0} s"));
+        let load_end = load_average();
+        progress(&format!(
+            "== {target}: {wall_s:.0} s{}",
+            load_text(load_end)
+        ));
         sections.push(match outcome {
             Ok(o) => Section {
                 target: target.to_string(),
                 title: title.to_string(),
                 inputs: o.inputs,
                 wall_s,
+                load_end,
                 tally: Tally::of(&o.claims),
                 claims: o.claims,
                 error: None,
@@ -143,6 +156,7 @@ pub fn run(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<Summary> {
                 title: title.to_string(),
                 inputs: String::new(),
                 wall_s,
+                load_end,
                 tally: Tally::default(),
                 claims: Vec::new(),
                 error: Some(e.to_string()),
@@ -158,6 +172,8 @@ pub fn run(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<Summary> {
         machine: machine(),
         seed: opts.seed,
         wall_s: started.elapsed().as_secs_f64(),
+        load_start,
+        load_end: load_average(),
         tally: Tally::of(&all),
         sections,
     })
@@ -171,6 +187,23 @@ fn data(opts: &Options, sub: &str) -> Option<PathBuf> {
 
 fn path_text(p: &Path) -> String {
     p.to_string_lossy().into_owned()
+}
+
+/// Jobs per Philly VC in the quick preset: 15,000 keeps nine of the eleven VCs whole and
+/// cuts trace 10 (16,091 jobs) a little and trace 5 (41,226) to its first 36%.
+pub const AFS_QUICK_JOBS: usize = 15_000;
+
+/// Jobs per AFS trace: the generated stand-ins have 1,000; the Philly VCs run whole in the
+/// full preset. Trace 5 (6214e9, 41,226 jobs) is overloaded on 64 GPUs, so under the
+/// max-GPU variants its queue grows for the whole run and each event costs time in the
+/// queue's length (tiresias@peak alone takes minutes there: docs/AFS.md, "Run time"); the
+/// quick preset keeps each VC's first [`AFS_QUICK_JOBS`].
+fn afs_max_jobs(preset: Preset, philly: bool) -> usize {
+    match (philly, preset) {
+        (false, _) => 1000,
+        (true, Preset::Full) => usize::MAX,
+        (true, Preset::Quick) => AFS_QUICK_JOBS,
+    }
 }
 
 fn run_afs(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<Outcome> {
@@ -190,18 +223,22 @@ fn run_afs(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<Outcome> {
         Some(p) => Some((path_text(p), read_text(&path_text(p))?)),
         None => None,
     };
+    let cut = match opts.preset {
+        Preset::Quick => format!(" (each VC's first {AFS_QUICK_JOBS} jobs)"),
+        Preset::Full => String::new(),
+    };
     let inputs = match (&philly, &afs_tables) {
         (Some(p), Some(t)) => format!(
-            "the 11 Philly VCs cut from {} with the AFS authors' measured tables ({})",
+            "the 11 Philly VCs{cut} cut from {} with the AFS authors' measured tables ({})",
             p.file, t.0
         ),
         (Some(p), None) => format!(
-            "the 11 Philly VCs cut from {}, synthetic BSP curves",
+            "the 11 Philly VCs{cut} cut from {}, synthetic BSP curves",
             p.file
         ),
         _ => "11 synthetic Philly-like traces of 1,000 jobs (the authors' data is absent)".into(),
     };
-    let max_jobs = if philly.is_some() { usize::MAX } else { 1000 };
+    let max_jobs = afs_max_jobs(opts.preset, philly.is_some());
     let o = afs::Options {
         max_jobs,
         philly,
@@ -248,8 +285,10 @@ fn run_sia(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<Outcome> {
 fn run_copter(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<Outcome> {
     let dir = data(opts, "copter");
     let (scales, methods): (Vec<u32>, &[&str]) = match opts.preset {
-        // 1,024 GPUs with the three methods of Table 4.1.
-        Preset::Quick => (vec![4], &["lp-star", "pop-16", "copter"]),
+        // The three methods of Table 4.1 on 256 GPUs (1,024 generated jobs over 24 h): about
+        // a minute for all three, where 1,024 GPUs took POP-16 alone 458 s (its exact
+        // per-part solves; docs/COPTER.md, "reproduce all").
+        Preset::Quick => (vec![1], &["lp-star", "pop-16", "copter"]),
         // Table 4.1's size, 10,240 GPUs over 24 h (POP-16 pays the serial sum of its
         // parts there and does not finish in hours: docs/COPTER.md).
         Preset::Full => (vec![4, 40], &["lp-star", "copter"]),
@@ -451,32 +490,36 @@ fn run_anticipatory(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<Ou
 pub fn to_markdown(s: &Summary) -> String {
     let mut md = format!(
         "# Paper results: `schedlab reproduce all --{}`\n\n\
-         Run on {} ({}), seed {}, {:.0} minutes. Each claim is the paper's (or its artifact's)\n\
+         Run on {} ({}), seed {}, {:.0} minutes; load averages (1 / 5 / 15 min) {} at the\n\
+         start, {} at the end. Each claim is the paper's (or its artifact's)\n\
          number beside ours; \"holds\" applies the tolerance shown; \"info\" claims have no target.\n\
          Every difference is explained in the paper's doc (docs/AFS.md, SIA.md, COPTER.md, PCS.md,\n\
          STS.md, ANTICIPATORY.md).\n\n\
-         | paper | hold | fail | info | minutes | inputs |\n|---|---|---|---|---|---|\n",
+         | paper | hold | fail | info | minutes | load at its end | inputs |\n|---|---|---|---|---|---|---|\n",
         s.preset.name(),
         s.date,
         s.machine,
         s.seed,
-        s.wall_s / 60.0
+        s.wall_s / 60.0,
+        load_cell(s.load_start),
+        load_cell(s.load_end),
     );
     for sec in &s.sections {
         md.push_str(&format!(
-            "| {} | {} | {} | {} | {:.1} | {} |\n",
+            "| {} | {} | {} | {} | {:.1} | {} | {} |\n",
             sec.target,
             sec.tally.hold,
             sec.tally.fail,
             sec.tally.info,
             sec.wall_s / 60.0,
+            load_cell(sec.load_end),
             sec.error
                 .as_ref()
                 .map_or(cell(&sec.inputs), |e| format!("failed: {}", cell(e)))
         ));
     }
     md.push_str(&format!(
-        "| **all** | **{}** | **{}** | **{}** | {:.1} | |\n",
+        "| **all** | **{}** | **{}** | **{}** | {:.1} | | |\n",
         s.tally.hold,
         s.tally.fail,
         s.tally.info,
@@ -508,6 +551,28 @@ pub fn to_markdown(s: &Summary) -> String {
         }
     }
     md
+}
+
+/// The 1, 5 and 15-minute load averages from /proc/loadavg (Linux), else `None`.
+fn load_average() -> Option<[f64; 3]> {
+    parse_loadavg(&std::fs::read_to_string("/proc/loadavg").ok()?)
+}
+
+fn parse_loadavg(text: &str) -> Option<[f64; 3]> {
+    let mut it = text.split_whitespace().map(|x| x.parse::<f64>().ok());
+    Some([it.next()??, it.next()??, it.next()??])
+}
+
+/// Load averages as "a / b / c", or "–" when unknown.
+fn load_cell(l: Option<[f64; 3]>) -> String {
+    l.map_or("–".into(), |[a, b, c]| {
+        format!("{a:.1} / {b:.1} / {c:.1}")
+    })
+}
+
+/// The progress line's note of the load (empty when unknown).
+fn load_text(l: Option<[f64; 3]>) -> String {
+    l.map_or(String::new(), |_| format!(" (load {})", load_cell(l)))
 }
 
 /// Text safe inside a Markdown table cell.
@@ -573,6 +638,35 @@ mod tests {
     }
 
     #[test]
+    fn quick_cuts_only_the_largest_philly_vcs() {
+        assert_eq!(afs_max_jobs(Preset::Full, true), usize::MAX);
+        assert_eq!(afs_max_jobs(Preset::Quick, false), 1000);
+        assert_eq!(afs_max_jobs(Preset::Full, false), 1000);
+        // docs/AFS.md's job counts per VC in philly.csv: only traces 5 and 10 exceed the cut.
+        let philly_jobs = [
+            1435, 9953, 7423, 374, 41_226, 723, 1934, 1511, 422, 16_091, 1137,
+        ];
+        let cut: Vec<usize> = (1..=11)
+            .zip(philly_jobs)
+            .filter(|(_, n)| *n > afs_max_jobs(Preset::Quick, true))
+            .map(|(id, _)| id)
+            .collect();
+        assert_eq!(cut, vec![5, 10]);
+    }
+
+    #[test]
+    fn load_averages_are_read_or_unknown() {
+        assert_eq!(
+            parse_loadavg("8.21 7.90 6.02 5/226 1234\n"),
+            Some([8.21, 7.90, 6.02])
+        );
+        assert_eq!(parse_loadavg("8.21 x"), None);
+        assert_eq!(parse_loadavg(""), None);
+        assert_eq!(load_cell(None), "–");
+        assert_eq!(load_cell(Some([8.21, 7.9, 6.02])), "8.2 / 7.9 / 6.0");
+    }
+
+    #[test]
     fn an_unknown_target_is_refused_before_anything_runs() {
         let opts = Options {
             preset: Preset::Quick,
@@ -592,6 +686,8 @@ mod tests {
             machine: "test".into(),
             seed: 1,
             wall_s: 60.0,
+            load_start: Some([1.0, 2.0, 3.0]),
+            load_end: None,
             tally: Tally {
                 hold: 1,
                 fail: 1,
@@ -602,6 +698,7 @@ mod tests {
                 title: "AFS".into(),
                 inputs: "a|b".into(),
                 wall_s: 60.0,
+                load_end: Some([9.0, 8.0, 7.0]),
                 tally: Tally {
                     hold: 1,
                     fail: 1,
@@ -618,6 +715,8 @@ mod tests {
         };
         let md = to_markdown(&s);
         assert!(md.contains("a\\|b"), "{md}");
+        assert!(md.contains("1.0 / 2.0 / 3.0 at the"), "{md}");
+        assert!(md.contains("| 1.0 | 9.0 / 8.0 / 7.0 | a\\|b |"), "{md}");
         assert!(
             md.contains("| y | 1.00 | 2.00 | 2.00 | ratio within 10% | **no** |"),
             "{md}"
