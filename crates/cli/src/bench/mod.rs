@@ -21,7 +21,8 @@ pub struct BenchArgs {
     /// Nothing (the named cases of the suite), or engine | afs | fork
     pub what: Option<String>,
     /// Suite cases to run, comma-separated (default: all): sia-160, pollux-160, gavel-160,
-    /// afs-l-50k, fifo-100k, tiresias-pollux, pcs-2000, sts-100, sts-1000, anticipatory-helios, sia-2048, copter-10k
+    /// afs-l-50k, fifo-100k, tiresias-pollux, pcs-2000, sts-100, sts-1000, anticipatory-helios, sia-2048,
+    /// fifo-10k, srtf-10k, afs-l-5k, copter-10k
     #[arg(long)]
     pub case: Option<String>,
     /// Save the suite's measurements as JSON here.

@@ -231,6 +231,21 @@ const CASES: &[Case] = &[
         },
     },
     Case {
+        name: "fifo-10k",
+        about: "FIFO, 10,000 afs-synthetic jobs (load 0.9), 1,024 GPUs, no timeline: small enough for callgrind",
+        setup: |seed| synthetic("fifo", 10_000, seed, &[("timeline", "false")]),
+    },
+    Case {
+        name: "srtf-10k",
+        about: "SRTF, 10,000 afs-synthetic jobs (load 0.9), 1,024 GPUs, no timeline: small enough for callgrind",
+        setup: |seed| synthetic("srtf", 10_000, seed, &[("timeline", "false")]),
+    },
+    Case {
+        name: "afs-l-5k",
+        about: "AFS-L, 5,000 afs-synthetic jobs (load 0.9), 1,024 GPUs, placement=any, no timeline: small enough for callgrind",
+        setup: |seed| synthetic("afs-l", 5_000, seed, &[("placement", "any"), ("timeline", "false")]),
+    },
+    Case {
         name: "copter-10k",
         about: "Sia with sia.solver=copter at 10,240 GPUs (copter-256x40), the first 2 hours of a day of copter-pai (40,960 jobs): issue 16's scale",
         setup: copter_10k,
