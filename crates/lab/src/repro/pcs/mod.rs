@@ -7,6 +7,8 @@
 //! search with and without PCS's heuristic space (`fig9c`). docs/PCS.md says
 //! what differs and why.
 
+pub mod fig10;
+pub mod front;
 pub mod published;
 
 use published::{
@@ -55,6 +57,18 @@ pub struct Options {
     /// many apps (the artifact's: 3,000).
     pub fig8: bool,
     pub fig8_apps: usize,
+    /// Also run Fig. 10 (size-estimation error on workload-1) with this many
+    /// apps per seed (the artifact's: 5,000) and the first this-many of its
+    /// five seeds.
+    pub fig10: bool,
+    pub fig10_apps: usize,
+    pub fig10_seeds: usize,
+    /// Also compare our SPEA2 front with the artifact's stored population on
+    /// these VCs (`fronts/WFQ_trace_<vc>.json`), with this many evaluations
+    /// (0: the stored search's own budget, 370).
+    pub front: bool,
+    pub front_traces: Vec<String>,
+    pub front_evaluations: usize,
 }
 
 impl Options {
@@ -85,6 +99,12 @@ impl Default for Options {
             threads: 0,
             fig8: false,
             fig8_apps: 3000,
+            fig10: false,
+            fig10_apps: fig10::APPS,
+            fig10_seeds: fig10::SEEDS.len(),
+            front: false,
+            front_traces: vec!["0e4a51".to_string()],
+            front_evaluations: 0,
         }
     }
 }
@@ -183,6 +203,10 @@ pub struct Report {
     pub fig9: Vec<Fig9Row>,
     pub fig9b: Vec<Fig9bRow>,
     pub fig9c: Vec<Fig9cRow>,
+    pub fig10: Vec<fig10::Row>,
+    /// Apps per seed of Fig. 10's workload.
+    pub fig10_apps: usize,
+    pub front: Vec<front::Row>,
     pub notes: Vec<String>,
 }
 
@@ -216,7 +240,7 @@ pub const POLICIES: &[&str] = &["afs-l", "srsf", "themis-pcs", "fifo", "pcs"];
 
 /// The user's settings with predictions at every arrival and, unless the
 /// user chose one, any-GPU placement (the artifact's simulator has none).
-fn predicting(base: &RunSettings) -> Result<RunSettings> {
+pub(crate) fn predicting(base: &RunSettings) -> Result<RunSettings> {
     let mut s = base.with("engine", "predict", "true")?;
     s.set_unless_given("engine", "placement", "any")?;
     Ok(s)
@@ -262,7 +286,7 @@ fn run_toy(opts: &Options) -> Result<Vec<ToyRow>> {
 }
 
 /// The `pcs` overrides of a stored pick.
-fn pick_overrides(p: &Pick) -> Vec<(String, String)> {
+pub(crate) fn pick_overrides(p: &Pick) -> Vec<(String, String)> {
     schedlab_policies::pcs::config::overrides(p.0, p.1, p.2, p.3)
 }
 
@@ -751,6 +775,16 @@ pub fn reproduce(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<Repor
     } else {
         Vec::new()
     };
+    let fig10 = if opts.fig10 {
+        fig10::run(opts, progress)?
+    } else {
+        Vec::new()
+    };
+    let front = if opts.front {
+        front::run(opts, progress)?
+    } else {
+        Vec::new()
+    };
     Ok(Report {
         toy,
         fig7,
@@ -761,6 +795,9 @@ pub fn reproduce(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<Repor
         fig9,
         fig9b,
         fig9c,
+        fig10,
+        fig10_apps: opts.fig10_apps,
+        front,
         notes,
     })
 }
@@ -797,10 +834,13 @@ pub fn checks(r: &Report) -> Vec<Check> {
             holds: pred.norm_jct > afs.norm_jct && pred.norm_jct < fifo.norm_jct,
         });
     }
+    for (what, holds) in fig10::checks(&r.fig10) {
+        out.push(Check { what, holds });
+    }
     out
 }
 
-fn ratio(ours: f64, theirs: f64) -> String {
+pub(crate) fn ratio(ours: f64, theirs: f64) -> String {
     if theirs == 0.0 {
         if ours == 0.0 {
             "=".into()
@@ -990,6 +1030,12 @@ pub fn to_table(r: &Report) -> String {
             ]);
         }
         out += &super::table(&rows);
+    }
+    if !r.fig10.is_empty() {
+        out += &fig10::to_table(&r.fig10, r.fig10_apps);
+    }
+    if !r.front.is_empty() {
+        out += &front::to_table(&r.front);
     }
     out += "\nTargets\n";
     for c in checks(r) {
