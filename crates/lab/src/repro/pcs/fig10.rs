@@ -101,7 +101,7 @@ pub struct Row {
     pub p99_err: f64,
     pub paper: Published,
     pub paper_jct_vs_exact: f64,
-    /// Seeds averaged and the runs' summed wall time.
+    /// Seeds averaged and the runs' summed wall time (each on one thread).
     pub seeds: usize,
     pub wall_s: f64,
 }
@@ -285,12 +285,11 @@ pub fn checks(rows: &[Row]) -> Vec<(String, bool)> {
 }
 
 /// The section's table.
-pub fn to_table(rows: &[Row], apps: usize) -> String {
+pub fn to_table(rows: &[Row], apps: usize, cost: &str) -> String {
     let seeds = rows.first().map_or(0, |r| r.seeds);
     let mut out = format!(
-        "\nFig. 10: size-estimation error, workload-1 (themis1, load 0.8, 64 GPUs, {apps} apps), mean over {seeds} of the artifact's seeds, predictions at every arrival; FIFO = pcs with one class (the artifact's elastic FIFO), PCS = themis1_bal, AFS = afs-l; JCT / 0% = each scheme's avg JCT over its own at 0% (Fig. 10b); ratio = ours / artifact, * = outside ±{:.0}%; the runs took {:.0} CPU-s in all\n\n",
+        "\nFig. 10: size-estimation error, workload-1 (themis1, load 0.8, 64 GPUs, {apps} apps), mean over {seeds} of the artifact's seeds, predictions at every arrival; FIFO = pcs with one class (the artifact's elastic FIFO), PCS = themis1_bal, AFS = afs-l; JCT / 0% = each scheme's avg JCT over its own at 0% (Fig. 10b); ratio = ours / artifact, * = outside ±{:.0}%; all runs took {cost}\n\n",
         TOLERANCE * 100.0,
-        rows.iter().map(|r| r.wall_s).sum::<f64>()
     );
     let mut table = vec![vec![
         "scheme".to_string(),

@@ -7,6 +7,7 @@
 //! search with and without PCS's heuristic space (`fig9c`). docs/PCS.md says
 //! what differs and why.
 
+pub mod clock;
 pub mod fig10;
 pub mod front;
 pub mod published;
@@ -194,18 +195,21 @@ pub struct Fig9cRow {
 pub struct Report {
     pub toy: Vec<ToyRow>,
     pub fig7: Vec<Fig7Row>,
-    /// Wall time of all of Fig. 7's runs, and the threads they shared.
-    pub fig7_wall_s: Option<f64>,
+    /// Wall and CPU time of all of Fig. 7's runs (with the load at their
+    /// end), and the threads they shared.
+    pub fig7_cost: Option<clock::Cost>,
     pub threads: usize,
     pub fig8: Vec<Fig8Row>,
-    /// Apps of Fig. 8's workload.
+    /// Apps of Fig. 8's workload, and the cost of its runs.
     pub fig8_apps: usize,
+    pub fig8_cost: Option<clock::Cost>,
     pub fig9: Vec<Fig9Row>,
     pub fig9b: Vec<Fig9bRow>,
     pub fig9c: Vec<Fig9cRow>,
     pub fig10: Vec<fig10::Row>,
     /// Apps per seed of Fig. 10's workload.
     pub fig10_apps: usize,
+    pub fig10_cost: Option<clock::Cost>,
     pub front: Vec<front::Row>,
     pub notes: Vec<String>,
 }
@@ -739,12 +743,12 @@ pub fn reproduce(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<Repor
     let toy = run_toy(opts)?;
     let mut notes = Vec::new();
     let mut fig7 = Vec::new();
-    let mut fig7_wall_s = None;
+    let mut fig7_cost = None;
     match &opts.pcs_dir {
         Some(dir) if dir.join("traces").is_dir() => {
-            let started = std::time::Instant::now();
-            fig7 = run_fig7(opts, dir, opts.threads(), progress)?;
-            fig7_wall_s = Some(started.elapsed().as_secs_f64());
+            let (rows, cost) = clock::timed(|| run_fig7(opts, dir, opts.threads(), progress));
+            fig7 = rows?;
+            fig7_cost = Some(cost);
         }
         Some(dir) => notes.push(format!(
             "Fig. 7 skipped: {} has no traces/ folder (the PCS artifact's data, ../shared/data/pcs)",
@@ -755,10 +759,11 @@ pub fn reproduce(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<Repor
                 .into(),
         ),
     }
-    let fig8 = if opts.fig8 {
-        run_fig8(opts, progress)?
+    let (fig8, fig8_cost) = if opts.fig8 {
+        let (rows, cost) = clock::timed(|| run_fig8(opts, progress));
+        (rows?, Some(cost))
     } else {
-        Vec::new()
+        (Vec::new(), None)
     };
     let fig9 = if opts.fig9 {
         run_fig9a(opts, progress)?
@@ -775,10 +780,11 @@ pub fn reproduce(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<Repor
     } else {
         Vec::new()
     };
-    let fig10 = if opts.fig10 {
-        fig10::run(opts, progress)?
+    let (fig10, fig10_cost) = if opts.fig10 {
+        let (rows, cost) = clock::timed(|| fig10::run(opts, progress));
+        (rows?, Some(cost))
     } else {
-        Vec::new()
+        (Vec::new(), None)
     };
     let front = if opts.front {
         front::run(opts, progress)?
@@ -788,15 +794,17 @@ pub fn reproduce(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<Repor
     Ok(Report {
         toy,
         fig7,
-        fig7_wall_s,
+        fig7_cost,
         threads: opts.threads(),
         fig8,
         fig8_apps: opts.fig8_apps,
+        fig8_cost,
         fig9,
         fig9b,
         fig9c,
         fig10,
         fig10_apps: opts.fig10_apps,
+        fig10_cost,
         front,
         notes,
     })
@@ -891,10 +899,9 @@ pub fn to_table(r: &Report) -> String {
     out += &super::table(&rows);
     if !r.fig7.is_empty() {
         out += &format!(
-            "\nFig. 7: Philly VC traces of the artifact, 64 GPUs, predictions at arrivals (sampled min(1, 5000/N)); JCT normalised to AFS; ratio = ours / artifact, * = outside ±{:.0}%; all runs took {:.0} s on {} threads\n\n",
+            "\nFig. 7: Philly VC traces of the artifact, 64 GPUs, predictions at arrivals (sampled min(1, 5000/N)); JCT normalised to AFS; ratio = ours / artifact, * = outside ±{:.0}%; all runs took {}\n\n",
             TOLERANCE * 100.0,
-            r.fig7_wall_s.unwrap_or(f64::NAN),
-            r.threads
+            r.fig7_cost.unwrap_or_default().describe(r.threads)
         );
         let mut rows = vec![vec![
             "trace".to_string(),
@@ -930,9 +937,10 @@ pub fn to_table(r: &Report) -> String {
     }
     if !r.fig8.is_empty() {
         out += &format!(
-            "\nFig. 8: workload-3 (gavel, load 1.2, 64 GPUs, {} apps, seed {FIG8_SEED}), predictions at arrivals; JCT normalised to AFS (the artifact's Fig. 8b values divided by its AFS value); ratio = ours / artifact, * = outside ±{:.0}%\n\n",
+            "\nFig. 8: workload-3 (gavel, load 1.2, 64 GPUs, {} apps, seed {FIG8_SEED}), predictions at arrivals; JCT normalised to AFS (the artifact's Fig. 8b values divided by its AFS value); ratio = ours / artifact, * = outside ±{:.0}%; all runs took {}\n\n",
             r.fig8_apps,
-            TOLERANCE * 100.0
+            TOLERANCE * 100.0,
+            r.fig8_cost.unwrap_or_default().describe(r.threads)
         );
         let mut rows = vec![vec![
             "scheme".to_string(),
@@ -1032,7 +1040,11 @@ pub fn to_table(r: &Report) -> String {
         out += &super::table(&rows);
     }
     if !r.fig10.is_empty() {
-        out += &fig10::to_table(&r.fig10, r.fig10_apps);
+        out += &fig10::to_table(
+            &r.fig10,
+            r.fig10_apps,
+            &r.fig10_cost.unwrap_or_default().describe(r.threads),
+        );
     }
     if !r.front.is_empty() {
         out += &front::to_table(&r.front);
