@@ -43,6 +43,7 @@ mod sia_ilp;
 mod sia_insight;
 mod sia_policy;
 mod sia_restarts;
+mod size_error;
 mod sts;
 mod sts_data;
 mod sweep;

@@ -629,3 +629,98 @@ fn each_prediction_is_the_run_without_later_arrivals() {
         assert_eq!(checked, 8);
     }
 }
+
+/// `reproduce pcs --sections fig10` on a small workload (the reproduction
+/// runs the artifact's 5,000 apps and five seeds): every scheme at every size
+/// error beside the artifact's `fig10.csv`. FIFO's order does not depend on
+/// sizes, so its JCT stays put while its promises go wrong.
+#[test]
+fn reproduce_pcs_runs_fig10_beside_the_artifact() {
+    use schedlab::repro::pcs;
+    let dir = std::path::PathBuf::from("../shared/data/pcs");
+    if !dir.join("figures/fig10/fig10.csv").is_file() {
+        eprintln!("skipped: ../shared/data/pcs/figures/fig10 (the PCS artifact's data) is absent");
+        return;
+    }
+    let opts = pcs::Options {
+        pcs_dir: Some(dir),
+        fig10: true,
+        fig10_apps: 150,
+        fig10_seeds: 1,
+        ..pcs::Options::default()
+    };
+    let r = pcs::reproduce(&opts, &mut |_| {}).unwrap();
+    assert_eq!(r.fig10.len(), 18);
+    let get = |s: &str, p: u32| {
+        r.fig10
+            .iter()
+            .find(|x| x.scheme == s && x.error_pct == p)
+            .unwrap()
+    };
+    assert_eq!(get("PCS", 0).paper.avg_err, 1.679846366013991);
+    assert_eq!(get("AFS", 40).paper.avg_err, 25.529616535986847);
+    let fifo: Vec<&pcs::fig10::Row> = r.fig10.iter().filter(|x| x.scheme == "FIFO").collect();
+    assert!(fifo.iter().all(|x| x.jct_vs_exact == 1.0 && x.seeds == 1));
+    assert_eq!(get("FIFO", 0).avg_err, 0.0);
+    assert!(get("FIFO", 40).avg_err > get("FIFO", 5).avg_err);
+    assert!(get("FIFO", 5).avg_err > 0.0);
+    let text = pcs::to_table(&r);
+    assert!(
+        text.contains("Fig. 10: size-estimation error") && text.contains("150 apps"),
+        "{text}"
+    );
+}
+
+/// The artifact's Fig. 10 numbers: a missing cell or a bad number is refused
+/// naming the file and the field.
+#[test]
+fn fig10_data_errors_name_the_file_and_field() {
+    use schedlab::repro::pcs::fig10::parse_published;
+    let mut text = String::from("scheduler,size_error_pct,metric,value\n");
+    for s in ["FIFO", "PCS", "AFS"] {
+        for p in [0, 5, 10, 20, 30, 40] {
+            for m in ["avg_JCT", "avg_pred_error", "p99_pred_error", "p90_JCT"] {
+                text += &format!("{s},{p},{m},1.5\n");
+            }
+        }
+    }
+    let all = parse_published("f.csv", &text).unwrap();
+    assert_eq!(all.len(), 18);
+    let missing = text.replace("AFS,40,p99_pred_error,1.5\n", "");
+    let e = parse_published("f.csv", &missing).unwrap_err().to_string();
+    assert!(
+        e.contains("f.csv") && e.contains("p99_pred_error") && e.contains("AFS"),
+        "{e}"
+    );
+    let bad = text.replacen("PCS,5,avg_JCT,1.5", "PCS,5,avg_JCT,x", 1);
+    let e = parse_published("f.csv", &bad).unwrap_err().to_string();
+    assert!(e.contains("f.csv") && e.contains("value"), "{e}");
+    let e = parse_published("f.csv", "scheduler,metric,value\n")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("size_error_pct"), "{e}");
+}
+
+/// The artifact's stored search populations parse (each of the twelve VCs).
+#[test]
+fn the_stored_fronts_parse() {
+    use schedlab::repro::pcs::front::parse_stored;
+    let dir = std::path::PathBuf::from("../shared/data/pcs/fronts");
+    if !dir.is_dir() {
+        eprintln!("skipped: ../shared/data/pcs/fronts (the PCS artifact's data) is absent");
+        return;
+    }
+    let mut n = 0;
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let path = e.unwrap().path();
+        let file = path.display().to_string();
+        let s = parse_stored(&file, &std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!((s.evaluations, s.points.len()), (370, 70), "{file}");
+        assert!(s.apps_used >= 63 && s.apps_used <= 2001, "{file}");
+        n += 1;
+    }
+    assert_eq!(n, 12);
+    let file = dir.join("WFQ_trace_0e4a51.json").display().to_string();
+    let s = parse_stored(&file, &std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!((s.trace.as_str(), s.apps_used), ("trace_0e4a51", 2001));
+}

@@ -43,7 +43,10 @@ pub struct ReproduceArgs {
     /// pcs: `fig8` adds Fig. 8 (the gavel workload, 3,000 apps, eight schemes),
     /// `fig9` adds the §6.6 microbenchmark of one simulation's time (Fig. 9a, seconds),
     /// `fig9b` the whole search's time per cell (Fig. 9b, about half an hour on 2 cores),
-    /// `fig9c` the search with and without PCS's heuristic space (Fig. 9c, a few minutes).
+    /// `fig9c` the search with and without PCS's heuristic space (Fig. 9c, a few minutes),
+    /// `fig10` the size-estimation error (workload-1, 5 seeds x 6 errors x 3 schemes),
+    /// `front` our SPEA2 front on VC 0e4a51's first 2,001 apps against the artifact's
+    /// stored population (fronts/WFQ_trace_0e4a51.json).
     /// copter: solver methods, comma-separated: lp-star, pop-16, copter, copter-cold (COpter
     /// without its warm start; with lp-star and copter, --scaling adds Fig. 4.6's attribution),
     /// copter-paired (COpter that also times LP* and a cold start on each round's problem: the
@@ -476,11 +479,23 @@ fn reproduce_sia(a: &ReproduceArgs) -> Result<()> {
     write_out(a.out.as_deref(), &text)
 }
 
+/// The optional sections of `reproduce pcs` asked for with `--sections`.
+#[derive(Default)]
+struct PcsSections {
+    fig8: bool,
+    fig9: bool,
+    fig9b: bool,
+    fig9c: bool,
+    fig10: bool,
+    front: bool,
+}
+
 /// `--sections` of `reproduce pcs`: `fig8` adds the gavel workload, `fig9` the
 /// simulation-time microbenchmark, `fig9b` the whole-search one, `fig9c` the
-/// search-space ablation (the toy and Fig. 7 always run); returns (fig8, fig9, fig9b, fig9c).
-fn pcs_sections(sections: Option<&str>) -> Result<(bool, bool, bool, bool)> {
-    let (mut fig8, mut fig9, mut fig9b, mut fig9c) = (false, false, false, false);
+/// search-space ablation, `fig10` the size-estimation error (the toy and
+/// Fig. 7 always run).
+fn pcs_sections(sections: Option<&str>) -> Result<PcsSections> {
+    let mut out = PcsSections::default();
     for s in sections
         .unwrap_or("")
         .split(',')
@@ -488,19 +503,21 @@ fn pcs_sections(sections: Option<&str>) -> Result<(bool, bool, bool, bool)> {
         .filter(|s| !s.is_empty())
     {
         match s {
-            "fig8" => fig8 = true,
-            "fig9" => fig9 = true,
-            "fig9b" => fig9b = true,
-            "fig9c" => fig9c = true,
+            "fig8" => out.fig8 = true,
+            "fig9" => out.fig9 = true,
+            "fig9b" => out.fig9b = true,
+            "fig9c" => out.fig9c = true,
+            "fig10" => out.fig10 = true,
+            "front" => out.front = true,
             "toy" | "fig7" => {}
             other => {
                 return Err(Error::config(format!(
-                    "--sections: '{other}' is not one of toy, fig7, fig8, fig9, fig9b, fig9c (pcs)"
+                    "--sections: '{other}' is not one of toy, fig7, fig8, fig9, fig9b, fig9c, fig10, front (pcs)"
                 )))
             }
         }
     }
-    Ok((fig8, fig9, fig9b, fig9c))
+    Ok(out)
 }
 
 /// `reproduce pcs`: the toy always; Fig. 7 when the artifact's data is there; Fig. 9a
@@ -526,7 +543,7 @@ fn reproduce_pcs(a: &ReproduceArgs) -> Result<()> {
             .filter(|x| !x.is_empty())
             .collect(),
     };
-    let (fig8, fig9, fig9b, fig9c) = pcs_sections(a.sections.as_deref())?;
+    let sections = pcs_sections(a.sections.as_deref())?;
     let schemes = match &a.schemes {
         Some(list) => name_list("--schemes", list)?,
         None => Vec::new(),
@@ -538,10 +555,12 @@ fn reproduce_pcs(a: &ReproduceArgs) -> Result<()> {
         schemes,
         settings,
         seed: a.seed,
-        fig8,
-        fig9,
-        fig9b,
-        fig9c,
+        fig8: sections.fig8,
+        fig9: sections.fig9,
+        fig9b: sections.fig9b,
+        fig9c: sections.fig9c,
+        fig10: sections.fig10,
+        front: sections.front,
         threads: a.threads.unwrap_or(0),
         ..pcs::Options::default()
     };

@@ -14,6 +14,7 @@ schedlab_core::settings! {
         charge_first_start: bool = boolean("true", "The first allocation of a job also pays the restart delay (as the Pollux/Sia simulator does); not counted as a restart"),
         placement: PlacementRule = choice("packed", "packed: a job that fits in a node gets one node, larger jobs whole nodes plus one partial; any: any free GPUs, fewest nodes first; netpack: CoDDL network packing for elastic policies (shares regulated to 1, 2, .., node, multiples of node; AFS §4.4), packed otherwise; cells: locality cells (anticipatory §2.8): a job takes one aligned power-of-two cell on one node by buddy best fit, and pools own home cells that in-quota jobs stay in"),
         length_noise: f64 = float("0", 0.0, 5.0, "Hidden random job lengths: each job's true work is its declared work times a mean-one log-normal factor with this sigma, drawn from the run's seed; policies see the declared work, only oracle policies the truth (0 = lengths as declared)"),
+        size_error: f64 = float("0", 0.0, 0.99, "Job-size estimation error p (PCS Fig. 10): each job's estimated size is its true size times a factor drawn per job from U[1-p, 1+p] with the run's seed, and its estimated remaining work that factor times the true remaining work; policies and predictions see the estimates, only oracle policies and the run itself the truth (0 = sizes known)"),
         early_stop: bool = boolean("true", "Jobs whose model has an epoch law (STS's job types) stop early: each job's true work is W / max epochs of its declared work, W drawn from the law with the run's seed (the same draws for every policy); policies see the law and the declared maximum, not W. Off: every job runs its maximum"),
         idle_price: f64 = float("0", 0.0, 1.0, "Cost of an idle GPU on a powered node (one with a busy GPU) as a fraction of its price (STS's theta; 0 = the paper's setting, where a node pays only for the GPUs it uses)"),
         predict: bool = boolean("false", "Predict each job's completion at its arrival, as PCS does for every policy (§2.3): fork the run with no future arrivals and declared job lengths, run the fork under a copy of the policy, keep each job's first predicted finish; prediction-error metrics follow"),
@@ -124,6 +125,8 @@ pub struct EngineConfig {
     pub predict_max: u64,
     /// Sigma of the hidden length factor (`length_noise`).
     pub length_noise: f64,
+    /// Half-width p of the size-estimation factor U[1-p, 1+p] (`size_error`).
+    pub size_error: f64,
     /// Draw early stops from models' epoch laws (`early_stop`).
     pub early_stop: bool,
     /// Idle GPUs on powered nodes cost this fraction of their price (`idle_price`).
@@ -177,6 +180,7 @@ impl EngineConfig {
                 DelayRule::Fixed => SchedulerDelay::Fixed(s.scheduler_delay_s),
             },
             length_noise: s.length_noise,
+            size_error: s.size_error,
             idle_price: s.idle_price,
             early_stop: s.early_stop,
             predict: s.predict,

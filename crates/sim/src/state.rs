@@ -33,6 +33,11 @@ pub struct JobState {
     /// epochs x iterations, or the trace's run time at its request). Equal
     /// to `work` unless the engine hides lengths (`engine.length_noise`).
     pub declared_work: f64,
+    /// The job's size-estimation factor (`engine.size_error`; 1 = sizes
+    /// known): the estimated remaining work is the declared work minus this
+    /// times the progress, so a misestimated job's estimate stays this
+    /// factor times its true remaining work, as in the PCS artifact.
+    pub(crate) size_factor: f64,
     pub phase: Phase,
     pub placement: Option<Placement>,
     /// Global batch the job currently runs at.
@@ -115,6 +120,7 @@ impl JobState {
             pool: schedlab_model::cluster::NO_POOL,
             work,
             declared_work: work,
+            size_factor: 1.0,
             phase: Phase::Future,
             placement: None,
             batch: 0,

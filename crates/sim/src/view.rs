@@ -429,10 +429,12 @@ impl<'a> View<'a> {
     }
 
     /// Declared work minus the progress so far (0 once a job has run past
-    /// its declared length, which happens when lengths are hidden).
+    /// its declared length, which happens when lengths are hidden). Under
+    /// `engine.size_error` the progress counts at the job's estimation
+    /// factor: the estimate is then that factor times the true remaining work.
     pub fn declared_remaining_work(&self, job: u32) -> f64 {
         let s = self.st(job);
-        (s.declared_work - s.progress_at(self.now)).max(0.0)
+        (s.declared_work - s.size_factor * s.progress_at(self.now)).max(0.0)
     }
 
     /// GPU-seconds the job has held (Tiresias' attained service).

@@ -103,6 +103,14 @@ impl Simulation {
             let now = f.now;
             for &id in &self.active {
                 let st = &mut f.jobs[id as usize];
+                if st.size_factor != 1.0 {
+                    // A misestimated job (`engine.size_error`): the fork
+                    // counts its progress in estimated units, so its truth
+                    // and what its policy sees both run from the estimate.
+                    let done = st.progress_at(now);
+                    st.progress += (st.size_factor - 1.0) * done;
+                    st.size_factor = 1.0;
+                }
                 let known = st.declared_work.max(st.progress_at(now));
                 if known != st.work {
                     st.work = known;

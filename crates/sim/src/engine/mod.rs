@@ -116,6 +116,24 @@ fn hide_lengths(jobs: &mut [JobState], sigma: f64, seed: u64) {
     }
 }
 
+/// Misestimates each job's size (`engine.size_error` = p, PCS Fig. 10): a
+/// factor from U[1-p, 1+p] per job, from a stream keyed by the run's seed and
+/// the job's id (so the same job gets the same factor under every policy),
+/// scales the declared work; the true work is untouched. The factor is kept,
+/// so the estimated remaining work stays factor x true remaining work
+/// (`View::declared_remaining_work`), the artifact's reading.
+fn misestimate_sizes(jobs: &mut [JobState], p: f64, seed: u64) {
+    if p <= 0.0 {
+        return;
+    }
+    for (id, st) in jobs.iter_mut().enumerate() {
+        let mut rng = schedlab_core::rng::Sampler::derive(seed, &format!("size-{id}"));
+        let factor = 1.0 - p + 2.0 * p * rng.uniform();
+        st.declared_work *= factor;
+        st.size_factor = factor;
+    }
+}
+
 /// Draws how many epochs each job runs when its model has an epoch law
 /// (`engine.early_stop`): the true work becomes W / max of the declared
 /// work, W from a stream keyed by the run's seed and the job's id, so every
@@ -199,6 +217,7 @@ impl Simulation {
         if cfg.early_stop {
             draw_early_stops(&mut jobs, &zoo, cfg.seed);
         }
+        misestimate_sizes(&mut jobs, cfg.size_error, cfg.seed);
         let trigger = policy.trigger();
         if let Some(r) = trigger.round_s.filter(|r| !(*r >= crate::SHORTEST_ROUND_S)) {
             return Err(Error::config(format!(

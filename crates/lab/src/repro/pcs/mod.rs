@@ -7,6 +7,9 @@
 //! search with and without PCS's heuristic space (`fig9c`). docs/PCS.md says
 //! what differs and why.
 
+pub mod clock;
+pub mod fig10;
+pub mod front;
 pub mod published;
 
 use published::{
@@ -55,6 +58,18 @@ pub struct Options {
     /// many apps (the artifact's: 3,000).
     pub fig8: bool,
     pub fig8_apps: usize,
+    /// Also run Fig. 10 (size-estimation error on workload-1) with this many
+    /// apps per seed (the artifact's: 5,000) and the first this-many of its
+    /// five seeds.
+    pub fig10: bool,
+    pub fig10_apps: usize,
+    pub fig10_seeds: usize,
+    /// Also compare our SPEA2 front with the artifact's stored population on
+    /// these VCs (`fronts/WFQ_trace_<vc>.json`), with this many evaluations
+    /// (0: the stored search's own budget, 370).
+    pub front: bool,
+    pub front_traces: Vec<String>,
+    pub front_evaluations: usize,
 }
 
 impl Options {
@@ -85,6 +100,12 @@ impl Default for Options {
             threads: 0,
             fig8: false,
             fig8_apps: 3000,
+            fig10: false,
+            fig10_apps: fig10::APPS,
+            fig10_seeds: fig10::SEEDS.len(),
+            front: false,
+            front_traces: vec!["0e4a51".to_string()],
+            front_evaluations: 0,
         }
     }
 }
@@ -174,15 +195,22 @@ pub struct Fig9cRow {
 pub struct Report {
     pub toy: Vec<ToyRow>,
     pub fig7: Vec<Fig7Row>,
-    /// Wall time of all of Fig. 7's runs, and the threads they shared.
-    pub fig7_wall_s: Option<f64>,
+    /// Wall and CPU time of all of Fig. 7's runs (with the load at their
+    /// end), and the threads they shared.
+    pub fig7_cost: Option<clock::Cost>,
     pub threads: usize,
     pub fig8: Vec<Fig8Row>,
-    /// Apps of Fig. 8's workload.
+    /// Apps of Fig. 8's workload, and the cost of its runs.
     pub fig8_apps: usize,
+    pub fig8_cost: Option<clock::Cost>,
     pub fig9: Vec<Fig9Row>,
     pub fig9b: Vec<Fig9bRow>,
     pub fig9c: Vec<Fig9cRow>,
+    pub fig10: Vec<fig10::Row>,
+    /// Apps per seed of Fig. 10's workload.
+    pub fig10_apps: usize,
+    pub fig10_cost: Option<clock::Cost>,
+    pub front: Vec<front::Row>,
     pub notes: Vec<String>,
 }
 
@@ -216,7 +244,7 @@ pub const POLICIES: &[&str] = &["afs-l", "srsf", "themis-pcs", "fifo", "pcs"];
 
 /// The user's settings with predictions at every arrival and, unless the
 /// user chose one, any-GPU placement (the artifact's simulator has none).
-fn predicting(base: &RunSettings) -> Result<RunSettings> {
+pub(crate) fn predicting(base: &RunSettings) -> Result<RunSettings> {
     let mut s = base.with("engine", "predict", "true")?;
     s.set_unless_given("engine", "placement", "any")?;
     Ok(s)
@@ -262,7 +290,7 @@ fn run_toy(opts: &Options) -> Result<Vec<ToyRow>> {
 }
 
 /// The `pcs` overrides of a stored pick.
-fn pick_overrides(p: &Pick) -> Vec<(String, String)> {
+pub(crate) fn pick_overrides(p: &Pick) -> Vec<(String, String)> {
     schedlab_policies::pcs::config::overrides(p.0, p.1, p.2, p.3)
 }
 
@@ -715,12 +743,12 @@ pub fn reproduce(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<Repor
     let toy = run_toy(opts)?;
     let mut notes = Vec::new();
     let mut fig7 = Vec::new();
-    let mut fig7_wall_s = None;
+    let mut fig7_cost = None;
     match &opts.pcs_dir {
         Some(dir) if dir.join("traces").is_dir() => {
-            let started = std::time::Instant::now();
-            fig7 = run_fig7(opts, dir, opts.threads(), progress)?;
-            fig7_wall_s = Some(started.elapsed().as_secs_f64());
+            let (rows, cost) = clock::timed(|| run_fig7(opts, dir, opts.threads(), progress));
+            fig7 = rows?;
+            fig7_cost = Some(cost);
         }
         Some(dir) => notes.push(format!(
             "Fig. 7 skipped: {} has no traces/ folder (the PCS artifact's data, ../shared/data/pcs)",
@@ -731,10 +759,11 @@ pub fn reproduce(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<Repor
                 .into(),
         ),
     }
-    let fig8 = if opts.fig8 {
-        run_fig8(opts, progress)?
+    let (fig8, fig8_cost) = if opts.fig8 {
+        let (rows, cost) = clock::timed(|| run_fig8(opts, progress));
+        (rows?, Some(cost))
     } else {
-        Vec::new()
+        (Vec::new(), None)
     };
     let fig9 = if opts.fig9 {
         run_fig9a(opts, progress)?
@@ -751,16 +780,32 @@ pub fn reproduce(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<Repor
     } else {
         Vec::new()
     };
+    let (fig10, fig10_cost) = if opts.fig10 {
+        let (rows, cost) = clock::timed(|| fig10::run(opts, progress));
+        (rows?, Some(cost))
+    } else {
+        (Vec::new(), None)
+    };
+    let front = if opts.front {
+        front::run(opts, progress)?
+    } else {
+        Vec::new()
+    };
     Ok(Report {
         toy,
         fig7,
-        fig7_wall_s,
+        fig7_cost,
         threads: opts.threads(),
         fig8,
         fig8_apps: opts.fig8_apps,
+        fig8_cost,
         fig9,
         fig9b,
         fig9c,
+        fig10,
+        fig10_apps: opts.fig10_apps,
+        fig10_cost,
+        front,
         notes,
     })
 }
@@ -797,10 +842,13 @@ pub fn checks(r: &Report) -> Vec<Check> {
             holds: pred.norm_jct > afs.norm_jct && pred.norm_jct < fifo.norm_jct,
         });
     }
+    for (what, holds) in fig10::checks(&r.fig10) {
+        out.push(Check { what, holds });
+    }
     out
 }
 
-fn ratio(ours: f64, theirs: f64) -> String {
+pub(crate) fn ratio(ours: f64, theirs: f64) -> String {
     if theirs == 0.0 {
         if ours == 0.0 {
             "=".into()
@@ -851,10 +899,9 @@ pub fn to_table(r: &Report) -> String {
     out += &super::table(&rows);
     if !r.fig7.is_empty() {
         out += &format!(
-            "\nFig. 7: Philly VC traces of the artifact, 64 GPUs, predictions at arrivals (sampled min(1, 5000/N)); JCT normalised to AFS; ratio = ours / artifact, * = outside ±{:.0}%; all runs took {:.0} s on {} threads\n\n",
+            "\nFig. 7: Philly VC traces of the artifact, 64 GPUs, predictions at arrivals (sampled min(1, 5000/N)); JCT normalised to AFS; ratio = ours / artifact, * = outside ±{:.0}%; all runs took {}\n\n",
             TOLERANCE * 100.0,
-            r.fig7_wall_s.unwrap_or(f64::NAN),
-            r.threads
+            r.fig7_cost.unwrap_or_default().describe(r.threads)
         );
         let mut rows = vec![vec![
             "trace".to_string(),
@@ -890,9 +937,10 @@ pub fn to_table(r: &Report) -> String {
     }
     if !r.fig8.is_empty() {
         out += &format!(
-            "\nFig. 8: workload-3 (gavel, load 1.2, 64 GPUs, {} apps, seed {FIG8_SEED}), predictions at arrivals; JCT normalised to AFS (the artifact's Fig. 8b values divided by its AFS value); ratio = ours / artifact, * = outside ±{:.0}%\n\n",
+            "\nFig. 8: workload-3 (gavel, load 1.2, 64 GPUs, {} apps, seed {FIG8_SEED}), predictions at arrivals; JCT normalised to AFS (the artifact's Fig. 8b values divided by its AFS value); ratio = ours / artifact, * = outside ±{:.0}%; all runs took {}\n\n",
             r.fig8_apps,
-            TOLERANCE * 100.0
+            TOLERANCE * 100.0,
+            r.fig8_cost.unwrap_or_default().describe(r.threads)
         );
         let mut rows = vec![vec![
             "scheme".to_string(),
@@ -990,6 +1038,16 @@ pub fn to_table(r: &Report) -> String {
             ]);
         }
         out += &super::table(&rows);
+    }
+    if !r.fig10.is_empty() {
+        out += &fig10::to_table(
+            &r.fig10,
+            r.fig10_apps,
+            &r.fig10_cost.unwrap_or_default().describe(r.threads),
+        );
+    }
+    if !r.front.is_empty() {
+        out += &front::to_table(&r.front);
     }
     out += "\nTargets\n";
     for c in checks(r) {
