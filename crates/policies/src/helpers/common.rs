@@ -134,8 +134,28 @@ pub fn gang_plan_turns(
     order: &[u32],
     rigid_batch: bool,
     want: &dyn Fn(u32) -> u32,
-    mut turns: Option<&mut Vec<Turn>>,
+    turns: Option<&mut Vec<Turn>>,
 ) -> (crate::helpers::alloc::Plan, Vec<u32>) {
+    let (plan, placed, _) =
+        gang_plan_walk(view, order.iter().copied(), rigid_batch, want, turns, false);
+    (plan, placed)
+}
+
+/// [`gang_plan_turns`] over an order given as an iterator. With
+/// `stop_when_full`, the walk ends once no GPU is left: every later claim
+/// would fail (a claim needs as many free GPUs as it asks, and at least
+/// one), so the plan is the same as walking the whole order, and a long
+/// queue costs only the jobs ahead of the point where the cluster filled
+/// up. Returns the plan, the jobs it places and how many jobs of `order`
+/// were walked.
+pub fn gang_plan_walk(
+    view: &View,
+    order: impl Iterator<Item = u32>,
+    rigid_batch: bool,
+    want: &dyn Fn(u32) -> u32,
+    mut turns: Option<&mut Vec<Turn>>,
+    stop_when_full: bool,
+) -> (crate::helpers::alloc::Plan, Vec<u32>, usize) {
     let mut packer = view.packer_replan();
     let mut plan = Vec::new();
     let batch = |j: u32| rigid_batch.then(|| BatchChoice::Fixed(view.rigid_batch(j)));
@@ -149,7 +169,12 @@ pub fn gang_plan_turns(
         }
     }
     let pinned: std::collections::BTreeSet<u32> = plan.iter().map(|(j, _, _)| *j).collect();
-    for &j in order {
+    let mut walked = 0;
+    for j in order {
+        if stop_when_full && packer.free_total() == 0 {
+            break;
+        }
+        walked += 1;
         if pinned.contains(&j) {
             continue;
         }
@@ -178,7 +203,7 @@ pub fn gang_plan_turns(
         }
     }
     let placed = plan.iter().map(|(j, _, _)| *j).collect();
-    (plan, placed)
+    (plan, placed, walked)
 }
 
 /// The GPU count a gang-scheduled job asks for: its request (`peak` false)
