@@ -71,9 +71,36 @@ fn build(p: &Params, _seed: u64) -> Result<Box<dyn Policy>> {
         round_s: s.round_s,
         jobs: Vec::new(),
         queues: BTreeMap::new(),
+        sizes: Counts::default(),
         next_ord: 0,
         held: Vec::new(),
     }))
+}
+
+/// How many queued jobs ask for each GPU count: (count, jobs), by count.
+#[derive(Clone, Default)]
+struct Counts(Vec<(u32, usize)>);
+
+impl Counts {
+    fn add(&mut self, gpus: u32) {
+        match self.0.binary_search_by_key(&gpus, |e| e.0) {
+            Ok(i) => self.0[i].1 += 1,
+            Err(i) => self.0.insert(i, (gpus, 1)),
+        }
+    }
+
+    fn sub(&mut self, gpus: u32) {
+        if let Ok(i) = self.0.binary_search_by_key(&gpus, |e| e.0) {
+            self.0[i].1 -= 1;
+            if self.0[i].1 == 0 {
+                self.0.remove(i);
+            }
+        }
+    }
+
+    fn smallest(&self) -> Option<u32> {
+        self.0.first().map(|e| e.0)
+    }
 }
 
 /// Per-job queue bookkeeping.
@@ -106,6 +133,10 @@ struct Tiresias {
     /// after the last call), so positions only need to be increasing; jobs
     /// of one call are ordered among themselves by their stamps.
     queues: BTreeMap<(usize, u64), u32>,
+    /// How many queued jobs ask for each GPU count (their trace request):
+    /// the walk stops once every job not yet walked asks for more GPUs
+    /// than are left.
+    sizes: Counts,
     next_ord: u64,
     /// Jobs running or placed at the last call: the only ones whose
     /// attained service can have grown since (a demotion needs service).
@@ -114,10 +145,12 @@ struct Tiresias {
 
 impl Tiresias {
     /// Moves `job` to `level`, behind the jobs there (or enters it).
-    fn enqueue(&mut self, job: u32, level: usize) {
+    fn enqueue(&mut self, job: u32, level: usize, gpus: u32) {
         let q = &mut self.jobs[job as usize];
         if self.queues.get(&(q.level, q.ord)) == Some(&job) {
             self.queues.remove(&(q.level, q.ord));
+        } else {
+            self.sizes.add(gpus);
         }
         q.level = level;
         q.ord = self.next_ord;
@@ -136,37 +169,52 @@ impl Tiresias {
     /// rearranged; behind it every job is pending and keeps its place (the
     /// jobs entering later still go behind them).
     fn to_tail(&mut self, walked: usize, placed: &BTreeSet<u32>) {
-        let mut head: BTreeMap<(usize, u64), u32> = self
+        let mut entries: Vec<((usize, u64), u32)> = self
             .queues
             .iter()
             .take(walked)
             .map(|(k, j)| (*k, *j))
             .collect();
         // Placed jobs the walk did not reach (pinned ones) extend their queue's head.
-        let mut reach: BTreeMap<usize, u64> = BTreeMap::new();
+        let mut reach: Vec<(usize, u64)> = Vec::new();
         for &j in placed {
             let q = &self.jobs[j as usize];
-            if !head.contains_key(&(q.level, q.ord)) {
-                let r = reach.entry(q.level).or_insert(q.ord);
-                *r = (*r).max(q.ord);
+            if entries
+                .binary_search_by(|e| e.0.cmp(&(q.level, q.ord)))
+                .is_err()
+            {
+                reach.push((q.level, q.ord));
             }
         }
-        for (level, last) in reach {
-            head.extend(
-                self.queues
-                    .range((level, 0)..=(level, last))
-                    .map(|(k, j)| (*k, *j)),
-            );
+        if !reach.is_empty() {
+            for &(level, last) in &reach {
+                entries.extend(
+                    self.queues
+                        .range((level, 0)..=(level, last))
+                        .map(|(k, j)| (*k, *j)),
+                );
+            }
+            schedlab_core::sorting::sort_by(&mut entries, |a, b| a.0.cmp(&b.0));
+            entries.dedup_by(|a, b| a.0 == b.0);
         }
-        for k in head.keys() {
-            self.queues.remove(k);
-        }
-        let entries: Vec<((usize, u64), u32)> = head.into_iter().collect();
         for group in entries.chunk_by(|a, b| a.0 .0 == b.0 .0) {
+            // Only the stretch from the first pending job ahead of a placed
+            // one to the last placed one changes; around it the order holds.
+            let is_placed = |e: &((usize, u64), u32)| placed.contains(&e.1);
+            let Some(last) = group.iter().rposition(is_placed) else {
+                continue;
+            };
+            let Some(first) = group[..last].iter().position(|e| !is_placed(e)) else {
+                continue;
+            };
+            let stretch = &group[first..=last];
             let level = group[0].0 .0;
-            let holding = group.iter().filter(|e| placed.contains(&e.1));
-            let pending = group.iter().filter(|e| !placed.contains(&e.1));
-            for (((_, ord), _), (_, j)) in group.iter().zip(holding.chain(pending)) {
+            for (key, _) in stretch {
+                self.queues.remove(key);
+            }
+            let holding = stretch.iter().filter(|e| is_placed(e));
+            let pending = stretch.iter().filter(|e| !is_placed(e));
+            for (((_, ord), _), (_, j)) in stretch.iter().zip(holding.chain(pending)) {
                 self.jobs[*j as usize].ord = *ord;
                 self.queues.insert((level, *ord), *j);
             }
@@ -291,6 +339,7 @@ impl Policy for Tiresias {
             let q = &self.jobs[j as usize];
             if self.queues.get(&(q.level, q.ord)) == Some(&j) {
                 self.queues.remove(&(q.level, q.ord));
+                self.sizes.sub(view.spec(j).gpus);
             }
         }
         let unseen = view
@@ -301,7 +350,19 @@ impl Policy for Tiresias {
         if self.queues.len() + unseen != active.len() {
             // Jobs left or came by another way (never in the engine as it
             // is): drop the ones gone and visit every job.
-            self.queues.retain(|_, j| active.contains(j));
+            let gone: Vec<(usize, u64)> = self
+                .queues
+                .iter()
+                .filter(|(_, j)| !active.contains(j))
+                .map(|(k, _)| *k)
+                .collect();
+            for k in gone {
+                self.queues.remove(&k);
+            }
+            self.sizes = Counts::default();
+            for &j in self.queues.values() {
+                self.sizes.add(view.spec(j).gpus);
+            }
             full = true;
         }
         let candidates: Vec<u32> = if full {
@@ -315,7 +376,7 @@ impl Policy for Tiresias {
                 .copied()
                 .filter(|j| active.contains(j))
                 .collect();
-            c.sort_unstable();
+            schedlab_core::sorting::sort(&mut c);
             c.dedup();
             c
         };
@@ -368,17 +429,31 @@ impl Policy for Tiresias {
             a.0.total_cmp(&b.0).then(a.1.cmp(&b.1))
         });
         for &(_, _, j, level) in &stamps {
-            self.enqueue(j, level);
+            self.enqueue(j, level, view.spec(j).gpus);
         }
         let peak = self.peak;
         let mut turns = turns_if_wanted(view);
+        // Requests of the jobs not walked yet (trace requests: with
+        // `request=peak` a job's count is read at its turn, so the walk
+        // stops only when no GPU is left).
+        let mut left = self.sizes.clone();
+        let mut until = |j: u32, free: u32| -> bool {
+            if peak {
+                return free == 0;
+            }
+            if left.smallest().is_none_or(|smallest| smallest > free) {
+                return true;
+            }
+            left.sub(view.spec(j).gpus);
+            false
+        };
         let (plan, placed, walked) = gang_plan_walk(
             view,
-            self.queues.values().copied(),
+            &mut self.queues.values().copied(),
             true,
             &|j| gang_request(view, j, peak),
             turns.as_mut(),
-            !full,
+            if full { None } else { Some(&mut until) },
         );
         out.apply_plan(view, plan);
         if let (Some(turns), Some(moved)) = (&turns, &moved) {

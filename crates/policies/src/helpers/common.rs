@@ -136,25 +136,31 @@ pub fn gang_plan_turns(
     want: &dyn Fn(u32) -> u32,
     turns: Option<&mut Vec<Turn>>,
 ) -> (crate::helpers::alloc::Plan, Vec<u32>) {
-    let (plan, placed, _) =
-        gang_plan_walk(view, order.iter().copied(), rigid_batch, want, turns, false);
+    let (plan, placed, _) = gang_plan_walk(
+        view,
+        &mut order.iter().copied(),
+        rigid_batch,
+        want,
+        turns,
+        None,
+    );
     (plan, placed)
 }
 
-/// [`gang_plan_turns`] over an order given as an iterator. With
-/// `stop_when_full`, the walk ends once no GPU is left: every later claim
-/// would fail (a claim needs as many free GPUs as it asks, and at least
-/// one), so the plan is the same as walking the whole order, and a long
-/// queue costs only the jobs ahead of the point where the cluster filled
-/// up. Returns the plan, the jobs it places and how many jobs of `order`
-/// were walked.
+/// [`gang_plan_turns`] over an order given as an iterator, with a way to
+/// stop early: `until(job, free)` is asked before each job, with the GPUs
+/// still unclaimed, and ends the walk when it says so. A caller may stop
+/// once no job left can be placed (a claim needs as many free GPUs as it
+/// asks, at least one): the plan is then the same as walking the whole
+/// order, and a long queue costs only the jobs walked. Returns the plan,
+/// the jobs it places and how many jobs of `order` were walked.
 pub fn gang_plan_walk(
     view: &View,
-    order: impl Iterator<Item = u32>,
+    order: &mut dyn Iterator<Item = u32>,
     rigid_batch: bool,
     want: &dyn Fn(u32) -> u32,
     mut turns: Option<&mut Vec<Turn>>,
-    stop_when_full: bool,
+    mut until: Option<&mut dyn FnMut(u32, u32) -> bool>,
 ) -> (crate::helpers::alloc::Plan, Vec<u32>, usize) {
     let mut packer = view.packer_replan();
     let mut plan = Vec::new();
@@ -171,8 +177,10 @@ pub fn gang_plan_walk(
     let pinned: std::collections::BTreeSet<u32> = plan.iter().map(|(j, _, _)| *j).collect();
     let mut walked = 0;
     for j in order {
-        if stop_when_full && packer.free_total() == 0 {
-            break;
+        if let Some(until) = until.as_deref_mut() {
+            if until(j, packer.free_total()) {
+                break;
+            }
         }
         walked += 1;
         if pinned.contains(&j) {
