@@ -167,10 +167,13 @@ fn run(trace: &Trace, engine: &[(&str, &str)], policy: Box<dyn Policy>) -> Outco
     sim.run(&mut |_| true).unwrap()
 }
 
+/// `KEY=VALUE` pairs of a policy or the engine.
+type Pairs<'a> = &'a [(&'a str, &'a str)];
+
 #[test]
 fn kept_queues_decide_as_sorting_every_call() {
     let trace = trace();
-    let cases: &[(&[(&str, &str)], &[(&str, &str)])] = &[
+    let cases: &[(Pairs, Pairs)] = &[
         (&[], &[]),
         (&[("pending_to_tail", "false")], &[]),
         (&[("promote_knob", "2")], &[]),

@@ -109,7 +109,7 @@ struct QueueState {
     seen: bool,
     level: usize,
     /// Position inside its queue (smaller first; see `Tiresias::queues`).
-    ord: u64,
+    ord: u32,
     /// Attained service forgiven by a promotion.
     offset: f64,
     /// When the job last became pending (NaN while running).
@@ -126,36 +126,61 @@ struct Tiresias {
     round_s: f64,
     jobs: Vec<QueueState>,
     /// The active jobs in the order of the queues, kept from call to call:
-    /// (queue, position) -> job. The order is that of the paper's stamps
+    /// (queue, position) -> job, the key packed by [`slot`] (one u32 key
+    /// keeps the wasm package small: the map's code is shared). The order is that of the paper's stamps
     /// (time of entering the queue, then sequence): a job entering a queue
     /// (arrival, demotion, promotion) goes behind every job already there,
     /// because its stamp is later than theirs (a job active now arrived
     /// after the last call), so positions only need to be increasing; jobs
     /// of one call are ordered among themselves by their stamps.
-    queues: BTreeMap<(usize, u64), u32>,
+    queues: BTreeMap<u32, u32>,
     /// How many queued jobs ask for each GPU count (their trace request):
     /// the walk stops once every job not yet walked asks for more GPUs
     /// than are left.
     sizes: Counts,
-    next_ord: u64,
+    next_ord: u32,
     /// Jobs running or placed at the last call: the only ones whose
     /// attained service can have grown since (a demotion needs service).
     held: Vec<u32>,
 }
 
+/// Bits of a queue key holding the position (the queue is above them).
+const ORD_BITS: u32 = 30;
+
+/// The key of position `ord` in queue `level` (at most 4 queues).
+fn slot(level: usize, ord: u32) -> u32 {
+    ((level as u32) << ORD_BITS) | ord
+}
+
 impl Tiresias {
     /// Moves `job` to `level`, behind the jobs there (or enters it).
     fn enqueue(&mut self, job: u32, level: usize, gpus: u32) {
+        if self.next_ord == 1 << ORD_BITS {
+            self.renumber();
+        }
         let q = &mut self.jobs[job as usize];
-        if self.queues.get(&(q.level, q.ord)) == Some(&job) {
-            self.queues.remove(&(q.level, q.ord));
+        if self.queues.get(&slot(q.level, q.ord)) == Some(&job) {
+            self.queues.remove(&slot(q.level, q.ord));
         } else {
             self.sizes.add(gpus);
         }
         q.level = level;
         q.ord = self.next_ord;
         self.next_ord += 1;
-        self.queues.insert((level, q.ord), job);
+        self.queues.insert(slot(level, q.ord), job);
+    }
+
+    /// Positions run out after 2^30 entries into queues: number the queued
+    /// jobs again from 0, in their order.
+    fn renumber(&mut self) {
+        let all: Vec<(u32, u32)> = self.queues.iter().map(|(k, j)| (*k, *j)).collect();
+        self.queues.clear();
+        for (ord, (key, j)) in all.into_iter().enumerate() {
+            let level = (key >> ORD_BITS) as usize;
+            self.jobs[j as usize].ord = ord as u32;
+            self.queues.insert(slot(level, ord as u32), j);
+        }
+        self.next_ord = self.queues.len() as u32;
     }
 
     fn level_for(&self, attained: f64) -> usize {
@@ -168,21 +193,19 @@ impl Tiresias {
     /// the head of each queue up to the last job walked or placed is
     /// rearranged; behind it every job is pending and keeps its place (the
     /// jobs entering later still go behind them).
-    fn to_tail(&mut self, walked: usize, placed: &BTreeSet<u32>) {
-        let mut entries: Vec<((usize, u64), u32)> = self
+    fn move_pending_back(&mut self, walked: usize, placed: &BTreeSet<u32>) {
+        let mut entries: Vec<(u32, u32)> = self
             .queues
             .iter()
             .take(walked)
             .map(|(k, j)| (*k, *j))
             .collect();
         // Placed jobs the walk did not reach (pinned ones) extend their queue's head.
-        let mut reach: Vec<(usize, u64)> = Vec::new();
+        let mut reach: Vec<(usize, u32)> = Vec::new();
         for &j in placed {
             let q = &self.jobs[j as usize];
-            if entries
-                .binary_search_by(|e| e.0.cmp(&(q.level, q.ord)))
-                .is_err()
-            {
+            let key = slot(q.level, q.ord);
+            if entries.binary_search_by(|e| e.0.cmp(&key)).is_err() {
                 reach.push((q.level, q.ord));
             }
         }
@@ -190,17 +213,17 @@ impl Tiresias {
             for &(level, last) in &reach {
                 entries.extend(
                     self.queues
-                        .range((level, 0)..=(level, last))
+                        .range(slot(level, 0)..=slot(level, last))
                         .map(|(k, j)| (*k, *j)),
                 );
             }
             schedlab_core::sorting::sort_by(&mut entries, |a, b| a.0.cmp(&b.0));
             entries.dedup_by(|a, b| a.0 == b.0);
         }
-        for group in entries.chunk_by(|a, b| a.0 .0 == b.0 .0) {
+        for group in entries.chunk_by(|a, b| a.0 >> ORD_BITS == b.0 >> ORD_BITS) {
             // Only the stretch from the first pending job ahead of a placed
             // one to the last placed one changes; around it the order holds.
-            let is_placed = |e: &((usize, u64), u32)| placed.contains(&e.1);
+            let is_placed = |e: &(u32, u32)| placed.contains(&e.1);
             let Some(last) = group.iter().rposition(is_placed) else {
                 continue;
             };
@@ -208,15 +231,14 @@ impl Tiresias {
                 continue;
             };
             let stretch = &group[first..=last];
-            let level = group[0].0 .0;
             for (key, _) in stretch {
                 self.queues.remove(key);
             }
             let holding = stretch.iter().filter(|e| is_placed(e));
             let pending = stretch.iter().filter(|e| !is_placed(e));
-            for (((_, ord), _), (_, j)) in stretch.iter().zip(holding.chain(pending)) {
-                self.jobs[*j as usize].ord = *ord;
-                self.queues.insert((level, *ord), *j);
+            for ((key, _), (_, j)) in stretch.iter().zip(holding.chain(pending)) {
+                self.jobs[*j as usize].ord = key & ((1 << ORD_BITS) - 1);
+                self.queues.insert(*key, *j);
             }
         }
     }
@@ -337,8 +359,8 @@ impl Policy for Tiresias {
         let mut full = self.knob > 0.0 || view.want_reasons();
         for &j in view.completed() {
             let q = &self.jobs[j as usize];
-            if self.queues.get(&(q.level, q.ord)) == Some(&j) {
-                self.queues.remove(&(q.level, q.ord));
+            if self.queues.get(&slot(q.level, q.ord)) == Some(&j) {
+                self.queues.remove(&slot(q.level, q.ord));
                 self.sizes.sub(view.spec(j).gpus);
             }
         }
@@ -350,7 +372,7 @@ impl Policy for Tiresias {
         if self.queues.len() + unseen != active.len() {
             // Jobs left or came by another way (never in the engine as it
             // is): drop the ones gone and visit every job.
-            let gone: Vec<(usize, u64)> = self
+            let gone: Vec<u32> = self
                 .queues
                 .iter()
                 .filter(|(_, j)| !active.contains(j))
@@ -461,7 +483,7 @@ impl Policy for Tiresias {
         }
         let placed_set: BTreeSet<u32> = placed.iter().copied().collect();
         if self.pending_to_tail {
-            self.to_tail(walked, &placed_set);
+            self.move_pending_back(walked, &placed_set);
         }
         let mut next_wake = f64::INFINITY;
         for &j in &placed {
