@@ -26,7 +26,7 @@ use schedlab_core::error::Result;
 use schedlab_core::params::{ParamSpec, Params};
 use schedlab_core::settings::Settings;
 use schedlab_sim::{field, Decision, Field, Rule, Unit, Val, View};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 schedlab_core::settings! {
     /// Tiresias's settings (`--set tiresias.KEY=VALUE`).
@@ -70,7 +70,7 @@ fn build(p: &Params, _seed: u64) -> Result<Box<dyn Policy>> {
         peak: s.request.peak(),
         round_s: s.round_s,
         jobs: Vec::new(),
-        queues: BTreeMap::new(),
+        queues: Vec::new(),
         sizes: Counts::default(),
         next_ord: 0,
         held: Vec::new(),
@@ -126,14 +126,15 @@ struct Tiresias {
     round_s: f64,
     jobs: Vec<QueueState>,
     /// The active jobs in the order of the queues, kept from call to call:
-    /// (queue, position) -> job, the key packed by [`slot`] (one u32 key
-    /// keeps the wasm package small: the map's code is shared). The order is that of the paper's stamps
+    /// (queue, position) and job, sorted, the key packed by [`slot`] (a
+    /// sorted vector rather than a map keeps the core wasm package small;
+    /// the queues hold thousands of jobs at most, so moving entries is cheap). The order is that of the paper's stamps
     /// (time of entering the queue, then sequence): a job entering a queue
     /// (arrival, demotion, promotion) goes behind every job already there,
     /// because its stamp is later than theirs (a job active now arrived
     /// after the last call), so positions only need to be increasing; jobs
     /// of one call are ordered among themselves by their stamps.
-    queues: BTreeMap<u32, u32>,
+    queues: Vec<(u32, u32)>,
     /// How many queued jobs ask for each GPU count (their trace request):
     /// the walk stops once every job not yet walked asks for more GPUs
     /// than are left.
@@ -159,26 +160,29 @@ impl Tiresias {
             self.renumber();
         }
         let q = &mut self.jobs[job as usize];
-        if self.queues.get(&slot(q.level, q.ord)) == Some(&job) {
-            self.queues.remove(&slot(q.level, q.ord));
-        } else {
-            self.sizes.add(gpus);
+        match self
+            .queues
+            .binary_search_by_key(&slot(q.level, q.ord), |e| e.0)
+        {
+            Ok(i) if self.queues[i].1 == job => {
+                self.queues.remove(i);
+            }
+            _ => self.sizes.add(gpus),
         }
         q.level = level;
         q.ord = self.next_ord;
         self.next_ord += 1;
-        self.queues.insert(slot(level, q.ord), job);
+        let key = slot(level, q.ord);
+        let at = self.queues.partition_point(|e| e.0 < key);
+        self.queues.insert(at, (key, job));
     }
 
     /// Positions run out after 2^30 entries into queues: number the queued
     /// jobs again from 0, in their order.
     fn renumber(&mut self) {
-        let all: Vec<(u32, u32)> = self.queues.iter().map(|(k, j)| (*k, *j)).collect();
-        self.queues.clear();
-        for (ord, (key, j)) in all.into_iter().enumerate() {
-            let level = (key >> ORD_BITS) as usize;
-            self.jobs[j as usize].ord = ord as u32;
-            self.queues.insert(slot(level, ord as u32), j);
+        for (ord, e) in self.queues.iter_mut().enumerate() {
+            e.0 = slot((e.0 >> ORD_BITS) as usize, ord as u32);
+            self.jobs[e.1 as usize].ord = ord as u32;
         }
         self.next_ord = self.queues.len() as u32;
     }
@@ -190,55 +194,36 @@ impl Tiresias {
     /// Moves the jobs left pending to the tail of their queue, as the
     /// paper's restamping does: in each queue the jobs that hold GPUs now
     /// come first, then the pending ones, each group in its old order. Only
-    /// the head of each queue up to the last job walked or placed is
-    /// rearranged; behind it every job is pending and keeps its place (the
-    /// jobs entering later still go behind them).
-    fn move_pending_back(&mut self, walked: usize, placed: &BTreeSet<u32>) {
-        let mut entries: Vec<(u32, u32)> = self
-            .queues
-            .iter()
-            .take(walked)
-            .map(|(k, j)| (*k, *j))
-            .collect();
-        // Placed jobs the walk did not reach (pinned ones) extend their queue's head.
-        let mut reach: Vec<(usize, u32)> = Vec::new();
+    /// the stretch up to the queue's last placed job changes, its positions
+    /// reused; behind it every job is pending and keeps its place (the jobs
+    /// entering later still go behind them).
+    fn move_pending_back(&mut self, placed: &BTreeSet<u32>) {
+        // The last placed job of each queue.
+        let mut last: [Option<usize>; 4] = [None; 4];
         for &j in placed {
             let q = &self.jobs[j as usize];
-            let key = slot(q.level, q.ord);
-            if entries.binary_search_by(|e| e.0.cmp(&key)).is_err() {
-                reach.push((q.level, q.ord));
+            if let Ok(i) = self
+                .queues
+                .binary_search_by_key(&slot(q.level, q.ord), |e| e.0)
+            {
+                last[q.level] = last[q.level].max(Some(i));
             }
         }
-        if !reach.is_empty() {
-            for &(level, last) in &reach {
-                entries.extend(
-                    self.queues
-                        .range(slot(level, 0)..=slot(level, last))
-                        .map(|(k, j)| (*k, *j)),
-                );
-            }
-            schedlab_core::sorting::sort_by(&mut entries, |a, b| a.0.cmp(&b.0));
-            entries.dedup_by(|a, b| a.0 == b.0);
-        }
-        for group in entries.chunk_by(|a, b| a.0 >> ORD_BITS == b.0 >> ORD_BITS) {
+        for (level, last) in last.into_iter().enumerate() {
+            let Some(last) = last else { continue };
             // Only the stretch from the first pending job ahead of a placed
             // one to the last placed one changes; around it the order holds.
-            let is_placed = |e: &(u32, u32)| placed.contains(&e.1);
-            let Some(last) = group.iter().rposition(is_placed) else {
+            let lo = self.queues.partition_point(|e| e.0 < slot(level, 0));
+            let Some(first) = (lo..last).find(|&i| !placed.contains(&self.queues[i].1)) else {
                 continue;
             };
-            let Some(first) = group[..last].iter().position(|e| !is_placed(e)) else {
-                continue;
-            };
-            let stretch = &group[first..=last];
-            for (key, _) in stretch {
-                self.queues.remove(key);
-            }
-            let holding = stretch.iter().filter(|e| is_placed(e));
-            let pending = stretch.iter().filter(|e| !is_placed(e));
-            for ((key, _), (_, j)) in stretch.iter().zip(holding.chain(pending)) {
-                self.jobs[*j as usize].ord = key & ((1 << ORD_BITS) - 1);
-                self.queues.insert(*key, *j);
+            let stretch = &self.queues[first..=last];
+            let holding = stretch.iter().filter(|e| placed.contains(&e.1));
+            let pending = stretch.iter().filter(|e| !placed.contains(&e.1));
+            let order: Vec<u32> = holding.chain(pending).map(|e| e.1).collect();
+            for (e, j) in self.queues[first..=last].iter_mut().zip(order) {
+                e.1 = j;
+                self.jobs[j as usize].ord = e.0 & ((1 << ORD_BITS) - 1);
             }
         }
     }
@@ -359,8 +344,11 @@ impl Policy for Tiresias {
         let mut full = self.knob > 0.0 || view.want_reasons();
         for &j in view.completed() {
             let q = &self.jobs[j as usize];
-            if self.queues.get(&slot(q.level, q.ord)) == Some(&j) {
-                self.queues.remove(&slot(q.level, q.ord));
+            if let Ok(i) = self
+                .queues
+                .binary_search_by_key(&slot(q.level, q.ord), |e| e.0)
+            {
+                self.queues.remove(i);
                 self.sizes.sub(view.spec(j).gpus);
             }
         }
@@ -372,17 +360,9 @@ impl Policy for Tiresias {
         if self.queues.len() + unseen != active.len() {
             // Jobs left or came by another way (never in the engine as it
             // is): drop the ones gone and visit every job.
-            let gone: Vec<u32> = self
-                .queues
-                .iter()
-                .filter(|(_, j)| !active.contains(j))
-                .map(|(k, _)| *k)
-                .collect();
-            for k in gone {
-                self.queues.remove(&k);
-            }
+            self.queues.retain(|e| active.contains(&e.1));
             self.sizes = Counts::default();
-            for &j in self.queues.values() {
+            for &(_, j) in &self.queues {
                 self.sizes.add(view.spec(j).gpus);
             }
             full = true;
@@ -469,9 +449,9 @@ impl Policy for Tiresias {
             left.sub(view.spec(j).gpus);
             false
         };
-        let (plan, placed, walked) = gang_plan_walk(
+        let (plan, placed, _) = gang_plan_walk(
             view,
-            &mut self.queues.values().copied(),
+            &mut self.queues.iter().map(|e| e.1),
             true,
             &|j| gang_request(view, j, peak),
             turns.as_mut(),
@@ -483,7 +463,7 @@ impl Policy for Tiresias {
         }
         let placed_set: BTreeSet<u32> = placed.iter().copied().collect();
         if self.pending_to_tail {
-            self.move_pending_back(walked, &placed_set);
+            self.move_pending_back(&placed_set);
         }
         let mut next_wake = f64::INFINITY;
         for &j in &placed {
