@@ -104,6 +104,23 @@ test('each defect link of issue 48 now shows what a person expects', { timeout: 
   await page.close();
 });
 
+test('a link with a tiny round length stops at once with a named error (issue 47)', { timeout: 120_000 }, async () => {
+  // Before: the page sat at "t = 0.0 h", then showed "fifo: unreachable" (the worker ran out of memory).
+  const started = Date.now();
+  const page = await openPage(browser, `${BASE}?trace=afs-mini&policies=fifo&set=fifo.round_s=1e-300`);
+  await page.waitForFunction(() => window.schedlab.batch && window.schedlab.batch.done, null, { timeout: 60_000 });
+  assert.equal(await page.$eval('#error', (e) => e.hidden), false, 'no error shown');
+  const err = await page.textContent('#error-text');
+  assert.match(err, /fifo\.round_s=1e-300/);
+  assert.match(err, /must be 0 or in \[1, 86400\]/);
+  assert.match(err, /simulated time stall/);
+  assert.ok(!/unreachable|RuntimeError|memory/i.test(err), err);
+  assert.ok(err.length < 300, `${err.length} characters: ${err}`);
+  assert.ok(Date.now() - started < 60_000);
+  await page.screenshot({ path: artifact('defect-tiny-round.png') });
+  await page.close();
+});
+
 test('opened from disk (file://) the page explains how to serve it', { timeout: 30_000 }, async () => {
   const { root } = await import('./helpers.mjs');
   const context = await browser.newContext({ viewport: { width: 1000, height: 700 } });

@@ -48,3 +48,4 @@ mod sts;
 mod sts_data;
 mod sweep;
 mod table_models;
+mod tiresias_order;

@@ -1,7 +1,7 @@
 //! Sweeps (issue 22): the same sweep run in one process, and in three
 //! shards with one killed halfway and resumed, gives the same merged table;
 //! damaged result files are run again; a run over its timeout is recorded
-//! as failed. (The third way, a Slurm job array, is scripts/test-slurm.sh.)
+//! as failed; two unsharded workers on one directory split the runs. (The third way, a Slurm job array, is scripts/test-slurm.sh.)
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -116,6 +116,76 @@ fn one_process_and_three_shards_with_a_kill_give_the_same_table() {
     let status = schedlab(&["sweep", "status", d]);
     assert!(status.contains("12 done, 0 failed, 0 pending"), "{status}");
     for d in [one, sharded] {
+        std::fs::remove_dir_all(d).unwrap();
+    }
+}
+
+/// The ids of the runs a worker's log says it simulated ("... : ok (0.2 s)").
+fn runs_done(log: &str) -> Vec<String> {
+    log.lines()
+        .filter(|l| l.starts_with('[') && (l.contains(": ok (") || l.contains(": FAILED")))
+        .filter_map(|l| l.split_whitespace().nth(1).map(str::to_string))
+        .collect()
+}
+
+#[test]
+fn two_unsharded_workers_on_one_directory_split_the_runs() {
+    let one = tmp("single");
+    plan(&one);
+    schedlab(&[
+        "sweep",
+        "run",
+        one.to_str().unwrap(),
+        "--jobs",
+        "1",
+        "--quiet",
+    ]);
+    let reference = merged(&one);
+
+    let pair = tmp("pair");
+    plan(&pair);
+    let d = pair.to_str().unwrap();
+    let workers: Vec<_> = (0..2)
+        .map(|_| {
+            Command::new(BIN)
+                .args(["sweep", "run", d, "--jobs", "1"])
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let logs: Vec<String> = workers
+        .into_iter()
+        .map(|w| {
+            let out = w.wait_with_output().unwrap();
+            assert!(out.status.success());
+            String::from_utf8(out.stderr).unwrap()
+        })
+        .collect();
+    let (a, b) = (runs_done(&logs[0]), runs_done(&logs[1]));
+    assert!(
+        !a.is_empty() && !b.is_empty(),
+        "one worker did every run:\n{}\n{}",
+        logs[0],
+        logs[1]
+    );
+    let mut all: Vec<String> = a.iter().chain(&b).cloned().collect();
+    all.sort();
+    let n = all.len();
+    all.dedup();
+    assert_eq!(
+        n,
+        all.len(),
+        "a run was done twice:\n{}\n{}",
+        logs[0],
+        logs[1]
+    );
+    assert_eq!(n, 12, "{}\n{}", logs[0], logs[1]);
+    assert_eq!(merged(&pair), reference);
+    let left = std::fs::read_dir(pair.join("claims")).unwrap().count();
+    assert_eq!(left, 0, "claims left behind");
+    for d in [one, pair] {
         std::fs::remove_dir_all(d).unwrap();
     }
 }

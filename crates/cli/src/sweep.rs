@@ -157,12 +157,13 @@ pub fn sweep(c: SweepCommand) -> Result<()> {
             };
             let c = run_share(dir, &m, &positions, threads, a.retry_failed, &log)?;
             eprintln!(
-                "{:?}: {} runs in this share: {} done before, {} ok, {} failed",
+                "{:?}: {} runs in this share: {} done before, {} ok, {} failed, {} done by other workers",
                 share,
                 positions.len(),
                 c.skipped,
                 c.ok,
-                c.failed
+                c.failed,
+                c.elsewhere
             );
             Ok(())
         }

@@ -20,12 +20,13 @@
 use super::{
     gang_request, Policy, PolicyInfo, Request, Trigger, REQUEST_PARAM, ROUND_PARAM_EVENTS,
 };
-use crate::helpers::common::gang_plan_turns;
+use crate::helpers::common::gang_plan_walk;
 use crate::helpers::explain::{explain_turns, turns_if_wanted, Turn};
 use schedlab_core::error::Result;
 use schedlab_core::params::{ParamSpec, Params};
 use schedlab_core::settings::Settings;
 use schedlab_sim::{field, Decision, Field, Rule, Unit, Val, View};
+use std::collections::BTreeSet;
 
 schedlab_core::settings! {
     /// Tiresias's settings (`--set tiresias.KEY=VALUE`).
@@ -69,8 +70,37 @@ fn build(p: &Params, _seed: u64) -> Result<Box<dyn Policy>> {
         peak: s.request.peak(),
         round_s: s.round_s,
         jobs: Vec::new(),
-        seq: 0,
+        queues: Vec::new(),
+        sizes: Counts::default(),
+        next_ord: 0,
+        held: Vec::new(),
     }))
+}
+
+/// How many queued jobs ask for each GPU count: (count, jobs), by count.
+#[derive(Clone, Default)]
+struct Counts(Vec<(u32, usize)>);
+
+impl Counts {
+    fn add(&mut self, gpus: u32) {
+        match self.0.binary_search_by_key(&gpus, |e| e.0) {
+            Ok(i) => self.0[i].1 += 1,
+            Err(i) => self.0.insert(i, (gpus, 1)),
+        }
+    }
+
+    fn sub(&mut self, gpus: u32) {
+        if let Ok(i) = self.0.binary_search_by_key(&gpus, |e| e.0) {
+            self.0[i].1 -= 1;
+            if self.0[i].1 == 0 {
+                self.0.remove(i);
+            }
+        }
+    }
+
+    fn smallest(&self) -> Option<u32> {
+        self.0.first().map(|e| e.0)
+    }
 }
 
 /// Per-job queue bookkeeping.
@@ -78,8 +108,8 @@ fn build(p: &Params, _seed: u64) -> Result<Box<dyn Policy>> {
 struct QueueState {
     seen: bool,
     level: usize,
-    /// Position inside the queue: (time, sequence).
-    stamp: (f64, u64),
+    /// Position inside its queue (smaller first; see `Tiresias::queues`).
+    ord: u32,
     /// Attained service forgiven by a promotion.
     offset: f64,
     /// When the job last became pending (NaN while running).
@@ -95,17 +125,107 @@ struct Tiresias {
     peak: bool,
     round_s: f64,
     jobs: Vec<QueueState>,
-    seq: u64,
+    /// The active jobs in the order of the queues, kept from call to call:
+    /// (queue, position) and job, sorted, the key packed by [`slot`] (a
+    /// sorted vector rather than a map keeps the core wasm package small;
+    /// the queues hold thousands of jobs at most, so moving entries is cheap). The order is that of the paper's stamps
+    /// (time of entering the queue, then sequence): a job entering a queue
+    /// (arrival, demotion, promotion) goes behind every job already there,
+    /// because its stamp is later than theirs (a job active now arrived
+    /// after the last call), so positions only need to be increasing; jobs
+    /// of one call are ordered among themselves by their stamps.
+    queues: Vec<(u32, u32)>,
+    /// How many queued jobs ask for each GPU count (their trace request):
+    /// the walk stops once every job not yet walked asks for more GPUs
+    /// than are left.
+    sizes: Counts,
+    next_ord: u32,
+    /// Jobs running or placed at the last call: the only ones whose
+    /// attained service can have grown since (a demotion needs service).
+    held: Vec<u32>,
+}
+
+/// Bits of a queue key holding the position (the queue is above them).
+const ORD_BITS: u32 = 30;
+
+/// The key of position `ord` in queue `level` (at most 4 queues).
+fn slot(level: usize, ord: u32) -> u32 {
+    ((level as u32) << ORD_BITS) | ord
 }
 
 impl Tiresias {
-    fn stamp(&mut self, t: f64) -> (f64, u64) {
-        self.seq += 1;
-        (t, self.seq)
+    /// Moves `job` to `level`, behind the jobs there (or enters it).
+    fn enqueue(&mut self, job: u32, level: usize, gpus: u32) {
+        if self.next_ord == 1 << ORD_BITS {
+            self.renumber();
+        }
+        let q = &mut self.jobs[job as usize];
+        match self
+            .queues
+            .binary_search_by_key(&slot(q.level, q.ord), |e| e.0)
+        {
+            Ok(i) if self.queues[i].1 == job => {
+                self.queues.remove(i);
+            }
+            _ => self.sizes.add(gpus),
+        }
+        q.level = level;
+        q.ord = self.next_ord;
+        self.next_ord += 1;
+        let key = slot(level, q.ord);
+        let at = self.queues.partition_point(|e| e.0 < key);
+        self.queues.insert(at, (key, job));
+    }
+
+    /// Positions run out after 2^30 entries into queues: number the queued
+    /// jobs again from 0, in their order.
+    fn renumber(&mut self) {
+        for (ord, e) in self.queues.iter_mut().enumerate() {
+            e.0 = slot((e.0 >> ORD_BITS) as usize, ord as u32);
+            self.jobs[e.1 as usize].ord = ord as u32;
+        }
+        self.next_ord = self.queues.len() as u32;
     }
 
     fn level_for(&self, attained: f64) -> usize {
         self.thresholds.iter().filter(|t| attained >= **t).count()
+    }
+
+    /// Moves the jobs left pending to the tail of their queue, as the
+    /// paper's restamping does: in each queue the jobs that hold GPUs now
+    /// come first, then the pending ones, each group in its old order. Only
+    /// the stretch up to the queue's last placed job changes, its positions
+    /// reused; behind it every job is pending and keeps its place (the jobs
+    /// entering later still go behind them).
+    fn move_pending_back(&mut self, placed: &BTreeSet<u32>) {
+        // The last placed job of each queue.
+        let mut last: [Option<usize>; 4] = [None; 4];
+        for &j in placed {
+            let q = &self.jobs[j as usize];
+            if let Ok(i) = self
+                .queues
+                .binary_search_by_key(&slot(q.level, q.ord), |e| e.0)
+            {
+                last[q.level] = last[q.level].max(Some(i));
+            }
+        }
+        for (level, last) in last.into_iter().enumerate() {
+            let Some(last) = last else { continue };
+            // Only the stretch from the first pending job ahead of a placed
+            // one to the last placed one changes; around it the order holds.
+            let lo = self.queues.partition_point(|e| e.0 < slot(level, 0));
+            let Some(first) = (lo..last).find(|&i| !placed.contains(&self.queues[i].1)) else {
+                continue;
+            };
+            let stretch = &self.queues[first..=last];
+            let holding = stretch.iter().filter(|e| placed.contains(&e.1));
+            let pending = stretch.iter().filter(|e| !placed.contains(&e.1));
+            let order: Vec<u32> = holding.chain(pending).map(|e| e.1).collect();
+            for (e, j) in self.queues[first..=last].iter_mut().zip(order) {
+                e.1 = j;
+                self.jobs[j as usize].ord = e.0 & ((1 << ORD_BITS) - 1);
+            }
+        }
     }
 
     /// Reasons: each walked job's queue, attained service and turn, and
@@ -217,92 +337,166 @@ impl Policy for Tiresias {
             self.jobs.resize(view.id_bound(), QueueState::default());
         }
         let now = view.now();
+        let active = view.active();
+        // Reasons and the starvation knob look at every job; otherwise only
+        // what can have changed since the last call is visited, and the
+        // walk stops where the cluster is full.
+        let mut full = self.knob > 0.0 || view.want_reasons();
+        for &j in view.completed() {
+            let q = &self.jobs[j as usize];
+            if let Ok(i) = self
+                .queues
+                .binary_search_by_key(&slot(q.level, q.ord), |e| e.0)
+            {
+                self.queues.remove(i);
+                self.sizes.sub(view.spec(j).gpus);
+            }
+        }
+        let unseen = view
+            .arrived()
+            .iter()
+            .filter(|j| !self.jobs[**j as usize].seen && active.contains(j))
+            .count();
+        if self.queues.len() + unseen != active.len() {
+            // Jobs left or came by another way (never in the engine as it
+            // is): drop the ones gone and visit every job.
+            self.queues.retain(|e| active.contains(&e.1));
+            self.sizes = Counts::default();
+            for &(_, j) in &self.queues {
+                self.sizes.add(view.spec(j).gpus);
+            }
+            full = true;
+        }
+        let candidates: Vec<u32> = if full {
+            active.iter().copied().collect()
+        } else {
+            let mut c: Vec<u32> = view
+                .arrived()
+                .iter()
+                .chain(&self.held)
+                .chain(view.running().iter())
+                .copied()
+                .filter(|j| active.contains(j))
+                .collect();
+            schedlab_core::sorting::sort(&mut c);
+            c.dedup();
+            c
+        };
         // Queue moves of this call, for reasons: (job, level before).
         let mut moved: Option<Vec<(u32, usize)>> = view.want_reasons().then(Vec::new);
-        for &j in view.active().iter() {
+        // This call's stamps (time, sequence, job, level): the paper's
+        // order among the jobs entering a queue now.
+        let mut stamps: Vec<(f64, u64, u32, usize)> = Vec::new();
+        let mut seq = 0u64;
+        for &j in &candidates {
+            let mut level = self.jobs[j as usize].level;
+            let mut entered: Option<f64> = None;
             if !self.jobs[j as usize].seen {
-                let stamp = self.stamp(view.spec(j).arrival);
                 let q = &mut self.jobs[j as usize];
                 q.seen = true;
-                q.stamp = stamp;
+                q.level = 0;
                 q.pending_since = now;
+                level = 0;
+                entered = Some(view.spec(j).arrival);
             }
             let attained = view.attained_gpu_s(j) - self.jobs[j as usize].offset;
-            let level = self.level_for(attained);
-            if level > self.jobs[j as usize].level {
+            let by_service = self.level_for(attained);
+            if by_service > level {
                 if let Some(m) = moved.as_mut() {
-                    m.push((j, self.jobs[j as usize].level));
+                    m.push((j, level));
                 }
-                let stamp = self.stamp(now);
-                let q = &mut self.jobs[j as usize];
-                q.level = level;
-                q.stamp = stamp;
+                level = by_service;
+                entered = Some(now);
             }
             let q = &self.jobs[j as usize];
-            if self.knob > 0.0 && q.level > 0 && !view.is_running(j) && q.pending_since.is_finite()
-            {
+            if self.knob > 0.0 && level > 0 && !view.is_running(j) && q.pending_since.is_finite() {
                 let executed = view.executed_s(j);
                 if now - q.pending_since >= executed * self.knob {
                     if let Some(m) = moved.as_mut() {
-                        m.push((j, q.level));
+                        m.push((j, level));
                     }
-                    let stamp = self.stamp(now);
-                    let q = &mut self.jobs[j as usize];
-                    q.level = 0;
-                    q.offset = view.attained_gpu_s(j);
-                    q.stamp = stamp;
+                    self.jobs[j as usize].offset = view.attained_gpu_s(j);
+                    level = 0;
+                    entered = Some(now);
                 }
             }
+            if let Some(t) = entered {
+                seq += 1;
+                stamps.push((t, seq, j, level));
+            } else {
+                self.jobs[j as usize].level = level;
+            }
         }
-        let mut order: Vec<u32> = view.active().iter().copied().collect();
-        schedlab_core::sorting::sort_by(&mut order, |a, b| {
-            let (qa, qb) = (&self.jobs[*a as usize], &self.jobs[*b as usize]);
-            qa.level
-                .cmp(&qb.level)
-                .then(qa.stamp.0.total_cmp(&qb.stamp.0))
-                .then(qa.stamp.1.cmp(&qb.stamp.1))
+        schedlab_core::sorting::sort_by(&mut stamps, |a, b| {
+            a.0.total_cmp(&b.0).then(a.1.cmp(&b.1))
         });
+        for &(_, _, j, level) in &stamps {
+            self.enqueue(j, level, view.spec(j).gpus);
+        }
         let peak = self.peak;
         let mut turns = turns_if_wanted(view);
-        let (plan, placed) = gang_plan_turns(
+        // Requests of the jobs not walked yet (trace requests: with
+        // `request=peak` a job's count is read at its turn, so the walk
+        // stops only when no GPU is left).
+        let mut left = self.sizes.clone();
+        let mut until = |j: u32, free: u32| -> bool {
+            if peak {
+                return free == 0;
+            }
+            if left.smallest().is_none_or(|smallest| smallest > free) {
+                return true;
+            }
+            left.sub(view.spec(j).gpus);
+            false
+        };
+        let (plan, placed, _) = gang_plan_walk(
             view,
-            &order,
+            &mut self.queues.iter().map(|e| e.1),
             true,
             &|j| gang_request(view, j, peak),
             turns.as_mut(),
+            if full { None } else { Some(&mut until) },
         );
         out.apply_plan(view, plan);
         if let (Some(turns), Some(moved)) = (&turns, &moved) {
             self.explain(view, out, turns, moved);
         }
-        let placed_set: std::collections::BTreeSet<u32> = placed.iter().copied().collect();
+        let placed_set: BTreeSet<u32> = placed.iter().copied().collect();
+        if self.pending_to_tail {
+            self.move_pending_back(&placed_set);
+        }
         let mut next_wake = f64::INFINITY;
-        for &j in &order {
-            if placed_set.contains(&j) {
-                self.jobs[j as usize].pending_since = f64::NAN;
-                // Wake when this job's attained service crosses its next threshold.
-                let q = &self.jobs[j as usize];
-                let attained = view.attained_gpu_s(j) - q.offset;
-                if let Some(t) = self.thresholds.get(q.level) {
-                    let gpus = gang_request(view, j, peak) as f64;
-                    next_wake = next_wake.min(now + (t - attained).max(1e-6) / gpus);
-                }
-            } else {
-                if self.pending_to_tail {
-                    let stamp = self.stamp(now);
-                    self.jobs[j as usize].stamp = stamp;
-                }
-                let q = &mut self.jobs[j as usize];
-                if !q.pending_since.is_finite() {
-                    q.pending_since = now;
-                }
-                if self.knob > 0.0 && q.level > 0 {
-                    let executed = view.executed_s(j);
-                    next_wake =
-                        next_wake.min((q.pending_since + executed * self.knob).max(now + 1e-6));
-                }
+        for &j in &placed {
+            self.jobs[j as usize].pending_since = f64::NAN;
+            // Wake when this job's attained service crosses its next threshold.
+            let q = &self.jobs[j as usize];
+            let attained = view.attained_gpu_s(j) - q.offset;
+            if let Some(t) = self.thresholds.get(q.level) {
+                let gpus = gang_request(view, j, peak) as f64;
+                next_wake = next_wake.min(now + (t - attained).max(1e-6) / gpus);
             }
         }
+        // Jobs that held GPUs and lost them become pending now (the others
+        // have been pending since they arrived or last lost their GPUs).
+        let visit: Vec<u32> = if full {
+            active.iter().copied().collect()
+        } else {
+            candidates
+        };
+        for &j in &visit {
+            if placed_set.contains(&j) {
+                continue;
+            }
+            let q = &mut self.jobs[j as usize];
+            if !q.pending_since.is_finite() {
+                q.pending_since = now;
+            }
+            if self.knob > 0.0 && q.level > 0 {
+                let executed = view.executed_s(j);
+                next_wake = next_wake.min((q.pending_since + executed * self.knob).max(now + 1e-6));
+            }
+        }
+        self.held = view.running().iter().copied().chain(placed).collect();
         if next_wake.is_finite() && self.round_s == 0.0 {
             out.wake_at(next_wake);
         }

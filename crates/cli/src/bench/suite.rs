@@ -81,7 +81,18 @@ fn synthetic(
     seed: u64,
     set: &[(&str, &str)],
 ) -> Result<Option<Setup>> {
-    let cluster = parse_cluster("bench-1024")?;
+    synthetic_on("bench-1024", policy, jobs, seed, set)
+}
+
+/// `afs-synthetic` at offered load 0.9 on `cluster`.
+fn synthetic_on(
+    cluster: &str,
+    policy: &'static str,
+    jobs: usize,
+    seed: u64,
+    set: &[(&str, &str)],
+) -> Result<Option<Setup>> {
+    let cluster = parse_cluster(cluster)?;
     let gen = vec![
         ("gpus".to_string(), cluster.total_gpus.to_string()),
         ("load".to_string(), "0.9".to_string()),
@@ -161,6 +172,11 @@ const CASES: &[Case] = &[
         name: "fifo-100k",
         about: "FIFO, 100,000 afs-synthetic jobs (load 0.9), 1,024 GPUs, no timeline: the engine's own speed",
         setup: |seed| synthetic("fifo", 100_000, seed, &[("timeline", "false")]),
+    },
+    Case {
+        name: "tiresias-200k",
+        about: "Tiresias, 200,000 afs-synthetic jobs (load 0.9) on afs-64, no timeline: a queue of thousands walked at every call (issue 47)",
+        setup: |seed| synthetic_on("afs-64", "tiresias", 200_000, seed, &[("timeline", "false")]),
     },
     Case {
         name: "tiresias-pollux",

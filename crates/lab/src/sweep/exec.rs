@@ -1,8 +1,10 @@
 //! Running a share of the manifest: each run loads its inputs, simulates
 //! under a wall-clock deadline and leaves one result file, failures
 //! included, so a worker never stops at a bad run and a restarted worker
-//! skips what is done.
+//! skips what is done. Workers sharing a directory claim each run first
+//! ([`super::claim`]), so two of them never do the same run.
 
+use super::claim::{self, Claim};
 use super::manifest::{sha256_hex, Manifest, RunSpec, TraceSource};
 use super::store::{read_result, write_result, RunResult, Status, Stored};
 use schedlab_core::error::{Error, Result};
@@ -148,6 +150,18 @@ pub struct RunCounts {
     pub skipped: usize,
     pub ok: usize,
     pub failed: usize,
+    /// Runs claimed by another worker (or finished by one meanwhile).
+    pub elsewhere: usize,
+}
+
+/// Whether run `id` still needs this worker, now that it holds the claim:
+/// another worker may have written its result since the share was listed.
+fn still_to_do(dir: &Path, id: &str, listed: &Stored) -> bool {
+    match (read_result(dir, id), listed) {
+        (Stored::Done(now), Stored::Done(then)) => now == *then,
+        (Stored::Done(_), _) => false,
+        _ => true,
+    }
 }
 
 /// Runs the manifest's runs at `positions` on `threads` threads, skipping
@@ -161,10 +175,10 @@ pub fn run_share(
     retry_failed: bool,
     log: &(dyn Fn(&str) + Sync),
 ) -> Result<RunCounts> {
-    let todo: Vec<&RunSpec> = positions
+    let todo: Vec<(&RunSpec, Stored)> = positions
         .iter()
-        .map(|&i| &manifest.runs[i])
-        .filter(|r| match read_result(dir, &r.id) {
+        .map(|&i| (&manifest.runs[i], read_result(dir, &manifest.runs[i].id)))
+        .filter(|(r, stored)| match stored {
             Stored::Done(res) => retry_failed && res.status == Status::Failed,
             Stored::Missing => true,
             Stored::Corrupt(why) => {
@@ -187,7 +201,37 @@ pub fn run_share(
         for _ in 0..threads.clamp(1, total.max(1)) {
             s.spawn(|| loop {
                 let k = next.fetch_add(1, Ordering::Relaxed);
-                let Some(run) = todo.get(k) else { break };
+                let Some((run, listed)) = todo.get(k) else {
+                    break;
+                };
+                match claim::claim(dir, &run.id, run.timeout_s) {
+                    Ok(Claim::Mine) => {}
+                    Ok(Claim::Taken(h)) => {
+                        log(&format!(
+                            "[{}/{total}] {}: left to the worker holding it (pid {} on {})",
+                            k + 1,
+                            run.id,
+                            h.pid,
+                            h.host
+                        ));
+                        counts.lock().unwrap().elsewhere += 1;
+                        continue;
+                    }
+                    Err(e) => {
+                        first_error.lock().unwrap().get_or_insert(Error::input(
+                            dir.join(claim::CLAIMS_DIR).display().to_string(),
+                            0,
+                            "",
+                            format!("cannot claim run {}: {e}", run.id),
+                        ));
+                        break;
+                    }
+                }
+                if !still_to_do(dir, &run.id, listed) {
+                    claim::release(dir, &run.id);
+                    counts.lock().unwrap().elsewhere += 1;
+                    continue;
+                }
                 let res = execute(run);
                 let line = format!(
                     "[{}/{total}] {} {} {} {} seed {}: {}",
@@ -202,7 +246,9 @@ pub fn run_share(
                         (Status::Failed, e) => format!("FAILED: {}", e.as_deref().unwrap_or("")),
                     }
                 );
-                if let Err(e) = write_result(dir, &res) {
+                let written = write_result(dir, &res);
+                claim::release(dir, &run.id);
+                if let Err(e) = written {
                     first_error.lock().unwrap().get_or_insert(e);
                     break;
                 }

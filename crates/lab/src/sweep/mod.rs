@@ -8,12 +8,14 @@
 //! task or Kubernetes Indexed Job pod is given by its environment), one
 //! result file per run written atomically and verified by a checksum when
 //! read back ([`store`]), so a crashed or pre-empted worker is resumed by
-//! running it again. [`merge`] joins the results into one table;
+//! running it again; workers sharing a directory without shards claim each run
+//! first ([`claim`]), so none is done twice. [`merge`] joins the results into one table;
 //! [`backends`] writes the Slurm job-array script and the Kubernetes
 //! Indexed Job manifest. The cluster engine schedules; schedlab does not.
 //! Native only (the page runs single simulations).
 
 pub mod backends;
+pub mod claim;
 pub mod exec;
 pub mod manifest;
 pub mod merge;

@@ -134,8 +134,34 @@ pub fn gang_plan_turns(
     order: &[u32],
     rigid_batch: bool,
     want: &dyn Fn(u32) -> u32,
-    mut turns: Option<&mut Vec<Turn>>,
+    turns: Option<&mut Vec<Turn>>,
 ) -> (crate::helpers::alloc::Plan, Vec<u32>) {
+    let (plan, placed, _) = gang_plan_walk(
+        view,
+        &mut order.iter().copied(),
+        rigid_batch,
+        want,
+        turns,
+        None,
+    );
+    (plan, placed)
+}
+
+/// [`gang_plan_turns`] over an order given as an iterator, with a way to
+/// stop early: `until(job, free)` is asked before each job, with the GPUs
+/// still unclaimed, and ends the walk when it says so. A caller may stop
+/// once no job left can be placed (a claim needs as many free GPUs as it
+/// asks, at least one): the plan is then the same as walking the whole
+/// order, and a long queue costs only the jobs walked. Returns the plan,
+/// the jobs it places and how many jobs of `order` were walked.
+pub fn gang_plan_walk(
+    view: &View,
+    order: &mut dyn Iterator<Item = u32>,
+    rigid_batch: bool,
+    want: &dyn Fn(u32) -> u32,
+    mut turns: Option<&mut Vec<Turn>>,
+    mut until: Option<&mut dyn FnMut(u32, u32) -> bool>,
+) -> (crate::helpers::alloc::Plan, Vec<u32>, usize) {
     let mut packer = view.packer_replan();
     let mut plan = Vec::new();
     let batch = |j: u32| rigid_batch.then(|| BatchChoice::Fixed(view.rigid_batch(j)));
@@ -149,7 +175,14 @@ pub fn gang_plan_turns(
         }
     }
     let pinned: std::collections::BTreeSet<u32> = plan.iter().map(|(j, _, _)| *j).collect();
-    for &j in order {
+    let mut walked = 0;
+    for j in order {
+        if let Some(until) = until.as_deref_mut() {
+            if until(j, packer.free_total()) {
+                break;
+            }
+        }
+        walked += 1;
         if pinned.contains(&j) {
             continue;
         }
@@ -178,7 +211,7 @@ pub fn gang_plan_turns(
         }
     }
     let placed = plan.iter().map(|(j, _, _)| *j).collect();
-    (plan, placed)
+    (plan, placed, walked)
 }
 
 /// The GPU count a gang-scheduled job asks for: its request (`peak` false)

@@ -121,6 +121,7 @@ fn build(p: &Params, _seed: u64) -> Result<Box<dyn Policy>> {
         exact_max_vars: s.exact_max_vars,
         node_limit: s.node_limit,
         fair: Vec::new(),
+        lone: None,
     }))
 }
 
@@ -138,6 +139,9 @@ pub struct Shockwave {
     node_limit: u64,
     /// Momentum-averaged fair finish-time estimate per job id (NaN: unseen).
     fair: Vec<f64>,
+    /// Set after a round in which one job was alone and kept its GPUs: the
+    /// job and its fair finish-time estimate of that round (see `steady`).
+    lone: Option<(u32, f64)>,
 }
 
 /// Priority weight of a job when the fairness rows are dropped.
@@ -225,6 +229,7 @@ impl Policy for Shockwave {
         let runnable: Vec<usize> = (0..m.len()).filter(|&r| unit_s[r].is_finite()).collect();
         let n_jobs = runnable.len().max(1) as f64;
         let mut plan_jobs = Vec::with_capacity(runnable.len());
+        let mut last_estimate = f64::NAN;
         let mut rho = Vec::with_capacity(runnable.len());
         let mut rem_s = Vec::with_capacity(runnable.len());
         for &r in &runnable {
@@ -234,6 +239,7 @@ impl Policy for Shockwave {
             let total_s = view.declared_work(j) * unit_s[r];
             let remaining_s = view.known_remaining_work(j) * unit_s[r];
             let estimate = total_s / share;
+            last_estimate = estimate;
             let h = &mut self.fair[j as usize];
             *h = if h.is_nan() {
                 estimate
@@ -393,6 +399,43 @@ impl Policy for Shockwave {
                 );
             }
         }
+        // One job alone that keeps its GPUs keeps them every round until
+        // an event (see `steady`).
+        self.lone = match (m.jobs.as_slice(), plan_out.as_slice()) {
+            ([j], [(k, p, _)])
+                if j == k
+                    && runnable.len() == 1
+                    && view.placement(*j) == Some(p)
+                    && !view.measures_rates() =>
+            {
+                Some((*j, last_estimate))
+            }
+            _ => None,
+        };
         out.apply_plan(view, plan_out);
+    }
+
+    /// Quiet rounds: with one active job, which holds GPUs, every round
+    /// keeps it where it is, whatever the plan says. Planned for this round,
+    /// it keeps its placement (`keep`, on an otherwise empty cluster);
+    /// not planned, the work-conserving fill reaches it (nothing else holds
+    /// a GPU, so its GPUs are free) and keeps it too. Its batch is the
+    /// trace's. So nothing changes until an arrival, a completion or an
+    /// epoch's rate change. What moves meanwhile is its momentum-averaged
+    /// estimate, whose input (run time over fair share, with one job) is
+    /// the same every round: `skipped` replays it. Not with
+    /// `engine.measure=overestimate`, where the rates are beliefs that
+    /// change as they are measured.
+    fn steady(&self) -> bool {
+        self.lone.is_some()
+    }
+
+    fn skipped(&mut self, rounds: u64) {
+        if let Some((j, estimate)) = self.lone {
+            let h = &mut self.fair[j as usize];
+            for _ in 0..rounds {
+                *h = self.momentum * *h + (1.0 - self.momentum) * estimate;
+            }
+        }
     }
 }
