@@ -69,6 +69,8 @@ test('sia shows its goodput matrix for the round at the clock, and moves between
     if (col < 0) col = r.norm.findIndex((v) => v === v);
     return { x: h.gutter + col * h.cw + h.cw / 2, y: 34 + row * h.ch + h.ch / 2, label: r.labels[col], job: r.jobs[row] };
   });
+  // The why card's section sits above the matrix, so it may start below the fold: a person scrolls to it.
+  await page.locator('#heatmap').scrollIntoViewIfNeeded();
   const box = await page.locator('#heatmap').boundingBox();
   await page.mouse.move(box.x + spot.x, box.y + spot.y);
   await page.waitForSelector('#tooltip:not([hidden])');
