@@ -36,31 +36,12 @@ pub static WAITS: Rule = Rule {
 };
 
 impl Pcs {
-    /// A job's size on one GPU, remembered for jobs whose description is
-    /// fixed (their rate curve, hence their size, never changes).
-    fn size_of(&mut self, view: &View, j: u32) -> f64 {
-        let i = j as usize;
-        if !matches!(self.fixed.get(i), Some(Some(_))) {
-            return size_on_one_gpu(view, j);
-        }
-        if let Some(Some(size)) = self.fixed_sizes.get(i) {
-            return *size;
-        }
-        let size = size_on_one_gpu(view, j);
-        if self.fixed_sizes.len() <= i {
-            self.fixed_sizes.resize(i + 1, None);
-        }
-        self.fixed_sizes[i] = Some(size);
-        size
-    }
-
     /// Reasons for the call's `jobs` (arrival order) on `capacity` GPUs,
     /// from the same WFQ the decision used.
     pub(super) fn explain(&mut self, view: &View, out: &mut Decision, jobs: &[u32], capacity: u32) {
         // Descriptions made in this call; the cached ones are only read
         // (borrowed, as `Pcs::fluid` does: no copies).
         let made: Vec<Option<FluidJob>> = jobs.iter().map(|&j| self.fluid_job(view, j)).collect();
-        let sizes: Vec<f64> = jobs.iter().map(|&j| self.size_of(view, j)).collect();
         let fluid: Vec<&FluidJob> = jobs
             .iter()
             .zip(&made)
@@ -102,7 +83,7 @@ impl Pcs {
                 Some(rank),
                 vec![
                     Val::from(f.class),
-                    Val::from(sizes[i]),
+                    Val::from(size_on_one_gpu(view, j)),
                     Val::from(self.cfg.weights[f.class]),
                     Val::from(shares[f.class]),
                     Val::from(members[f.class]),

@@ -86,7 +86,6 @@ fn build(p: &Params, _seed: u64) -> Result<Box<dyn Policy>> {
         next_turn: None,
         classed: Vec::new(),
         fixed: Vec::new(),
-        fixed_sizes: Vec::new(),
         queues: None,
         general_only: false,
     }))
@@ -108,9 +107,6 @@ struct Pcs {
     /// curve of the GPU count under perfect knowledge), made once: forks
     /// call the policy at every event of every prediction.
     fixed: Vec<Option<FluidJob>>,
-    /// Per job id, the size (`size_on_one_gpu`) of a job in `fixed`, which
-    /// cannot change either: kept by the reasons only (empty without them).
-    fixed_sizes: Vec<Option<f64>>,
     /// The active jobs by class (`queues`), when they stand for them.
     queues: Option<ClassQueues>,
     /// A job without a fixed description was seen: every call takes the
