@@ -16,7 +16,6 @@ use schedlab_core::error::Result;
 use schedlab_core::params::{ParamSpec, Params};
 use schedlab_core::settings::Settings;
 use schedlab_sim::{field, Decision, Field, Rule, Unit, Val, View};
-use std::collections::BTreeMap;
 
 schedlab_core::settings! {
     /// SRTF's and SRSF's settings (`--set srtf.KEY=VALUE`, `--set srsf.KEY=VALUE`).
@@ -100,9 +99,9 @@ impl Policy for Srtf {
         schedlab_core::sorting::sort_by(&mut ranked, |a, b| {
             a.0.total_cmp(&b.0).then(a.1.cmp(&b.1))
         });
-        let keys: Option<BTreeMap<u32, f64>> = view
+        let keys: Option<Vec<(u32, f64)>> = view
             .want_reasons()
-            .then(|| ranked.iter().map(|(k, j)| (*j, *k)).collect());
+            .then(|| by_job(ranked.iter().map(|(k, j)| (*j, *k)).collect()));
         let order: Vec<u32> = ranked.into_iter().map(|(_, j)| j).collect();
         let peak = self.peak;
         let mut turns = turns_if_wanted(view);
@@ -120,11 +119,26 @@ impl Policy for Srtf {
     }
 }
 
+/// (job, key) pairs sorted by job for [`key_of`] (stable: a job listed
+/// twice keeps its last key, as a map collected from them would).
+pub(crate) fn by_job(mut keys: Vec<(u32, f64)>) -> Vec<(u32, f64)> {
+    keys.sort_by_key(|(j, _)| *j);
+    keys
+}
+
+/// A walked job's key in [`by_job`]'s list (every walked job has one).
+fn key_of(keys: &[(u32, f64)], job: u32) -> f64 {
+    match keys.partition_point(|(j, _)| *j <= job).checked_sub(1) {
+        Some(i) if keys[i].0 == job => keys[i].1,
+        _ => panic!("job {job} walked without a key"),
+    }
+}
+
 /// Reasons of a walk by remaining time (or service): each job's key and turn.
 pub(crate) fn explain(
     out: &mut Decision,
     turns: &[crate::helpers::explain::Turn],
-    keys: &BTreeMap<u32, f64>,
+    keys: &[(u32, f64)],
     by_service: bool,
 ) {
     let (runs, waits) = if by_service {
@@ -137,13 +151,14 @@ pub(crate) fn explain(
         turns,
         |t| if t.placed { runs } else { waits },
         |place, t| {
-            let key = keys[&t.job];
+            let key = key_of(keys, t.job);
             let remaining = if by_service {
                 key / t.need.max(1) as f64
             } else {
                 key
             };
-            let mut v = vec![Val::from(place)];
+            let mut v = Vec::with_capacity(if by_service { 5 } else { 4 });
+            v.push(Val::from(place));
             if by_service {
                 v.push(Val::from(key));
             }
@@ -199,3 +214,16 @@ pub static SRSF_WAITS: Rule = Rule {
     fields: SRSF_FIELDS,
     key: Some("service"),
 };
+
+#[cfg(test)]
+mod tests {
+    use super::{by_job, key_of};
+
+    #[test]
+    fn keys_by_job_keep_the_last_like_a_map() {
+        let keys = by_job(vec![(7, 1.0), (2, 5.0), (7, 3.0), (0, 9.0)]);
+        assert_eq!(key_of(&keys, 7), 3.0, "the last key of a job listed twice");
+        assert_eq!(key_of(&keys, 2), 5.0);
+        assert_eq!(key_of(&keys, 0), 9.0);
+    }
+}

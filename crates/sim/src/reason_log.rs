@@ -56,6 +56,8 @@ pub struct ReasonLog {
     text_ix: BTreeMap<String, u32>,
     /// Per job id: its last record's (rule, offset), to share equal values.
     last: Vec<Option<(u32, u32)>>,
+    /// One record's numbers while they are compared and stored (reused).
+    scratch: Vec<f64>,
 }
 
 impl ReasonLog {
@@ -98,28 +100,38 @@ impl ReasonLog {
     }
 
     /// Stores a record's values, or points at the job's previous ones
-    /// when they are equal under the same rule.
+    /// when they are equal under the same rule. The numbers go through one
+    /// reused buffer (`scratch`), so a reason costs no allocation here.
     fn store_values(&mut self, job: u32, rule: u32, vals: Vec<Val>) -> u32 {
-        let nums: Vec<f64> = vals
-            .into_iter()
-            .map(|v| match v {
+        let mut nums = std::mem::take(&mut self.scratch);
+        nums.clear();
+        for v in vals {
+            nums.push(match v {
                 Val::Num(x) => x,
                 Val::Text(s) => self.text_index(s) as f64,
-            })
-            .collect();
+            });
+        }
         let j = job as usize;
+        let mut shared = None;
         if let Some(Some((prev_rule, prev))) = self.last.get(j) {
             let at = *prev as usize;
             if *prev_rule == rule && same_values(&self.values[at..at + nums.len()], &nums) {
-                return *prev;
+                shared = Some(*prev);
             }
         }
-        let offset = self.values.len() as u32;
-        self.values.extend(nums);
-        if self.last.len() <= j {
-            self.last.resize(j + 1, None);
-        }
-        self.last[j] = Some((rule, offset));
+        let offset = match shared {
+            Some(prev) => prev,
+            None => {
+                let offset = self.values.len() as u32;
+                self.values.extend_from_slice(&nums);
+                if self.last.len() <= j {
+                    self.last.resize(j + 1, None);
+                }
+                self.last[j] = Some((rule, offset));
+                offset
+            }
+        };
+        self.scratch = nums;
         offset
     }
 
@@ -182,6 +194,11 @@ impl ReasonLog {
     }
 
     fn rule_index(&mut self, rule: &'static Rule) -> u32 {
+        // A run uses a handful of rules: the same static is found by its
+        // address without comparing ids (the map stays the authority).
+        if let Some(i) = self.rules.iter().position(|r| std::ptr::eq(*r, rule)) {
+            return i as u32;
+        }
         if let Some(&i) = self.rule_ix.get(rule.id) {
             return i;
         }
@@ -259,6 +276,32 @@ mod tests {
         assert_eq!(log.call_at(6.0), Some(1));
         assert_eq!(log.call_at(-1.0), None);
         assert_eq!(log.records_of_call(1).len(), 2);
+    }
+
+    /// A second static with the same id is the same rule (ids name rules).
+    static R_TWIN: Rule = Rule {
+        id: "t.r",
+        words: "rank {pos} on {kind}",
+        fields: &[field("pos", Unit::Count), field("kind", Unit::Text)],
+        key: Some("pos"),
+    };
+
+    #[test]
+    fn rules_by_id_and_buffers_reused() {
+        let mut log = ReasonLog::default();
+        let mut twin = reason(1, 0.0, "a");
+        twin.rule = &R_TWIN;
+        log.keep(0.0, vec![reason(1, 0.0, "a"), twin], |_| 1.0);
+        log.keep(1.0, vec![reason(2, 4.0, "b"), reason(2, 5.0, "b")], |_| 2.0);
+        assert_eq!(log.rules.len(), 1, "one id, one rule");
+        assert_eq!(log.records[1].rule, 0);
+        assert_eq!(
+            log.records[1].offset, log.records[0].offset,
+            "equal values shared"
+        );
+        assert_eq!(log.values_of(&log.records[2]), &[4.0, 1.0]);
+        assert_eq!(log.values_of(&log.records[3]), &[5.0, 1.0]);
+        assert_eq!(log.words(&log.records[3]), "rank 5 on b");
     }
 
     #[test]

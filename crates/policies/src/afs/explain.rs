@@ -6,7 +6,6 @@
 
 use super::share::{Entry, Grant};
 use schedlab_sim::{field, Decision, Field, Rule, Unit, Val, View};
-use std::collections::BTreeMap;
 
 const FIELDS: &[Field] = &[
     field("place", Unit::Count),
@@ -111,28 +110,38 @@ pub fn explain(
     grants: &[Grant],
     len1: &[f64],
 ) {
-    // Stage one's order: by length on the first grant, then the tie key.
-    let mut order: Vec<usize> = (0..entries.len()).collect();
-    order.sort_by(|&a, &b| {
-        len1[a]
-            .total_cmp(&len1[b])
-            .then(entries[a].key.cmp(&entries[b].key))
-            .then(a.cmp(&b))
-    });
+    // Stage one's order: by length on the first grant, then the tie key,
+    // then the entry (a total order, so an unstable sort gives the same).
+    let mut order: Vec<(u64, u64, usize)> = (0..entries.len())
+        .map(|i| (total_order_key(len1[i]), entries[i].key, i))
+        .collect();
+    order.sort_unstable();
     let mut place = vec![0usize; entries.len()];
-    for (k, &i) in order.iter().enumerate() {
+    for (k, &(_, _, i)) in order.iter().enumerate() {
         place[i] = k + 1;
     }
-    let last: BTreeMap<u32, &Grant> = grants.iter().map(|g| (g.winner.job, g)).collect();
+    // Each job's last grant, by job id (ids are small: the run's job indexes).
+    let top = entries
+        .iter()
+        .map(|e| e.job as usize + 1)
+        .max()
+        .unwrap_or(0);
+    let mut last: Vec<Option<&Grant>> = vec![None; top];
+    for g in grants {
+        if let Some(slot) = last.get_mut(g.winner.job as usize) {
+            *slot = Some(g);
+        }
+    }
     for (i, e) in entries.iter().enumerate() {
         let nan = f64::NAN;
-        let mut v = vec![
+        let mut v = Vec::with_capacity(FIELDS.len());
+        v.extend([
             Val::from(place[i]),
             Val::from(e.min),
             Val::from(len1[i]),
             Val::from(e.cnt),
-        ];
-        let rule = match last.get(&e.job) {
+        ]);
+        let rule = match last[e.job as usize] {
             Some(g) => {
                 let r = g.rival;
                 v.extend([
@@ -164,6 +173,16 @@ pub fn explain(
         };
         let rank = (variant == Variant::L).then_some(place[i] as u32 - 1);
         out.explain(e.job, rule, rank, v);
+    }
+}
+
+/// `x`'s place in `f64::total_cmp`'s order, as an unsigned integer.
+fn total_order_key(x: f64) -> u64 {
+    let bits = x.to_bits();
+    if bits >> 63 == 1 {
+        !bits
+    } else {
+        bits | 1 << 63
     }
 }
 
@@ -270,5 +289,34 @@ pub fn explain_max_min(out: &mut Decision, shares: &[(u32, u32, u32)], free: u32
                 Val::from(free),
             ],
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::total_order_key;
+
+    #[test]
+    fn total_order_key_orders_as_total_cmp() {
+        let xs = [
+            f64::NEG_INFINITY,
+            -3.5,
+            -0.0,
+            0.0,
+            1e-300,
+            2.0,
+            f64::INFINITY,
+            f64::NAN,
+            -f64::NAN,
+        ];
+        for a in xs {
+            for b in xs {
+                assert_eq!(
+                    total_order_key(a).cmp(&total_order_key(b)),
+                    a.total_cmp(&b),
+                    "{a} against {b}"
+                );
+            }
+        }
     }
 }

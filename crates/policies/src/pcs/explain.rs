@@ -4,7 +4,7 @@
 //! time PCS predicts at arrival is the engine's forecast, `engine.predict`;
 //! `schedlab explain` shows it with the job.)
 
-use super::wfq::{class_shares, fluid_allocation, FluidJob};
+use super::wfq::{fluid_allocation_and_shares, FluidJob};
 use super::{size_on_one_gpu, Pcs};
 use schedlab_sim::{field, Decision, Field, Rule, Unit, Val, View};
 
@@ -39,29 +39,39 @@ impl Pcs {
     /// Reasons for the call's `jobs` (arrival order) on `capacity` GPUs,
     /// from the same WFQ the decision used.
     pub(super) fn explain(&mut self, view: &View, out: &mut Decision, jobs: &[u32], capacity: u32) {
-        let made: Vec<FluidJob> = jobs
+        // Descriptions made in this call; the cached ones are only read
+        // (borrowed, as `Pcs::fluid` does: no copies).
+        let made: Vec<Option<FluidJob>> = jobs.iter().map(|&j| self.fluid_job(view, j)).collect();
+        let fluid: Vec<&FluidJob> = jobs
             .iter()
-            .map(|&j| match self.fluid_job(view, j) {
+            .zip(&made)
+            .map(|(&j, m)| match m {
                 Some(f) => f,
-                None => self.fixed[j as usize].clone().expect("cached by fluid_job"),
+                None => self.fixed[j as usize]
+                    .as_ref()
+                    .expect("cached by fluid_job"),
             })
             .collect();
-        let shares = class_shares(&self.cfg, capacity as f64, &made);
-        let alloc = fluid_allocation(&self.cfg, capacity as f64, &made);
-        let mut seen = vec![0usize; self.cfg.classes()];
-        let members: Vec<usize> = (0..self.cfg.classes())
-            .map(|c| made.iter().filter(|f| f.class == c).count())
-            .collect();
-        // The queue's order: by class, first come first served within it.
-        let mut order: Vec<usize> = (0..jobs.len()).collect();
-        order.sort_by_key(|&i| (made[i].class, i));
-        let mut rank = vec![0u32; jobs.len()];
-        for (k, &i) in order.iter().enumerate() {
-            rank[i] = k as u32;
+        let (shares, alloc) = fluid_allocation_and_shares(&self.cfg, capacity as f64, &fluid);
+        let classes = self.cfg.classes();
+        let mut members = vec![0usize; classes];
+        for f in &fluid {
+            members[f.class] += 1;
         }
+        // The queue's order: by class, first come first served within it
+        // (a job's rank = the jobs of lower classes + those ahead in its own).
+        let mut next_rank = vec![0u32; classes];
+        let mut below = 0u32;
+        for (c, &m) in members.iter().enumerate() {
+            next_rank[c] = below;
+            below += m as u32;
+        }
+        let mut seen = vec![0usize; classes];
         for (i, &j) in jobs.iter().enumerate() {
-            let f = &made[i];
+            let f = fluid[i];
             seen[f.class] += 1;
+            let rank = next_rank[f.class];
+            next_rank[f.class] += 1;
             let cap = f
                 .efficiency
                 .iter()
@@ -70,7 +80,7 @@ impl Pcs {
             out.explain(
                 j,
                 if alloc[i] > 1e-9 { &SHARE } else { &WAITS },
-                Some(rank[i]),
+                Some(rank),
                 vec![
                     Val::from(f.class),
                     Val::from(size_on_one_gpu(view, j)),

@@ -190,6 +190,16 @@ pub fn fluid_allocation<J: Borrow<FluidJob>>(
     capacity: f64,
     jobs: &[J],
 ) -> Vec<f64> {
+    fluid_allocation_and_shares(cfg, capacity, jobs).1
+}
+
+/// [`fluid_allocation`] with the [`class_shares`] it served (the reasons
+/// show both).
+pub fn fluid_allocation_and_shares<J: Borrow<FluidJob>>(
+    cfg: &WfqConfig,
+    capacity: f64,
+    jobs: &[J],
+) -> (Vec<f64>, Vec<f64>) {
     let shares = class_shares(cfg, capacity, jobs);
     let jobs: Vec<&FluidJob> = jobs.iter().map(J::borrow).collect();
     let mut alloc = vec![0.0; jobs.len()];
@@ -212,7 +222,7 @@ pub fn fluid_allocation<J: Borrow<FluidJob>>(
             z -= cfg.delta;
         }
     }
-    alloc
+    (shares, alloc)
 }
 
 /// The jobs [`fluid_allocation`] gives a positive share, with their shares,

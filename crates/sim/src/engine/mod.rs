@@ -757,18 +757,23 @@ impl Simulation {
     /// decision gives each job (its new placement, else what it holds).
     fn keep_reasons(&mut self, decision: &mut Decision) {
         let reasons = std::mem::take(&mut decision.reasons);
-        let changed: std::collections::BTreeMap<u32, f64> = decision
+        // The changes sorted by job (stable: a job changed twice gets its
+        // last change, as the decision applies them), searched per reason.
+        let mut changed: Vec<(u32, f64)> = decision
             .changes
             .iter()
             .map(|(j, a)| (*j, a.as_ref().map_or(0.0, |a| a.placement.gpu_equiv())))
             .collect();
+        changed.sort_by_key(|(j, _)| *j);
         let jobs = &self.jobs;
         self.recorder.reasons(self.now, reasons, |j| {
-            changed.get(&j).copied().unwrap_or_else(|| {
-                jobs.get(j as usize)
+            match changed.partition_point(|(c, _)| *c <= j).checked_sub(1) {
+                Some(i) if changed[i].0 == j => changed[i].1,
+                _ => jobs
+                    .get(j as usize)
                     .and_then(|s| s.placement.as_ref())
-                    .map_or(0.0, |p| p.gpu_equiv())
-            })
+                    .map_or(0.0, |p| p.gpu_equiv()),
+            }
         });
     }
 
