@@ -425,6 +425,49 @@ impl<'c> Packer<'c> {
         }
     }
 
+    /// The largest count up to which a failed claim of `kind` stays failed
+    /// for every larger count, while the free GPUs do not change (0: no
+    /// such promise). Lets a walk over a long queue skip requests that
+    /// cannot be placed without asking [`Packer::claim`] again.
+    ///
+    /// Why it holds: a claim by a job holding no reservation fails only when
+    /// `find` fails on the free GPUs (step 3; the unreserved ones are a
+    /// subset). Under `Packed` and `NetPack`, with nodes of `kind` of `N`
+    /// GPUs, `W` of them wholly free and at most `P` free on any other:
+    /// - a count `c <= N` goes on one node with `c` free: it fails iff no
+    ///   node has `c` free, which stays so for every larger `c`, and then
+    ///   `W = 0` (or `c = N`, `W = 0` too), so every count above `N` (it
+    ///   needs a whole node) fails as well;
+    /// - a count `c = qN + r > N` takes `q` whole nodes, then `r` GPUs on
+    ///   another node: it fits iff `W > q`, or `W = q` and (`r = 0` or
+    ///   `P >= r`). A failure is `W < q` (so `W < q'` for every larger
+    ///   count) or `W = q`, `r > P` (a larger count has `q' > W`, or `q' = q`
+    ///   and `r' > r > P`): it stays failed.
+    ///
+    /// When the nodes of `kind` differ in size the second case breaks (a
+    /// small whole node plus part of a big one can hold more than any one
+    /// node), so the promise stops at the largest node. `Any` and `Cells`
+    /// make none.
+    pub fn fail_monotone_up_to(&self, kind: GpuKind) -> u32 {
+        match self.rule {
+            PlacementRule::Packed | PlacementRule::NetPack => {
+                let mut sizes = self
+                    .cluster
+                    .nodes
+                    .iter()
+                    .filter(|n| n.kind == kind)
+                    .map(|n| n.gpus);
+                let first = sizes.next().unwrap_or(0);
+                if first > 0 && first <= 64 && sizes.all(|g| g == first) {
+                    u32::MAX
+                } else {
+                    self.cluster.max_node_gpus(kind).min(64)
+                }
+            }
+            PlacementRule::Any | PlacementRule::Cells => 0,
+        }
+    }
+
     /// Would `count` GPUs of `kind` fit now, using reserved GPUs if needed?
     pub fn fits(&self, kind: GpuKind, count: u32) -> bool {
         count > 0
@@ -822,6 +865,66 @@ mod tests {
 
     fn t4() -> GpuKind {
         GpuKind::by_name("t4").unwrap()
+    }
+
+    /// Every count from 1 to the cluster's size on a copy of `p`: placed or not.
+    fn fits_by_count(p: &Packer, total: u32) -> Vec<bool> {
+        (1..=total)
+            .map(|c| p.clone().claim(u32::MAX, t4(), c).is_some())
+            .collect()
+    }
+
+    #[test]
+    fn failed_counts_stay_failed_up_to_the_promised_bound() {
+        // Random fill levels (fixed LCG), homogeneous and mixed node sizes.
+        let mut seed = 47u64;
+        let mut next = |n: u32| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((seed >> 33) % u64::from(n)) as u32
+        };
+        for spec in ["t4:6x4", "t4:5x8", "t4:2x8,t4:3x4"] {
+            let c = parse_cluster(spec).unwrap();
+            for rule in [PlacementRule::Packed, PlacementRule::NetPack] {
+                for _ in 0..200 {
+                    let mut p = Packer::empty(&c, rule);
+                    for job in 0..next(12) {
+                        let _ = p.claim(job, t4(), 1 + next(6));
+                    }
+                    let bound = p.fail_monotone_up_to(t4()).min(c.total_gpus);
+                    let fits = fits_by_count(&p, c.total_gpus);
+                    if let Some(g) = fits.iter().position(|f| !f) {
+                        let g = g as u32 + 1;
+                        for count in g..=bound {
+                            assert!(
+                                !fits[count as usize - 1],
+                                "{spec}: {g} failed, {count} placed"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        // Mixed sizes: the promise stops at the largest node, and must: 6
+        // GPUs fit on no node (5 free on the 8-GPU one), 9 do (4 + 5).
+        let c = parse_cluster("t4:1x8,t4:1x4").unwrap();
+        let mut p = Packer::empty(&c, PlacementRule::Packed);
+        assert_eq!(p.fail_monotone_up_to(t4()), 8);
+        let small = p.claim(1, t4(), 4).unwrap(); // best fit: the 4-GPU node
+        p.claim(2, t4(), 3).unwrap(); // the 8-GPU node, 5 left
+        p.unclaim(&small);
+        let fits = fits_by_count(&p, 12);
+        assert!(!fits[5] && fits[8]);
+        assert_eq!(
+            Packer::empty(&parse_cluster("t4:6x4").unwrap(), PlacementRule::Packed)
+                .fail_monotone_up_to(t4()),
+            u32::MAX
+        );
+        assert_eq!(
+            Packer::empty(&c, PlacementRule::Any).fail_monotone_up_to(t4()),
+            0
+        );
     }
 
     #[test]

@@ -176,6 +176,7 @@ pub fn gang_plan_walk(
     }
     let pinned: std::collections::BTreeSet<u32> = plan.iter().map(|(j, _, _)| *j).collect();
     let mut walked = 0;
+    let mut failed = FailedCounts::default();
     for j in order {
         if let Some(until) = until.as_deref_mut() {
             if until(j, packer.free_total()) {
@@ -191,20 +192,33 @@ pub fn gang_plan_walk(
         } else {
             0
         };
-        let placed = match claim_count(&mut packer, view, j, want(j)) {
+        let need = want(j);
+        let unplaceable = view.placement(j).is_none() && failed.rules_out(view, j, need);
+        let placed = match (!unplaceable)
+            .then(|| claim_count(&mut packer, view, j, need))
+            .flatten()
+        {
             Some(p) => {
                 plan.push((j, p, batch(j)));
+                failed.clear();
                 true
             }
             None => {
-                packer.release(j);
+                if unplaceable {
+                    // No placement, so no reservation to release.
+                } else {
+                    if view.placement(j).is_none() {
+                        failed.note(&packer, view, j, need);
+                    }
+                    packer.release(j);
+                }
                 false
             }
         };
         if let Some(turns) = turns.as_deref_mut() {
             turns.push(Turn {
                 job: j,
-                need: want(j),
+                need,
                 free,
                 placed,
             });
@@ -212,6 +226,64 @@ pub fn gang_plan_walk(
     }
     let placed = plan.iter().map(|(j, _, _)| *j).collect();
     (plan, placed, walked)
+}
+
+/// The smallest count per GPU type that failed to place since the free GPUs
+/// last changed, for jobs holding no GPUs: a later such job asking at least
+/// as many, on types that all failed, cannot be placed either, so the walk
+/// skips its claim.
+///
+/// Exact (the plan is the one claiming every job would give): within one
+/// walk the free GPUs change only when a claim succeeds (a failed claim and
+/// `release` leave them alone), and the memo is cleared then. A job holding
+/// no GPUs has no reservation, so [`claim_count`] fails on a type exactly
+/// when the packer finds no room for the count on the free GPUs of that
+/// type, whatever the job; [`Packer::fail_monotone_up_to`] gives the count
+/// up to which such a failure holds for every larger count, and only
+/// counts within it are noted or skipped.
+#[derive(Default)]
+struct FailedCounts {
+    /// (type, smallest failed count, the type's monotone bound).
+    by_kind: Vec<(GpuKind, u32, u32)>,
+}
+
+impl FailedCounts {
+    fn clear(&mut self) {
+        self.by_kind.clear();
+    }
+
+    /// Notes that `job` (holding no GPUs) could not get `need` GPUs on any
+    /// of its types.
+    fn note(&mut self, packer: &Packer, view: &View, job: u32, need: u32) {
+        for kind in kinds_for(view, job) {
+            let bound = packer.fail_monotone_up_to(kind);
+            if need == 0 || need > bound {
+                continue;
+            }
+            match self.by_kind.iter_mut().find(|(k, _, _)| *k == kind) {
+                Some((_, g, _)) => *g = (*g).min(need),
+                None => self.by_kind.push((kind, need, bound)),
+            }
+        }
+    }
+
+    /// Whether `job` (holding no GPUs) asking `need` GPUs would fail on
+    /// every one of its types.
+    fn rules_out(&self, view: &View, job: u32, need: u32) -> bool {
+        if self.by_kind.is_empty() {
+            return false;
+        }
+        // `kinds_for` without its allocation: this runs for every job walked.
+        let failed = |kind: &GpuKind| {
+            self.by_kind
+                .iter()
+                .any(|(k, g, bound)| k == kind && *g <= need && need <= *bound)
+        };
+        match view.spec(job).gpu_type {
+            Some(_) => failed(&view.default_kind(job)),
+            None => view.cluster().kinds.iter().all(failed),
+        }
+    }
 }
 
 /// The GPU count a gang-scheduled job asks for: its request (`peak` false)
