@@ -56,7 +56,7 @@ export class WhyView {
     this.job = -1;
     this.t = NaN;
     this.active = false;
-    this.card.innerHTML = '<p class="hint">Tap a job in a GPU map, the Gantt view or a queue, or type its name or id above (Show with no job: the policy\'s queue alone).</p>';
+    this.card.innerHTML = '<p class="hint">No job picked yet. Show with an empty job field lists the policy\'s queue alone.</p>';
     this.inspector.innerHTML = '';
     this.inspector.hidden = true;
     this.queue.innerHTML = '';
