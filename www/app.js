@@ -26,6 +26,7 @@ import { CostBook, costRank, doneShare, etaSeconds, fmtWait } from './js/schedul
 import { plainWords, glossaryFor } from './js/words.js';
 import { Notices, traceFileProblem, readableError, droppedHtml } from './js/notices.js';
 import { papers } from './js/papers.js';
+import { esc } from './js/html.js';
 import { WhyClient } from './js/explainer.js';
 import { WhyView } from './js/whyview.js';
 import { WhatIfEditor } from './js/whatif.js';
@@ -591,7 +592,6 @@ function renderMoves(rec, run, t) {
   }
 }
 
-const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
 
 function fmtDur(s) {
   if (s < 90) return `${Math.round(s)} s`;

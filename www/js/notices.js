@@ -3,7 +3,7 @@
 // use, the full package still building), and error texts a person can act on
 // (empty and header-only files, unrecognised headers, a worker that crashed).
 
-const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
+import { esc } from './html.js';
 
 /** Persistent banners by id in `root` (#notices). */
 export class Notices {

@@ -3,6 +3,7 @@
 // plotters charts with their text alternatives and time cursors, exports.
 import { draw_chart } from '../pkg/schedlab.js';
 import { notApplicable } from './applies.js';
+import { esc } from './html.js';
 import { hasGroups, groupUsage } from './groups.js';
 import { groupColor } from './colors.js';
 
@@ -76,7 +77,6 @@ function deltaHtml(c, v, base, baseApplies) {
   return `<span class="d ${good ? 'good' : 'bad'}" title="${good ? 'better' : 'worse'} than ${esc(base.policy)}">${rel > 0 ? '▲' : '▼'}${pct}<span class="sr"> ${good ? 'better' : 'worse'}</span></span>`;
 }
 
-const esc = (s) => String(s).replace(/[&<>"]/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[ch]);
 
 function chartSpec(kind, runs, scale) {
   const H = 1 / 3600;

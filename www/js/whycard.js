@@ -3,7 +3,8 @@
 // the numbers that rule compared, from the explainer's JSON (the same as
 // `schedlab explain --format json --at T`). Pure: JSON and run in, HTML out.
 
-export const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
+import { esc } from './html.js';
+export { esc };
 
 /** A time of the run as the page writes it elsewhere (hours, minutes or seconds). */
 export function fmtT(s) {
