@@ -299,7 +299,7 @@ pub(crate) fn pick_overrides(p: &Pick) -> Vec<(String, String)> {
 /// `-bal`, `-pred` are `pcs` under that stored pick, `pcs-fifo` is `pcs`
 /// with one class (the artifact's FIFO: elastic, the head takes what is
 /// free; it matches the artifact's Fig. 7 FIFO column to the third
-/// decimal on all five VCs, the rigid `fifo` is 3-19% slower), anything
+/// decimal on all five VCs, the rigid `fifo` is 2-19% slower), anything
 /// else the named policy with `base`.
 pub(crate) fn scheme_settings<'a>(
     policy: &'a str,
