@@ -20,7 +20,7 @@
 use super::{
     gang_request, Policy, PolicyInfo, Request, Trigger, REQUEST_PARAM, ROUND_PARAM_EVENTS,
 };
-use crate::helpers::common::gang_plan_walk;
+use crate::helpers::common::{gang_plan_walk, Ahead};
 use crate::helpers::explain::{explain_turns, turns_if_wanted, Turn};
 use schedlab_core::error::Result;
 use schedlab_core::params::{ParamSpec, Params};
@@ -112,6 +112,9 @@ struct QueueState {
     ord: u32,
     /// Attained service forgiven by a promotion.
     offset: f64,
+    /// Its trace request, kept so the walk passes a job that cannot fit
+    /// without reading it from the view.
+    gpus: u32,
     /// When the job last became pending (NaN while running).
     pending_since: f64,
 }
@@ -170,6 +173,7 @@ impl Tiresias {
             _ => self.sizes.add(gpus),
         }
         q.level = level;
+        q.gpus = gpus;
         q.ord = self.next_ord;
         self.next_ord += 1;
         let key = slot(level, q.ord);
@@ -349,7 +353,7 @@ impl Policy for Tiresias {
                 .binary_search_by_key(&slot(q.level, q.ord), |e| e.0)
             {
                 self.queues.remove(i);
-                self.sizes.sub(view.spec(j).gpus);
+                self.sizes.sub(q.gpus);
             }
         }
         let unseen = view
@@ -439,15 +443,17 @@ impl Policy for Tiresias {
         // `request=peak` a job's count is read at its turn, so the walk
         // stops only when no GPU is left).
         let mut left = self.sizes.clone();
-        let mut until = |j: u32, free: u32| -> bool {
+        let jobs = &self.jobs;
+        let mut until = |j: u32, free: u32| -> Ahead {
             if peak {
-                return free == 0;
+                return if free == 0 { Ahead::Stop } else { Ahead::Walk };
             }
             if left.smallest().is_none_or(|smallest| smallest > free) {
-                return true;
+                return Ahead::Stop;
             }
-            left.sub(view.spec(j).gpus);
-            false
+            let gpus = jobs[j as usize].gpus;
+            left.sub(gpus);
+            Ahead::Asks(gpus)
         };
         let (plan, placed, _) = gang_plan_walk(
             view,

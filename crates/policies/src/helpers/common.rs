@@ -147,20 +147,37 @@ pub fn gang_plan_turns(
     (plan, placed)
 }
 
+/// What the caller of [`gang_plan_walk`] says of a job before its turn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ahead {
+    /// End the walk: no job left can be placed.
+    Stop,
+    /// Take the job's turn, reading its count through `want`.
+    Walk,
+    /// Take the job's turn; it asks this many GPUs (what `want` would
+    /// say), so a job asking more than are unclaimed is passed without
+    /// reading anything of it.
+    Asks(u32),
+}
+
 /// [`gang_plan_turns`] over an order given as an iterator, with a way to
-/// stop early: `until(job, free)` is asked before each job, with the GPUs
-/// still unclaimed, and ends the walk when it says so. A caller may stop
-/// once no job left can be placed (a claim needs as many free GPUs as it
-/// asks, at least one): the plan is then the same as walking the whole
-/// order, and a long queue costs only the jobs walked. Returns the plan,
-/// the jobs it places and how many jobs of `order` were walked.
+/// stop early or pass jobs cheaply: `until(job, free)` is asked before each
+/// job, with the GPUs still unclaimed ([`Ahead`]). A caller may stop once
+/// no job left can be placed (a claim needs as many free GPUs as it asks,
+/// at least one), and may give a job's count when it keeps it: a job
+/// asking more than `free` then fails its claim as walking it would
+/// (`Packer::claim` refuses a count above the free GPUs of a type, and
+/// changes nothing), so only its reservation, if it holds one, is dropped.
+/// The plan is the same as walking the whole order, and a long queue costs
+/// only the jobs walked. Returns the plan, the jobs it places and how many
+/// jobs of `order` were walked.
 pub fn gang_plan_walk(
     view: &View,
     order: &mut dyn Iterator<Item = u32>,
     rigid_batch: bool,
     want: &dyn Fn(u32) -> u32,
     mut turns: Option<&mut Vec<Turn>>,
-    mut until: Option<&mut dyn FnMut(u32, u32) -> bool>,
+    mut until: Option<&mut dyn FnMut(u32, u32) -> Ahead>,
 ) -> (crate::helpers::alloc::Plan, Vec<u32>, usize) {
     let mut packer = view.packer_replan();
     let mut plan = Vec::new();
@@ -178,21 +195,40 @@ pub fn gang_plan_walk(
     let mut walked = 0;
     let mut failed = FailedCounts::default();
     for j in order {
-        if let Some(until) = until.as_deref_mut() {
-            if until(j, packer.free_total()) {
-                break;
-            }
-        }
-        walked += 1;
-        if pinned.contains(&j) {
-            continue;
-        }
-        let free = if turns.is_some() {
+        // Unclaimed GPUs at this turn (read only when someone asks).
+        let free = if until.is_some() || turns.is_some() {
             packer.free_total()
         } else {
             0
         };
-        let need = want(j);
+        let ahead = match until.as_deref_mut() {
+            Some(until) => until(j, free),
+            None => Ahead::Walk,
+        };
+        let known = match ahead {
+            Ahead::Stop => break,
+            Ahead::Walk => None,
+            Ahead::Asks(need) => Some(need),
+        };
+        walked += 1;
+        if pinned.contains(&j) {
+            continue;
+        }
+        if let Some(need) = known.filter(|&need| need > free) {
+            // The claim fails on every type, changing nothing; a failure
+            // drops the job's reservation, if any.
+            packer.release(j);
+            if let Some(turns) = turns.as_deref_mut() {
+                turns.push(Turn {
+                    job: j,
+                    need,
+                    free,
+                    placed: false,
+                });
+            }
+            continue;
+        }
+        let need = known.unwrap_or_else(|| want(j));
         let unplaceable = view.placement(j).is_none() && failed.rules_out(view, j, need);
         let placed = match (!unplaceable)
             .then(|| claim_count(&mut packer, view, j, need))
