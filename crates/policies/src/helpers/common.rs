@@ -136,48 +136,28 @@ pub fn gang_plan_turns(
     want: &dyn Fn(u32) -> u32,
     turns: Option<&mut Vec<Turn>>,
 ) -> (crate::helpers::alloc::Plan, Vec<u32>) {
-    let (plan, placed, _) = gang_plan_walk(
-        view,
-        &mut order.iter().copied(),
-        rigid_batch,
-        want,
-        turns,
-        None,
-    );
+    let mut order = order.iter().copied();
+    let (plan, placed, _) = gang_plan_walk(view, &mut |_| order.next(), rigid_batch, want, turns);
     (plan, placed)
 }
 
-/// What the caller of [`gang_plan_walk`] says of a job before its turn.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Ahead {
-    /// End the walk: no job left can be placed.
-    Stop,
-    /// Take the job's turn, reading its count through `want`.
-    Walk,
-    /// Take the job's turn; it asks this many GPUs (what `want` would
-    /// say), so a job asking more than are unclaimed is passed without
-    /// reading anything of it.
-    Asks(u32),
-}
-
-/// [`gang_plan_turns`] over an order given as an iterator, with a way to
-/// stop early or pass jobs cheaply: `until(job, free)` is asked before each
-/// job, with the GPUs still unclaimed ([`Ahead`]). A caller may stop once
-/// no job left can be placed (a claim needs as many free GPUs as it asks,
-/// at least one), and may give a job's count when it keeps it: a job
-/// asking more than `free` then fails its claim as walking it would
-/// (`Packer::claim` refuses a count above the free GPUs of a type, and
-/// changes nothing), so only its reservation, if it holds one, is dropped.
-/// The plan is the same as walking the whole order, and a long queue costs
-/// only the jobs walked. Returns the plan, the jobs it places and how many
-/// jobs of `order` were walked.
+/// [`gang_plan_turns`] over an order the caller hands out one job at a
+/// time: `next(packer)` gives the next job to walk, seeing the GPUs still
+/// unclaimed, or `None` to end the walk. A caller may end it once no job
+/// left can be placed (a claim needs as many free GPUs as it asks, at
+/// least one), and may leave out a job that holds no GPUs and asks more
+/// GPUs than are unclaimed: walking it would fail its claim on every type
+/// (`Packer::claim` refuses a count above a type's free GPUs and changes
+/// nothing), release no reservation (it holds none) and note only a failed
+/// count, which skips claims that fail anyway. The plan is then the same as
+/// walking the whole order, and a long queue costs only the jobs walked.
+/// Returns the plan, the jobs it places and how many jobs were walked.
 pub fn gang_plan_walk(
     view: &View,
-    order: &mut dyn Iterator<Item = u32>,
+    next: &mut dyn FnMut(&Packer) -> Option<u32>,
     rigid_batch: bool,
     want: &dyn Fn(u32) -> u32,
     mut turns: Option<&mut Vec<Turn>>,
-    mut until: Option<&mut dyn FnMut(u32, u32) -> Ahead>,
 ) -> (crate::helpers::alloc::Plan, Vec<u32>, usize) {
     let mut packer = view.packer_replan();
     let mut plan = Vec::new();
@@ -194,41 +174,17 @@ pub fn gang_plan_walk(
     let pinned: std::collections::BTreeSet<u32> = plan.iter().map(|(j, _, _)| *j).collect();
     let mut walked = 0;
     let mut failed = FailedCounts::default();
-    for j in order {
-        // Unclaimed GPUs at this turn (read only when someone asks).
-        let free = if until.is_some() || turns.is_some() {
-            packer.free_total()
-        } else {
-            0
-        };
-        let ahead = match until.as_deref_mut() {
-            Some(until) => until(j, free),
-            None => Ahead::Walk,
-        };
-        let known = match ahead {
-            Ahead::Stop => break,
-            Ahead::Walk => None,
-            Ahead::Asks(need) => Some(need),
-        };
+    while let Some(j) = next(&packer) {
         walked += 1;
         if pinned.contains(&j) {
             continue;
         }
-        if let Some(need) = known.filter(|&need| need > free) {
-            // The claim fails on every type, changing nothing; a failure
-            // drops the job's reservation, if any.
-            packer.release(j);
-            if let Some(turns) = turns.as_deref_mut() {
-                turns.push(Turn {
-                    job: j,
-                    need,
-                    free,
-                    placed: false,
-                });
-            }
-            continue;
-        }
-        let need = known.unwrap_or_else(|| want(j));
+        let free = if turns.is_some() {
+            packer.free_total()
+        } else {
+            0
+        };
+        let need = want(j);
         let unplaceable = view.placement(j).is_none() && failed.rules_out(view, j, need);
         let placed = match (!unplaceable)
             .then(|| claim_count(&mut packer, view, j, need))
