@@ -207,8 +207,8 @@ struct QueueState {
     ord: u32,
     /// Attained service forgiven by a promotion.
     offset: f64,
-    /// Its trace request, kept so the walk passes a job that cannot fit
-    /// without reading it from the view.
+    /// Its trace request (its group in `Tiresias::by_size`), kept so
+    /// that moving it between groups needs no view read.
     gpus: u32,
     /// When the job last became pending (NaN while running).
     pending_since: f64,
