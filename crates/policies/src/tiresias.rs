@@ -83,7 +83,10 @@ fn build(p: &Params, _seed: u64) -> Result<Box<dyn Policy>> {
 /// groups that still fit, so it never visits a job asking more GPUs than
 /// are left.
 #[derive(Clone, Default)]
-struct BySize(Vec<(u32, Vec<(u32, u32)>)>);
+struct BySize(Vec<(u32, Vec<Entry>)>);
+
+/// An entry of the queues: (key, job).
+type Entry = (u32, u32);
 
 impl BySize {
     fn add(&mut self, gpus: u32, key: u32, job: u32) {
@@ -103,7 +106,7 @@ impl BySize {
     /// them) into the groups: each group holds as many of the stretch's
     /// keys as before (a job keeps its count), so its share of the stretch
     /// is overwritten in place.
-    fn rewrite(&mut self, new: &[(u32, u32)], gpus: impl Fn(u32) -> u32) {
+    fn rewrite(&mut self, new: &[Entry], gpus: impl Fn(u32) -> u32) {
         let Some(&(first, _)) = new.first() else {
             return;
         };
@@ -139,16 +142,16 @@ impl BySize {
 /// (`gang_plan_walk` says why the plan is that of the whole order).
 struct SizeWalk<'q> {
     /// Each group's jobs and the index of its first one not walked.
-    groups: Vec<(u32, &'q [(u32, u32)], usize)>,
+    groups: Vec<(u32, &'q [Entry], usize)>,
     /// Running jobs (key, job) in the order of the queues.
-    running: Vec<(u32, u32)>,
+    running: Vec<Entry>,
     next_running: usize,
     /// The key of the last job walked.
     at: Option<u32>,
 }
 
 impl<'q> SizeWalk<'q> {
-    fn new(by_size: &'q BySize, running: Vec<(u32, u32)>) -> Self {
+    fn new(by_size: &'q BySize, running: Vec<Entry>) -> Self {
         SizeWalk {
             groups: by_size
                 .0
