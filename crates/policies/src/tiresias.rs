@@ -71,35 +71,133 @@ fn build(p: &Params, _seed: u64) -> Result<Box<dyn Policy>> {
         round_s: s.round_s,
         jobs: Vec::new(),
         queues: Vec::new(),
-        sizes: Counts::default(),
+        by_size: BySize::default(),
         next_ord: 0,
         held: Vec::new(),
     }))
 }
 
-/// How many queued jobs ask for each GPU count: (count, jobs), by count.
+/// The queued jobs grouped by the GPU count they ask (their trace
+/// request), each group in the order of the queues: (count, [(key, job)])
+/// by count, the keys those of `Tiresias::queues`. A walk merges the
+/// groups that still fit, so it never visits a job asking more GPUs than
+/// are left.
 #[derive(Clone, Default)]
-struct Counts(Vec<(u32, usize)>);
+struct BySize(Vec<(u32, Vec<Entry>)>);
 
-impl Counts {
-    fn add(&mut self, gpus: u32) {
-        match self.0.binary_search_by_key(&gpus, |e| e.0) {
-            Ok(i) => self.0[i].1 += 1,
-            Err(i) => self.0.insert(i, (gpus, 1)),
-        }
+/// An entry of the queues: (key, job).
+type Entry = (u32, u32);
+
+impl BySize {
+    fn add(&mut self, gpus: u32, key: u32, job: u32) {
+        let g = match self.0.binary_search_by_key(&gpus, |e| e.0) {
+            Ok(g) => g,
+            Err(g) => {
+                self.0.insert(g, (gpus, Vec::new()));
+                g
+            }
+        };
+        let group = &mut self.0[g].1;
+        let at = group.partition_point(|e| e.0 < key);
+        group.insert(at, (key, job));
     }
 
-    fn sub(&mut self, gpus: u32) {
-        if let Ok(i) = self.0.binary_search_by_key(&gpus, |e| e.0) {
-            self.0[i].1 -= 1;
-            if self.0[i].1 == 0 {
-                self.0.remove(i);
+    /// Writes the stretch `new` of the queues (keys kept, jobs moved among
+    /// them) into the groups: each group holds as many of the stretch's
+    /// keys as before (a job keeps its count), so its share of the stretch
+    /// is overwritten in place.
+    fn rewrite(&mut self, new: &[Entry], gpus: impl Fn(u32) -> u32) {
+        let Some(&(first, _)) = new.first() else {
+            return;
+        };
+        let mut at: Vec<usize> = self
+            .0
+            .iter()
+            .map(|(_, group)| group.partition_point(|e| e.0 < first))
+            .collect();
+        for &(key, job) in new {
+            if let Ok(g) = self.0.binary_search_by_key(&gpus(job), |e| e.0) {
+                self.0[g].1[at[g]] = (key, job);
+                at[g] += 1;
             }
         }
     }
 
-    fn smallest(&self) -> Option<u32> {
-        self.0.first().map(|e| e.0)
+    fn remove(&mut self, gpus: u32, key: u32) {
+        if let Ok(g) = self.0.binary_search_by_key(&gpus, |e| e.0) {
+            let group = &mut self.0[g].1;
+            if let Ok(i) = group.binary_search_by_key(&key, |e| e.0) {
+                group.remove(i);
+            }
+            if group.is_empty() {
+                self.0.remove(g);
+            }
+        }
+    }
+}
+
+/// One walk over the queues in their order that leaves out the jobs asking
+/// more GPUs than are unclaimed, except running ones (their turn releases
+/// their reservation), and ends once no job left asks few enough
+/// (`gang_plan_walk` says why the plan is that of the whole order).
+struct SizeWalk<'q> {
+    /// Each group's jobs and the index of its first one not walked.
+    groups: Vec<(u32, &'q [Entry], usize)>,
+    /// Running jobs (key, job) in the order of the queues.
+    running: Vec<Entry>,
+    next_running: usize,
+    /// The key of the last job walked.
+    at: Option<u32>,
+}
+
+impl<'q> SizeWalk<'q> {
+    fn new(by_size: &'q BySize, running: Vec<Entry>) -> Self {
+        SizeWalk {
+            groups: by_size
+                .0
+                .iter()
+                .map(|(g, v)| (*g, v.as_slice(), 0))
+                .collect(),
+            running,
+            next_running: 0,
+            at: None,
+        }
+    }
+
+    fn next(&mut self, free: u32) -> Option<u32> {
+        let after = |key: u32, at: Option<u32>| at.is_none_or(|at| key > at);
+        // The first job not walked among those asking at most `free`.
+        let mut best: Option<(u32, u32, usize)> = None;
+        for (g, (gpus, jobs, i)) in self.groups.iter_mut().enumerate() {
+            if *gpus > free {
+                break;
+            }
+            while *i < jobs.len() && !after(jobs[*i].0, self.at) {
+                *i += 1;
+            }
+            if let Some(&(key, job)) = jobs.get(*i) {
+                if best.is_none_or(|b| key < b.0) {
+                    best = Some((key, job, g));
+                }
+            }
+        }
+        let (key, job, g) = best?;
+        while self.next_running < self.running.len()
+            && !after(self.running[self.next_running].0, self.at)
+        {
+            self.next_running += 1;
+        }
+        // A running job ahead of it takes its turn first.
+        if let Some(&(rkey, rjob)) = self.running.get(self.next_running) {
+            if rkey < key {
+                self.next_running += 1;
+                self.at = Some(rkey);
+                return Some(rjob);
+            }
+        }
+        self.groups[g].2 += 1;
+        self.at = Some(key);
+        Some(job)
     }
 }
 
@@ -112,6 +210,9 @@ struct QueueState {
     ord: u32,
     /// Attained service forgiven by a promotion.
     offset: f64,
+    /// Its trace request (its group in `Tiresias::by_size`), kept so
+    /// that moving it between groups needs no view read.
+    gpus: u32,
     /// When the job last became pending (NaN while running).
     pending_since: f64,
 }
@@ -135,10 +236,10 @@ struct Tiresias {
     /// after the last call), so positions only need to be increasing; jobs
     /// of one call are ordered among themselves by their stamps.
     queues: Vec<(u32, u32)>,
-    /// How many queued jobs ask for each GPU count (their trace request):
-    /// the walk stops once every job not yet walked asks for more GPUs
-    /// than are left.
-    sizes: Counts,
+    /// The queued jobs by the GPU count they ask: the walk visits only
+    /// jobs that can fit (and running ones), and stops once every job not
+    /// yet walked asks for more GPUs than are left.
+    by_size: BySize,
     next_ord: u32,
     /// Jobs running or placed at the last call: the only ones whose
     /// attained service can have grown since (a demotion needs service).
@@ -160,21 +261,22 @@ impl Tiresias {
             self.renumber();
         }
         let q = &mut self.jobs[job as usize];
-        match self
-            .queues
-            .binary_search_by_key(&slot(q.level, q.ord), |e| e.0)
-        {
+        let old = slot(q.level, q.ord);
+        match self.queues.binary_search_by_key(&old, |e| e.0) {
             Ok(i) if self.queues[i].1 == job => {
                 self.queues.remove(i);
+                self.by_size.remove(q.gpus, old);
             }
-            _ => self.sizes.add(gpus),
+            _ => {}
         }
         q.level = level;
+        q.gpus = gpus;
         q.ord = self.next_ord;
         self.next_ord += 1;
         let key = slot(level, q.ord);
         let at = self.queues.partition_point(|e| e.0 < key);
         self.queues.insert(at, (key, job));
+        self.by_size.add(gpus, key, job);
     }
 
     /// Positions run out after 2^30 entries into queues: number the queued
@@ -185,6 +287,15 @@ impl Tiresias {
             self.jobs[e.1 as usize].ord = ord as u32;
         }
         self.next_ord = self.queues.len() as u32;
+        self.regroup();
+    }
+
+    /// Groups the queued jobs by count again, from the queues.
+    fn regroup(&mut self) {
+        self.by_size = BySize::default();
+        for &(key, j) in &self.queues {
+            self.by_size.add(self.jobs[j as usize].gpus, key, j);
+        }
     }
 
     fn level_for(&self, attained: f64) -> usize {
@@ -225,6 +336,8 @@ impl Tiresias {
                 e.1 = j;
                 self.jobs[j as usize].ord = e.0 & ((1 << ORD_BITS) - 1);
             }
+            self.by_size
+                .rewrite(&self.queues[first..=last], |j| self.jobs[j as usize].gpus);
         }
     }
 
@@ -349,7 +462,7 @@ impl Policy for Tiresias {
                 .binary_search_by_key(&slot(q.level, q.ord), |e| e.0)
             {
                 self.queues.remove(i);
-                self.sizes.sub(view.spec(j).gpus);
+                self.by_size.remove(q.gpus, slot(q.level, q.ord));
             }
         }
         let unseen = view
@@ -361,10 +474,7 @@ impl Policy for Tiresias {
             // Jobs left or came by another way (never in the engine as it
             // is): drop the ones gone and visit every job.
             self.queues.retain(|e| active.contains(&e.1));
-            self.sizes = Counts::default();
-            for &(_, j) in &self.queues {
-                self.sizes.add(view.spec(j).gpus);
-            }
+            self.regroup();
             full = true;
         }
         let candidates: Vec<u32> = if full {
@@ -435,27 +545,33 @@ impl Policy for Tiresias {
         }
         let peak = self.peak;
         let mut turns = turns_if_wanted(view);
-        // Requests of the jobs not walked yet (trace requests: with
-        // `request=peak` a job's count is read at its turn, so the walk
-        // stops only when no GPU is left).
-        let mut left = self.sizes.clone();
-        let mut until = |j: u32, free: u32| -> bool {
-            if peak {
-                return free == 0;
-            }
-            if left.smallest().is_none_or(|smallest| smallest > free) {
-                return true;
-            }
-            left.sub(view.spec(j).gpus);
-            false
+        // With trace requests the walk visits only jobs that can fit (and
+        // running ones); with `request=peak` a job's count is read at its
+        // turn, so the walk goes in order and stops only when no GPU is left.
+        let mut in_order = self.queues.iter().map(|e| e.1);
+        let mut by_size = (!full && !peak).then(|| {
+            let mut running: Vec<(u32, u32)> = view
+                .running()
+                .iter()
+                .map(|&j| {
+                    let q = &self.jobs[j as usize];
+                    (slot(q.level, q.ord), j)
+                })
+                .collect();
+            schedlab_core::sorting::sort(&mut running);
+            SizeWalk::new(&self.by_size, running)
+        });
+        let mut next = |packer: &schedlab_model::cluster::Packer| match by_size.as_mut() {
+            Some(walk) => walk.next(packer.free_total()),
+            None if !full && packer.free_total() == 0 => None,
+            None => in_order.next(),
         };
         let (plan, placed, _) = gang_plan_walk(
             view,
-            &mut self.queues.iter().map(|e| e.1),
+            &mut next,
             true,
             &|j| gang_request(view, j, peak),
             turns.as_mut(),
-            if full { None } else { Some(&mut until) },
         );
         out.apply_plan(view, plan);
         if let (Some(turns), Some(moved)) = (&turns, &moved) {

@@ -875,6 +875,47 @@ mod tests {
     }
 
     #[test]
+    fn a_claim_above_the_free_gpus_fails_and_changes_nothing() {
+        // What lets a walk leave out a waiting job asking more GPUs than are
+        // unclaimed (Tiresias's groups by count): random reservations and
+        // claims (fixed LCG), then counts above the free GPUs, by a job
+        // holding a reservation and by one holding none.
+        let mut seed = 47u64;
+        let mut next = |n: u32| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((seed >> 33) % u64::from(n)) as u32
+        };
+        let c = parse_cluster("t4:6x4").unwrap();
+        for rule in [
+            PlacementRule::Packed,
+            PlacementRule::NetPack,
+            PlacementRule::Any,
+        ] {
+            for _ in 0..100 {
+                let mut first = Packer::empty(&c, rule);
+                let held: Vec<(u32, Placement)> = (0..next(6))
+                    .filter_map(|job| first.claim(job, t4(), 1 + next(5)).map(|p| (job, p)))
+                    .collect();
+                let mut p = Packer::replanning(&c, rule, held.iter().map(|(j, pl)| (*j, pl)));
+                for job in 100..100 + next(4) {
+                    let _ = p.claim(job, t4(), 1 + next(4));
+                }
+                let free = p.free_of(t4());
+                assert_eq!(free, p.free_total());
+                for job in held.iter().map(|h| h.0).chain([1000]) {
+                    for count in free + 1..free + 4 {
+                        let before = format!("{p:?}");
+                        assert!(p.claim(job, t4(), count).is_none());
+                        assert_eq!(format!("{p:?}"), before, "job {job}, {count} of {free}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
     fn failed_counts_stay_failed_up_to_the_promised_bound() {
         // Random fill levels (fixed LCG), homogeneous and mixed node sizes.
         let mut seed = 47u64;

@@ -136,31 +136,28 @@ pub fn gang_plan_turns(
     want: &dyn Fn(u32) -> u32,
     turns: Option<&mut Vec<Turn>>,
 ) -> (crate::helpers::alloc::Plan, Vec<u32>) {
-    let (plan, placed, _) = gang_plan_walk(
-        view,
-        &mut order.iter().copied(),
-        rigid_batch,
-        want,
-        turns,
-        None,
-    );
+    let mut order = order.iter().copied();
+    let (plan, placed, _) = gang_plan_walk(view, &mut |_| order.next(), rigid_batch, want, turns);
     (plan, placed)
 }
 
-/// [`gang_plan_turns`] over an order given as an iterator, with a way to
-/// stop early: `until(job, free)` is asked before each job, with the GPUs
-/// still unclaimed, and ends the walk when it says so. A caller may stop
-/// once no job left can be placed (a claim needs as many free GPUs as it
-/// asks, at least one): the plan is then the same as walking the whole
-/// order, and a long queue costs only the jobs walked. Returns the plan,
-/// the jobs it places and how many jobs of `order` were walked.
+/// [`gang_plan_turns`] over an order the caller hands out one job at a
+/// time: `next(packer)` gives the next job to walk, seeing the GPUs still
+/// unclaimed, or `None` to end the walk. A caller may end it once no job
+/// left can be placed (a claim needs as many free GPUs as it asks, at
+/// least one), and may leave out a job that holds no GPUs and asks more
+/// GPUs than are unclaimed: walking it would fail its claim on every type
+/// (`Packer::claim` refuses a count above a type's free GPUs and changes
+/// nothing), release no reservation (it holds none) and note only a failed
+/// count, which skips claims that fail anyway. The plan is then the same as
+/// walking the whole order, and a long queue costs only the jobs walked.
+/// Returns the plan, the jobs it places and how many jobs were walked.
 pub fn gang_plan_walk(
     view: &View,
-    order: &mut dyn Iterator<Item = u32>,
+    next: &mut dyn FnMut(&Packer) -> Option<u32>,
     rigid_batch: bool,
     want: &dyn Fn(u32) -> u32,
     mut turns: Option<&mut Vec<Turn>>,
-    mut until: Option<&mut dyn FnMut(u32, u32) -> bool>,
 ) -> (crate::helpers::alloc::Plan, Vec<u32>, usize) {
     let mut packer = view.packer_replan();
     let mut plan = Vec::new();
@@ -177,12 +174,7 @@ pub fn gang_plan_walk(
     let pinned: std::collections::BTreeSet<u32> = plan.iter().map(|(j, _, _)| *j).collect();
     let mut walked = 0;
     let mut failed = FailedCounts::default();
-    for j in order {
-        if let Some(until) = until.as_deref_mut() {
-            if until(j, packer.free_total()) {
-                break;
-            }
-        }
+    while let Some(j) = next(&packer) {
         walked += 1;
         if pinned.contains(&j) {
             continue;
