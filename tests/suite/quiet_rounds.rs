@@ -110,19 +110,14 @@ fn sia_trace(extra: &[String]) -> Trace {
     Trace::parse("long.csv", &lines.join("\n"), None).unwrap()
 }
 
-/// A trace line: `name`, arrival, model, GPUs, batch, duration, adaptivity, preemptible.
-fn line(
-    name: &str,
-    at: f64,
-    model: &str,
-    gpus: u32,
-    batch: u32,
-    dur: f64,
-    how: &str,
-    pre: bool,
-) -> String {
-    format!("{name},{at},,{model},{gpus},,,,{batch},,,{dur},{how},{pre},,,")
+/// A trace line: `name`, arrival, model, GPUs, batch, duration, and
+/// `kind` = "adaptivity,preemptible".
+fn line(name: &str, at: f64, model: &str, gpus: u32, batch: u32, dur: f64, kind: &str) -> String {
+    format!("{name},{at},,{model},{gpus},,,,{batch},,,{dur},{kind},,,")
 }
+
+/// Extra trace lines and Sia settings.
+type Case<'a> = (Vec<String>, Vec<(&'a str, &'a str)>);
 
 /// Runs `sia` with `set` on `trace` skipping and calling every round;
 /// asserts the same results to the bit and returns the two call counts.
@@ -157,13 +152,19 @@ fn sia_both_ways(trace: &Trace, set: &[(&str, &str)]) -> (u64, u64) {
 /// restart factor, the exact solver, the artifact's profiling).
 #[test]
 fn sia_skipping_quiet_rounds_changes_no_result() {
-    let long = |dur: f64| line("long", 500.0, "cifar10", 4, 2048, dur, "adaptive", true);
+    let long = |dur: f64| line("long", 500.0, "cifar10", 4, 2048, dur, "adaptive,true");
     // The long job runs on about 12 GPUs' worth: 1e7 s take about 9e5 s,
     // so the late job arrives during its quiet stretch.
     let late = line(
-        "late", 400_000.0, "cifar10", 4, 2048, 50_000.0, "adaptive", true,
+        "late",
+        400_000.0,
+        "cifar10",
+        4,
+        2048,
+        50_000.0,
+        "adaptive,true",
     );
-    let cases: Vec<(Vec<String>, Vec<(&str, &str)>)> = vec![
+    let cases: Vec<Case> = vec![
         (vec![long(1e7), late.clone()], vec![]),
         (vec![long(3e6), late.clone()], vec![("p", "0.5")]),
         (
@@ -173,7 +174,7 @@ fn sia_skipping_quiet_rounds_changes_no_result() {
         (vec![long(3e6)], vec![("profiling", "artifact")]),
         (
             vec![
-                line("rigid", 900.0, "imagenet", 8, 3200, 2e6, "rigid", true),
+                line("rigid", 900.0, "imagenet", 8, 3200, 2e6, "rigid,true"),
                 late.clone(),
             ],
             vec![],
@@ -186,14 +187,19 @@ fn sia_skipping_quiet_rounds_changes_no_result() {
                 6,
                 2048,
                 3e6,
-                "strong-scaling",
-                true,
+                "strong-scaling,true",
             )],
             vec![],
         ),
         (
             vec![line(
-                "pinned", 700.0, "cifar10", 4, 2048, 1e6, "adaptive", false,
+                "pinned",
+                700.0,
+                "cifar10",
+                4,
+                2048,
+                1e6,
+                "adaptive,false",
             )],
             vec![],
         ),
@@ -207,8 +213,7 @@ fn sia_skipping_quiet_rounds_changes_no_result() {
                     8,
                     640,
                     2e6,
-                    "adaptive",
-                    true,
+                    "adaptive,true",
                 ),
             ],
             vec![],
@@ -231,7 +236,13 @@ fn sia_skipping_quiet_rounds_changes_no_result() {
 #[test]
 fn a_job_of_a_billion_seconds_costs_sia_its_events_not_its_rounds() {
     let trace = sia_trace(&[line(
-        "long", 500.0, "cifar10", 4, 2048, 1e9, "adaptive", true,
+        "long",
+        500.0,
+        "cifar10",
+        4,
+        2048,
+        1e9,
+        "adaptive,true",
     )]);
     let (p, _) = policy::build("sia", &[], 1).unwrap();
     let (out, calls) = run(&trace, p);
@@ -246,7 +257,13 @@ fn a_job_of_a_billion_seconds_costs_sia_its_events_not_its_rounds() {
 #[ignore]
 fn sia_on_the_issues_billion_second_job_gives_the_results_of_every_round() {
     let trace = sia_trace(&[line(
-        "long", 500.0, "cifar10", 4, 2048, 1e9, "adaptive", true,
+        "long",
+        500.0,
+        "cifar10",
+        4,
+        2048,
+        1e9,
+        "adaptive,true",
     )]);
     let (few, many) = sia_both_ways(&trace, &[]);
     eprintln!("sia: {few} calls skipping, {many} calling every round");
