@@ -35,7 +35,13 @@
 //! Not claimed (the round runs): several jobs (capacity couples their
 //! discounts), a configuration that could win once its discount ages
 //! (the job may move with no event), time-sharing, measured rates,
-//! solvers other than the exact one, a restart in progress.
+//! solvers other than the exact one, a restart in progress. One case is
+//! left to rounding: a round tick within a few ulps before the job's epoch
+//! boundary could read the job's progress past it (progress is summed from
+//! the rate, the boundary's time divided from it), see the next epoch one
+//! round early when called every round, and not when skipped; the ticks
+//! are multiples of the round and the boundary falls anywhere, so this
+//! needs a tick within about 1e-9 s of it.
 
 use super::{weight, Config, Row, Sia, SiaSolver};
 use schedlab_sim::View;
