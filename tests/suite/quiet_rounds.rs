@@ -100,3 +100,172 @@ fn a_job_of_a_billion_seconds_costs_its_events_not_its_rounds() {
         assert!(calls < 20_000, "{name}: {calls} policy calls");
     }
 }
+
+/// The first 20 jobs of sia-philly and `extra` trace lines.
+fn sia_trace(extra: &[String]) -> Trace {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/traces/sia-philly.csv");
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut lines: Vec<String> = text.lines().take(22).map(str::to_string).collect();
+    lines.extend(extra.iter().cloned());
+    Trace::parse("long.csv", &lines.join("\n"), None).unwrap()
+}
+
+/// A trace line: `name`, arrival, model, GPUs, batch, duration, and
+/// `kind` = "adaptivity,preemptible".
+fn line(name: &str, at: f64, model: &str, gpus: u32, batch: u32, dur: f64, kind: &str) -> String {
+    format!("{name},{at},,{model},{gpus},,,,{batch},,,{dur},{kind},,,")
+}
+
+/// Extra trace lines and Sia settings.
+type Case<'a> = (Vec<String>, Vec<(&'a str, &'a str)>);
+
+/// Runs `sia` with `set` on `trace` skipping and calling every round;
+/// asserts the same results to the bit and returns the two call counts.
+fn sia_both_ways(trace: &Trace, set: &[(&str, &str)]) -> (u64, u64) {
+    let set: Vec<(String, String)> = set
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    let (p, _) = policy::build("sia", &set, 1).unwrap();
+    let every = Box::new(EveryRound(p.clone_box()));
+    let (skipping, few) = run(trace, p);
+    let (all, many) = run(trace, every);
+    assert_eq!(skipping.incomplete, 0, "{set:?}: {}", skipping.stop_reason);
+    for (a, b) in skipping.jobs.iter().zip(&all.jobs) {
+        assert_eq!(
+            (a.start, a.finish, a.gpu_s, a.restarts, a.migrations),
+            (b.start, b.finish, b.gpu_s, b.restarts, b.migrations),
+            "{set:?}: job {}",
+            a.name
+        );
+    }
+    assert_eq!(skipping.end_time, all.end_time, "{set:?}");
+    assert_eq!(skipping.gpu_time, all.gpu_time, "{set:?}");
+    (few, many)
+}
+
+/// Sia skips the rounds of a job alone in its best configuration, with the
+/// results of calling every round (differential, several small traces):
+/// adaptive, rigid, strong-scaling and non-preemptible long jobs, two long
+/// jobs (overlapping, then alone one after the other), a job arriving
+/// after the quiet stretch, and settings that move the weights (p > 0, no
+/// restart factor, the exact solver, the artifact's profiling).
+#[test]
+fn sia_skipping_quiet_rounds_changes_no_result() {
+    let long = |dur: f64| line("long", 500.0, "cifar10", 4, 2048, dur, "adaptive,true");
+    // The long job runs on about 12 GPUs' worth: 1e7 s take about 9e5 s,
+    // so the late job arrives during its quiet stretch.
+    let late = line(
+        "late",
+        400_000.0,
+        "cifar10",
+        4,
+        2048,
+        50_000.0,
+        "adaptive,true",
+    );
+    let cases: Vec<Case> = vec![
+        (vec![long(1e7), late.clone()], vec![]),
+        (vec![long(3e6), late.clone()], vec![("p", "0.5")]),
+        (
+            vec![long(3e6)],
+            vec![("restart_factor", "false"), ("solver", "exact")],
+        ),
+        (vec![long(3e6)], vec![("profiling", "artifact")]),
+        (
+            vec![
+                line("rigid", 900.0, "imagenet", 8, 3200, 2e6, "rigid,true"),
+                late.clone(),
+            ],
+            vec![],
+        ),
+        (
+            vec![line(
+                "strong",
+                900.0,
+                "cifar10",
+                6,
+                2048,
+                3e6,
+                "strong-scaling,true",
+            )],
+            vec![],
+        ),
+        (
+            vec![line(
+                "pinned",
+                700.0,
+                "cifar10",
+                4,
+                2048,
+                1e6,
+                "adaptive,false",
+            )],
+            vec![],
+        ),
+        (
+            vec![
+                long(2e6),
+                line(
+                    "second",
+                    1000.0,
+                    "deepspeech2",
+                    8,
+                    640,
+                    2e6,
+                    "adaptive,true",
+                ),
+            ],
+            vec![],
+        ),
+    ];
+    let counts: Vec<(u64, u64)> = cases
+        .iter()
+        .map(|(extra, set)| sia_both_ways(&sia_trace(extra), set))
+        .collect();
+    // The first case has about 15,000 rounds, most of one job alone.
+    let (f, m) = counts[0];
+    assert!(f * 10 < m, "sia: {f} calls against {m} (nothing skipped)");
+    let (few, many) = counts.iter().fold((0, 0), |(a, b), (f, m)| (a + f, b + m));
+    assert!(
+        few * 5 < many,
+        "sia: {few} calls against {many} over the cases"
+    );
+}
+
+#[test]
+fn a_job_of_a_billion_seconds_costs_sia_its_events_not_its_rounds() {
+    let trace = sia_trace(&[line(
+        "long",
+        500.0,
+        "cifar10",
+        4,
+        2048,
+        1e9,
+        "adaptive,true",
+    )]);
+    let (p, _) = policy::build("sia", &[], 1).unwrap();
+    let (out, calls) = run(&trace, p);
+    assert_eq!(out.incomplete, 0, "sia: {}", out.stop_reason);
+    assert!(calls < 20_000, "sia: {calls} policy calls");
+}
+
+/// The issue's case itself, both ways (about a million rounds called one by
+/// one: minutes, so on demand: `cargo test --profile quick -p schedlab
+/// --test suite quiet_rounds -- --ignored`).
+#[test]
+#[ignore]
+fn sia_on_the_issues_billion_second_job_gives_the_results_of_every_round() {
+    let trace = sia_trace(&[line(
+        "long",
+        500.0,
+        "cifar10",
+        4,
+        2048,
+        1e9,
+        "adaptive,true",
+    )]);
+    let (few, many) = sia_both_ways(&trace, &[]);
+    eprintln!("sia: {few} calls skipping, {many} calling every round");
+    assert!(few * 1000 < many, "sia: {few} calls against {many}");
+}

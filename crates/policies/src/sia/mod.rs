@@ -22,6 +22,7 @@ mod explain;
 mod insight;
 mod placer;
 mod solver;
+mod steady;
 mod weights;
 
 pub use configs::{configurations, Config, NodeCap};
@@ -145,6 +146,7 @@ fn build(p: &Params, seed: u64) -> Result<Box<dyn Policy>> {
         configs: Vec::new(),
         max_run_gpus: Vec::new(),
         served: Vec::new(),
+        holds: false,
     }))
 }
 
@@ -183,6 +185,8 @@ pub struct Sia {
     max_run_gpus: Vec<u32>,
     /// Per job, whether it held GPUs in each of the last tau/round rounds.
     served: Vec<VecDeque<bool>>,
+    /// This round's decision holds until the next event (`steady`).
+    holds: bool,
 }
 
 /// One job's row of the ILP.
@@ -404,6 +408,7 @@ impl Policy for Sia {
             capacity: kinds.iter().map(|k| view.cluster().gpus_of(*k)).collect(),
         };
         let result = self.solve_round(&problem, &rows, out);
+        self.holds = self.decision_holds(view, &rows, &result);
         out.fallback = result.fallback.clone();
         let targets: Vec<placer::Target> = rows
             .iter()
@@ -445,5 +450,13 @@ impl Policy for Sia {
             )));
         }
         out.apply_plan(view, placed.plan);
+    }
+
+    /// One job alone, kept in the configuration that stays the strict
+    /// optimum whatever its restart discounts become (`steady.rs`): every
+    /// round until the next event decides the same, and there is nothing
+    /// to book for the skipped ones (`skipped` keeps its default).
+    fn steady(&self) -> bool {
+        self.holds
     }
 }
