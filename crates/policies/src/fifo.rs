@@ -107,7 +107,7 @@ impl Policy for Fifo {
                 out,
                 &turns,
                 |t| if t.placed { &STARTS } else { blocked },
-                |place, t| vec![Val::from(place), Val::from(t.need), Val::from(t.free)],
+                |place, t| [Val::from(place), Val::from(t.need), Val::from(t.free)],
             );
         }
     }

@@ -157,13 +157,11 @@ pub(crate) fn explain(
             } else {
                 key
             };
-            let mut v = Vec::with_capacity(if by_service { 5 } else { 4 });
-            v.push(Val::from(place));
-            if by_service {
-                v.push(Val::from(key));
-            }
-            v.extend([Val::from(remaining), Val::from(t.need), Val::from(t.free)]);
-            v
+            // SRSF adds its key (service) after the place.
+            [Val::from(place)]
+                .into_iter()
+                .chain(by_service.then(|| Val::from(key)))
+                .chain([Val::from(remaining), Val::from(t.need), Val::from(t.free)])
         },
     );
 }

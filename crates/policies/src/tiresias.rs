@@ -263,7 +263,7 @@ impl Tiresias {
                 } else {
                     0.0
                 };
-                vec![
+                [
                     Val::from(q.level),
                     Val::from(from),
                     Val::from(place),

@@ -134,17 +134,16 @@ pub fn explain(
     }
     for (i, e) in entries.iter().enumerate() {
         let nan = f64::NAN;
-        let mut v = Vec::with_capacity(FIELDS.len());
-        v.extend([
+        let head = [
             Val::from(place[i]),
             Val::from(e.min),
             Val::from(len1[i]),
             Val::from(e.cnt),
-        ]);
-        let rule = match last[e.job as usize] {
+        ];
+        let (rule, tail) = match last[e.job as usize] {
             Some(g) => {
                 let r = g.rival;
-                v.extend([
+                let tail = [
                     Val::from(g.winner.len),
                     Val::from(g.winner.g),
                     Val::from(g.winner.h),
@@ -152,27 +151,28 @@ pub fn explain(
                     Val::from(r.map_or(nan, |r| r.len)),
                     Val::from(r.map_or(nan, |r| r.g)),
                     Val::from(r.map_or(nan, |r| r.h)),
-                ]);
-                match (r, variant) {
+                ];
+                let rule = match (r, variant) {
                     (None, _) => &ALONE,
                     (Some(r), Variant::L) if r.len < g.winner.len => &L_LONGER,
                     (Some(_), Variant::L) => &L_SHORTER,
                     (Some(r), Variant::P) if g.winner.h > r.g => &P_BY_H,
                     (Some(_), Variant::P) => &P_TIE,
-                }
+                };
+                (rule, tail)
             }
             None => {
-                v.extend(std::iter::repeat_n(Val::from(nan), 7));
-                match (e.cnt > 0, variant) {
+                let rule = match (e.cnt > 0, variant) {
                     (true, Variant::L) => &L_FIRST,
                     (false, Variant::L) => &L_WAITS,
                     (true, Variant::P) => &P_FIRST,
                     (false, Variant::P) => &P_WAITS,
-                }
+                };
+                (rule, std::array::from_fn(|_| Val::from(nan)))
             }
         };
         let rank = (variant == Variant::L).then_some(place[i] as u32 - 1);
-        out.explain(e.job, rule, rank, v);
+        out.explain(e.job, rule, rank, head.into_iter().chain(tail));
     }
 }
 
@@ -248,7 +248,7 @@ pub fn explain_time_share(
             job,
             if end.is_some() { &PS_RUNS } else { &PS_WAITS },
             Some(rank as u32),
-            vec![
+            [
                 Val::from(quanta),
                 Val::from(held),
                 Val::from(end.unwrap_or(f64::NAN)),
@@ -282,7 +282,7 @@ pub fn explain_max_min(out: &mut Decision, shares: &[(u32, u32, u32)], free: u32
             job,
             &S_SHARE,
             None,
-            vec![
+            [
                 Val::from(gpus),
                 Val::from(cap),
                 Val::from(shares.len()),

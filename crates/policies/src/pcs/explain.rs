@@ -4,8 +4,8 @@
 //! time PCS predicts at arrival is the engine's forecast, `engine.predict`;
 //! `schedlab explain` shows it with the job.)
 
-use super::wfq::{fluid_allocation_and_shares, FluidJob};
-use super::{size_on_one_gpu, Pcs};
+use super::wfq::{fluid_allocation_and_shares, leading_allocation_and_shares, FluidJob};
+use super::Pcs;
 use schedlab_sim::{field, Decision, Field, Rule, Unit, Val, View};
 
 const FIELDS: &[Field] = &[
@@ -37,7 +37,7 @@ pub static WAITS: Rule = Rule {
 
 impl Pcs {
     /// Reasons for the call's `jobs` (arrival order) on `capacity` GPUs,
-    /// from the same WFQ the decision used.
+    /// from the same WFQ the decision used (the general path).
     pub(super) fn explain(&mut self, view: &View, out: &mut Decision, jobs: &[u32], capacity: u32) {
         // Descriptions made in this call; the cached ones are only read
         // (borrowed, as `Pcs::fluid` does: no copies).
@@ -53,22 +53,57 @@ impl Pcs {
             })
             .collect();
         let (shares, alloc) = fluid_allocation_and_shares(&self.cfg, capacity as f64, &fluid);
-        let classes = self.cfg.classes();
-        let mut members = vec![0usize; classes];
+        let mut members = vec![0usize; self.cfg.classes()];
         for f in &fluid {
             members[f.class] += 1;
         }
+        let rows = jobs.iter().zip(&fluid).zip(&alloc);
+        self.explain_rows(out, &shares, &members, rows.map(|((&j, f), &a)| (j, *f, a)));
+    }
+
+    /// Reasons when the class queues stand for the active jobs: the class
+    /// shares and the jobs served from the same leading pass the decision
+    /// makes (equal to the full WFQ's, to the bit; every other job gets 0),
+    /// so no job's rate or share is computed again.
+    pub(super) fn explain_queued(&self, view: &View, out: &mut Decision, capacity: u32) {
+        let queues = self.queues.as_ref().expect("synced");
+        let fixed = &self.fixed;
+        let describe = |j: u32| fixed[j as usize].as_ref().expect("queued jobs are fixed");
+        let (shares, mut served) = leading_allocation_and_shares(
+            &self.cfg,
+            capacity as f64,
+            queues.demands(),
+            |c| queues.members(c).map(move |j| (j, describe(j))),
+        );
+        served.sort_unstable_by_key(|&(j, _)| j);
+        let members: Vec<usize> = (0..self.cfg.classes()).map(|c| queues.count(c)).collect();
+        let mut next = served.iter().peekable();
+        let rows = view.active().iter().map(|&j| {
+            let share = next.next_if(|(s, _)| *s == j).map_or(0.0, |(_, x)| *x);
+            (j, describe(j), share)
+        });
+        self.explain_rows(out, &shares, &members, rows);
+    }
+
+    /// One reason per (job, description, fluid share) row, in arrival
+    /// order, given the class shares and how many jobs each class holds.
+    fn explain_rows<'a>(
+        &self,
+        out: &mut Decision,
+        shares: &[f64],
+        members: &[usize],
+        rows: impl Iterator<Item = (u32, &'a FluidJob, f64)>,
+    ) {
         // The queue's order: by class, first come first served within it
         // (a job's rank = the jobs of lower classes + those ahead in its own).
-        let mut next_rank = vec![0u32; classes];
+        let mut next_rank = vec![0u32; members.len()];
         let mut below = 0u32;
         for (c, &m) in members.iter().enumerate() {
             next_rank[c] = below;
             below += m as u32;
         }
-        let mut seen = vec![0usize; classes];
-        for (i, &j) in jobs.iter().enumerate() {
-            let f = fluid[i];
+        let mut seen = vec![0usize; members.len()];
+        for (j, f, alloc) in rows {
             seen[f.class] += 1;
             let rank = next_rank[f.class];
             next_rank[f.class] += 1;
@@ -79,16 +114,16 @@ impl Pcs {
                 .map_or(f.demand, |g| (g as u32).max(1));
             out.explain(
                 j,
-                if alloc[i] > 1e-9 { &SHARE } else { &WAITS },
+                if alloc > 1e-9 { &SHARE } else { &WAITS },
                 Some(rank),
-                vec![
+                [
                     Val::from(f.class),
-                    Val::from(size_on_one_gpu(view, j)),
+                    Val::from(f.size),
                     Val::from(self.cfg.weights[f.class]),
                     Val::from(shares[f.class]),
                     Val::from(members[f.class]),
                     Val::from(seen[f.class]),
-                    Val::from(alloc[i]),
+                    Val::from(alloc),
                     Val::from(cap),
                 ],
             );

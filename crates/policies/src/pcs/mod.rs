@@ -150,10 +150,12 @@ impl Pcs {
                 }
             })
             .collect();
+        let size = size_on_one_gpu(view, j);
         let job = FluidJob {
-            class: self.cfg.class_of(size_on_one_gpu(view, j)),
+            class: self.cfg.class_of(size),
             demand,
             efficiency: efficiency.into(),
+            size,
         };
         if matches!(rate, RateFn::Curve(..)) {
             let idx = j as usize;
@@ -271,10 +273,7 @@ impl Policy for Pcs {
         if !self.rotate && pinned.is_empty() && view.placement_rule() != PlacementRule::NetPack {
             if self.sync_queues(view) {
                 if view.want_reasons() {
-                    // Reasons come from the full WFQ over every active job
-                    // (the same shares the class queues serve).
-                    let jobs: Vec<u32> = view.active().iter().copied().collect();
-                    self.explain(view, out, &jobs, free);
+                    self.explain_queued(view, out, free);
                 }
                 self.place_leading(view, out, free);
                 self.report_classes(view, out);

@@ -120,6 +120,9 @@ pub struct FluidJob {
     /// speedup(g) / g for g = 1..=demand (1 at g = 1); shared, since a
     /// job's curve is made once and copied into every fork of the policy.
     pub efficiency: std::sync::Arc<[f64]>,
+    /// Its size for the class: declared work's run time on one GPU
+    /// (kept for the reasons, which show it at every call).
+    pub size: f64,
 }
 
 impl FluidJob {
@@ -236,8 +239,22 @@ pub fn leading_allocation<'a, I>(
     cfg: &WfqConfig,
     capacity: f64,
     demand: Vec<f64>,
-    mut members: impl FnMut(usize) -> I,
+    members: impl FnMut(usize) -> I,
 ) -> Vec<(u32, f64)>
+where
+    I: Iterator<Item = (u32, &'a FluidJob)>,
+{
+    leading_allocation_and_shares(cfg, capacity, demand, members).1
+}
+
+/// [`leading_allocation`] with the [`class_shares`] it served (the reasons
+/// show both).
+pub fn leading_allocation_and_shares<'a, I>(
+    cfg: &WfqConfig,
+    capacity: f64,
+    demand: Vec<f64>,
+    mut members: impl FnMut(usize) -> I,
+) -> (Vec<f64>, Vec<(u32, f64)>)
 where
     I: Iterator<Item = (u32, &'a FluidJob)>,
 {
@@ -267,7 +284,7 @@ where
             z -= cfg.delta;
         }
     }
-    out
+    (shares, out)
 }
 
 #[cfg(test)]
@@ -279,6 +296,7 @@ mod tests {
             class,
             demand,
             efficiency: vec![1.0; demand as usize].into(),
+            size: 1.0,
         }
     }
 
@@ -321,6 +339,7 @@ mod tests {
             class: 0,
             demand: 4,
             efficiency: vec![1.0, 0.9, 0.6, 0.5].into(),
+            size: 1.0,
         };
         let cfg = WfqConfig::new(&[], &[1.0], 0.8, 0.1).unwrap();
         let a = fluid_allocation(&cfg, 5.0, &[sub.clone(), linear(0, 3)]);
@@ -364,6 +383,7 @@ mod tests {
                         class: rng.below(k as u64) as usize,
                         demand,
                         efficiency: efficiency.into(),
+                        size: 1.0,
                     }
                 })
                 .collect();
