@@ -72,30 +72,35 @@ pub enum Val {
 }
 
 impl From<f64> for Val {
+    #[inline]
     fn from(x: f64) -> Val {
         Val::Num(x)
     }
 }
 
 impl From<u32> for Val {
+    #[inline]
     fn from(x: u32) -> Val {
         Val::Num(x as f64)
     }
 }
 
 impl From<usize> for Val {
+    #[inline]
     fn from(x: usize) -> Val {
         Val::Num(x as f64)
     }
 }
 
 impl From<String> for Val {
+    #[inline]
     fn from(s: String) -> Val {
         Val::Text(s)
     }
 }
 
 impl From<&str> for Val {
+    #[inline]
     fn from(s: &str) -> Val {
         Val::Text(s.to_string())
     }
@@ -129,6 +134,7 @@ pub struct Reasons {
 
 impl Reasons {
     /// Adds `job`'s reason: the rule, its rank and one value per field.
+    #[inline]
     pub fn push(
         &mut self,
         job: u32,

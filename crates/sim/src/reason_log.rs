@@ -89,14 +89,20 @@ impl ReasonLog {
                 continue;
             }
             let rule = self.rule_index(r.rule);
-            let mut nums = std::mem::take(&mut self.scratch);
-            nums.clear();
-            nums.extend_from_slice(&reasons.values[from..to]);
-            while let Some((i, text)) = texts.next_if(|(i, _)| (*i as usize) < to) {
-                nums[*i as usize - from] = self.text_index(text) as f64;
-            }
-            let offset = self.store_values(r.job, rule, &nums);
-            self.scratch = nums;
+            let offset = if texts.peek().is_some_and(|(i, _)| (*i as usize) < to) {
+                // Text fields hold their text's index in the log.
+                let mut nums = std::mem::take(&mut self.scratch);
+                nums.clear();
+                nums.extend_from_slice(&reasons.values[from..to]);
+                while let Some((i, text)) = texts.next_if(|(i, _)| (*i as usize) < to) {
+                    nums[*i as usize - from] = self.text_index(text) as f64;
+                }
+                let offset = self.store_values(r.job, rule, &nums);
+                self.scratch = nums;
+                offset
+            } else {
+                self.store_values(r.job, rule, &reasons.values[from..to])
+            };
             self.records.push(ReasonRecord {
                 job: r.job,
                 rule,

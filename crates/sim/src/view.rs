@@ -681,6 +681,7 @@ impl Decision {
     /// the job's rank in the policy's order if the rule ranks jobs, and one
     /// value per field of the rule. Recorded for `schedlab explain` and the
     /// page, never binding; call it only when [`View::want_reasons`].
+    #[inline]
     pub fn explain(
         &mut self,
         job: u32,

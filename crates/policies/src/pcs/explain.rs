@@ -5,7 +5,7 @@
 //! `schedlab explain` shows it with the job.)
 
 use super::wfq::{fluid_allocation_and_shares, leading_allocation_and_shares, FluidJob};
-use super::Pcs;
+use super::{size_on_one_gpu, Pcs};
 use schedlab_sim::{field, Decision, Field, Rule, Unit, Val, View};
 
 const FIELDS: &[Field] = &[
@@ -35,6 +35,19 @@ pub static WAITS: Rule = Rule {
     key: Some("class"),
 };
 
+/// Each fixed job's size on one GPU and efficiency cap (size NaN: not yet
+/// known), so the reasons do not ask for its rate or scan its curve again
+/// at every call. Only the reasons read it; a copy starts empty, so the
+/// policy's forks (which never give reasons) do not carry it.
+#[derive(Debug, Default)]
+pub(super) struct Sizes(Vec<(f64, u32)>);
+
+impl Clone for Sizes {
+    fn clone(&self) -> Sizes {
+        Sizes::default()
+    }
+}
+
 impl Pcs {
     /// Reasons for the call's `jobs` (arrival order) on `capacity` GPUs,
     /// from the same WFQ the decision used (the general path).
@@ -58,14 +71,28 @@ impl Pcs {
             members[f.class] += 1;
         }
         let rows = jobs.iter().zip(&fluid).zip(&alloc);
-        self.explain_rows(out, &shares, &members, rows.map(|((&j, f), &a)| (j, *f, a)));
+        let clip = self.cfg.clip;
+        let rows = rows.map(|((&j, f), &a)| (j, *f, size_on_one_gpu(view, j), cap(f, clip), a));
+        self.explain_rows(out, &shares, &members, rows);
     }
 
     /// Reasons when the class queues stand for the active jobs: the class
     /// shares and the jobs served from the same leading pass the decision
     /// makes (equal to the full WFQ's, to the bit; every other job gets 0),
     /// so no job's rate or share is computed again.
-    pub(super) fn explain_queued(&self, view: &View, out: &mut Decision, capacity: u32) {
+    pub(super) fn explain_queued(&mut self, view: &View, out: &mut Decision, capacity: u32) {
+        // Queued jobs are fixed: their sizes and caps cannot change.
+        let sizes = &mut self.sizes.0;
+        for &j in view.active() {
+            let idx = j as usize;
+            if sizes.len() <= idx {
+                sizes.resize(idx + 1, (f64::NAN, 0));
+            }
+            if sizes[idx].0.is_nan() {
+                let f = self.fixed[idx].as_ref().expect("queued jobs are fixed");
+                sizes[idx] = (size_on_one_gpu(view, j), cap(f, self.cfg.clip));
+            }
+        }
         let queues = self.queues.as_ref().expect("synced");
         let fixed = &self.fixed;
         let describe = |j: u32| fixed[j as usize].as_ref().expect("queued jobs are fixed");
@@ -80,19 +107,20 @@ impl Pcs {
         let mut next = served.iter().peekable();
         let rows = view.active().iter().map(|&j| {
             let share = next.next_if(|(s, _)| *s == j).map_or(0.0, |(_, x)| *x);
-            (j, describe(j), share)
+            let (size, cap) = self.sizes.0[j as usize];
+            (j, describe(j), size, cap, share)
         });
         self.explain_rows(out, &shares, &members, rows);
     }
 
-    /// One reason per (job, description, fluid share) row, in arrival
+    /// One reason per (job, description, size, cap, fluid share) row, in arrival
     /// order, given the class shares and how many jobs each class holds.
     fn explain_rows<'a>(
         &self,
         out: &mut Decision,
         shares: &[f64],
         members: &[usize],
-        rows: impl Iterator<Item = (u32, &'a FluidJob, f64)>,
+        rows: impl Iterator<Item = (u32, &'a FluidJob, f64, u32, f64)>,
     ) {
         // The queue's order: by class, first come first served within it
         // (a job's rank = the jobs of lower classes + those ahead in its own).
@@ -103,22 +131,17 @@ impl Pcs {
             below += m as u32;
         }
         let mut seen = vec![0usize; members.len()];
-        for (j, f, alloc) in rows {
+        for (j, f, size, cap, alloc) in rows {
             seen[f.class] += 1;
             let rank = next_rank[f.class];
             next_rank[f.class] += 1;
-            let cap = f
-                .efficiency
-                .iter()
-                .position(|e| *e < self.cfg.clip)
-                .map_or(f.demand, |g| (g as u32).max(1));
             out.explain(
                 j,
                 if alloc > 1e-9 { &SHARE } else { &WAITS },
                 Some(rank),
                 [
                     Val::from(f.class),
-                    Val::from(f.size),
+                    Val::from(size),
                     Val::from(self.cfg.weights[f.class]),
                     Val::from(shares[f.class]),
                     Val::from(members[f.class]),
@@ -129,4 +152,13 @@ impl Pcs {
             );
         }
     }
+}
+
+/// A job's efficiency cap at the clip: GPUs before its efficiency first
+/// drops below it (at least 1), else its whole demand.
+fn cap(f: &FluidJob, clip: f64) -> u32 {
+    f.efficiency
+        .iter()
+        .position(|e| *e < clip)
+        .map_or(f.demand, |g| (g as u32).max(1))
 }

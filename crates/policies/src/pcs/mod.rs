@@ -86,6 +86,7 @@ fn build(p: &Params, _seed: u64) -> Result<Box<dyn Policy>> {
         next_turn: None,
         classed: Vec::new(),
         fixed: Vec::new(),
+        sizes: Default::default(),
         queues: None,
         general_only: false,
     }))
@@ -107,6 +108,8 @@ struct Pcs {
     /// curve of the GPU count under perfect knowledge), made once: forks
     /// call the policy at every event of every prediction.
     fixed: Vec<Option<FluidJob>>,
+    /// The fixed jobs' sizes, for the reasons (`explain::Sizes`).
+    sizes: explain::Sizes,
     /// The active jobs by class (`queues`), when they stand for them.
     queues: Option<ClassQueues>,
     /// A job without a fixed description was seen: every call takes the
@@ -150,12 +153,10 @@ impl Pcs {
                 }
             })
             .collect();
-        let size = size_on_one_gpu(view, j);
         let job = FluidJob {
-            class: self.cfg.class_of(size),
+            class: self.cfg.class_of(size_on_one_gpu(view, j)),
             demand,
             efficiency: efficiency.into(),
-            size,
         };
         if matches!(rate, RateFn::Curve(..)) {
             let idx = j as usize;

@@ -120,9 +120,6 @@ pub struct FluidJob {
     /// speedup(g) / g for g = 1..=demand (1 at g = 1); shared, since a
     /// job's curve is made once and copied into every fork of the policy.
     pub efficiency: std::sync::Arc<[f64]>,
-    /// Its size for the class: declared work's run time on one GPU
-    /// (kept for the reasons, which show it at every call).
-    pub size: f64,
 }
 
 impl FluidJob {
@@ -296,7 +293,6 @@ mod tests {
             class,
             demand,
             efficiency: vec![1.0; demand as usize].into(),
-            size: 1.0,
         }
     }
 
@@ -339,7 +335,6 @@ mod tests {
             class: 0,
             demand: 4,
             efficiency: vec![1.0, 0.9, 0.6, 0.5].into(),
-            size: 1.0,
         };
         let cfg = WfqConfig::new(&[], &[1.0], 0.8, 0.1).unwrap();
         let a = fluid_allocation(&cfg, 5.0, &[sub.clone(), linear(0, 3)]);
@@ -383,7 +378,6 @@ mod tests {
                         class: rng.below(k as u64) as usize,
                         demand,
                         efficiency: efficiency.into(),
-                        size: 1.0,
                     }
                 })
                 .collect();
