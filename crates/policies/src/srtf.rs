@@ -11,11 +11,11 @@ use super::{
     gang_request, Policy, PolicyInfo, Request, Trigger, REQUEST_PARAM, ROUND_PARAM_EVENTS,
 };
 use crate::helpers::common::gang_plan_turns;
-use crate::helpers::explain::{explain_turns, turns_if_wanted};
+use crate::helpers::explain::{explain_turns, turns_if_wanted, Turn};
 use schedlab_core::error::Result;
 use schedlab_core::params::{ParamSpec, Params};
 use schedlab_core::settings::Settings;
-use schedlab_sim::{field, Decision, Field, Rule, Unit, Val, View};
+use schedlab_sim::{field, Decision, Field, Rule, Unit, View};
 
 schedlab_core::settings! {
     /// SRTF's and SRSF's settings (`--set srtf.KEY=VALUE`, `--set srsf.KEY=VALUE`).
@@ -141,29 +141,28 @@ pub(crate) fn explain(
     keys: &[(u32, f64)],
     by_service: bool,
 ) {
-    let (runs, waits) = if by_service {
-        (&SRSF_RUNS, &SRSF_WAITS)
+    let (need, free) = (|t: &Turn| t.need as f64, |t: &Turn| t.free as f64);
+    if by_service {
+        // SRSF's key is the service (remaining time x GPUs), shown before
+        // the remaining time it comes from.
+        explain_turns(
+            out,
+            turns,
+            |t| if t.placed { &SRSF_RUNS } else { &SRSF_WAITS },
+            |place, t| {
+                let key = key_of(keys, t.job);
+                let remaining = key / t.need.max(1) as f64;
+                [place as f64, key, remaining, need(t), free(t)]
+            },
+        );
     } else {
-        (&SRTF_RUNS, &SRTF_WAITS)
-    };
-    explain_turns(
-        out,
-        turns,
-        |t| if t.placed { runs } else { waits },
-        |place, t| {
-            let key = key_of(keys, t.job);
-            let remaining = if by_service {
-                key / t.need.max(1) as f64
-            } else {
-                key
-            };
-            // SRSF adds its key (service) after the place.
-            [Val::from(place)]
-                .into_iter()
-                .chain(by_service.then(|| Val::from(key)))
-                .chain([Val::from(remaining), Val::from(t.need), Val::from(t.free)])
-        },
-    );
+        explain_turns(
+            out,
+            turns,
+            |t| if t.placed { &SRTF_RUNS } else { &SRTF_WAITS },
+            |place, t| [place as f64, key_of(keys, t.job), need(t), free(t)],
+        );
+    }
 }
 
 const SRTF_FIELDS: &[Field] = &[

@@ -166,6 +166,23 @@ impl Reasons {
         });
     }
 
+    /// [`Reasons::push`] for a rule whose fields are all numbers: copied
+    /// straight in (no [`Val`] per field; the policies that explain every
+    /// job at every call use this).
+    #[inline]
+    pub fn push_numbers(&mut self, job: u32, rule: &'static Rule, rank: Option<u32>, values: &[f64]) {
+        debug_assert_eq!(values.len(), rule.fields.len(), "{}", rule.id);
+        debug_assert!(rule.fields.iter().all(|f| f.unit != Unit::Text), "{}", rule.id);
+        let start = self.values.len() as u32;
+        self.values.extend_from_slice(values);
+        self.heads.push(Reason {
+            job,
+            rule,
+            rank,
+            start,
+        });
+    }
+
     pub fn len(&self) -> usize {
         self.heads.len()
     }

@@ -692,6 +692,19 @@ impl Decision {
         self.reasons.push(job, rule, rank, values);
     }
 
+    /// [`Decision::explain`] for a rule whose fields are all numbers (no
+    /// text): the values are copied straight into the call's reasons.
+    #[inline]
+    pub fn explain_numbers(
+        &mut self,
+        job: u32,
+        rule: &'static crate::reason::Rule,
+        rank: Option<u32>,
+        values: &[f64],
+    ) {
+        self.reasons.push_numbers(job, rule, rank, values);
+    }
+
     /// Notes a number the policy computed this call, e.g. the load it
     /// predicts for pool `key`: kept with the reasons for the page to plot
     /// against what happened, never binding; only when [`View::want_reasons`].

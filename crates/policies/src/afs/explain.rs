@@ -134,23 +134,18 @@ pub fn explain(
     }
     for (i, e) in entries.iter().enumerate() {
         let nan = f64::NAN;
-        let head = [
-            Val::from(place[i]),
-            Val::from(e.min),
-            Val::from(len1[i]),
-            Val::from(e.cnt),
-        ];
+        let head = [place[i] as f64, e.min as f64, len1[i], e.cnt as f64];
         let (rule, tail) = match last[e.job as usize] {
             Some(g) => {
                 let r = g.rival;
                 let tail = [
-                    Val::from(g.winner.len),
-                    Val::from(g.winner.g),
-                    Val::from(g.winner.h),
-                    Val::from(r.map_or(nan, |r| r.job as f64)),
-                    Val::from(r.map_or(nan, |r| r.len)),
-                    Val::from(r.map_or(nan, |r| r.g)),
-                    Val::from(r.map_or(nan, |r| r.h)),
+                    g.winner.len,
+                    g.winner.g,
+                    g.winner.h,
+                    r.map_or(nan, |r| r.job as f64),
+                    r.map_or(nan, |r| r.len),
+                    r.map_or(nan, |r| r.g),
+                    r.map_or(nan, |r| r.h),
                 ];
                 let rule = match (r, variant) {
                     (None, _) => &ALONE,
@@ -168,11 +163,14 @@ pub fn explain(
                     (true, Variant::P) => &P_FIRST,
                     (false, Variant::P) => &P_WAITS,
                 };
-                (rule, std::array::from_fn(|_| Val::from(nan)))
+                (rule, [nan; 7])
             }
         };
         let rank = (variant == Variant::L).then_some(place[i] as u32 - 1);
-        out.explain(e.job, rule, rank, head.into_iter().chain(tail));
+        let mut values = [0.0; 11];
+        values[..4].copy_from_slice(&head);
+        values[4..].copy_from_slice(&tail);
+        out.explain_numbers(e.job, rule, rank, &values);
     }
 }
 

@@ -21,14 +21,14 @@ pub struct Turn {
 /// Explains every turn of a walk in order: rank = position in the walk,
 /// `rule_of(turn)` picks the rule (runs or waits), `values(place, turn)`
 /// its values (`place` = rank + 1, as the words say "#1").
-pub fn explain_turns<V: IntoIterator<Item = Val>>(
+pub fn explain_turns<const N: usize>(
     out: &mut Decision,
     turns: &[Turn],
     rule_of: impl Fn(&Turn) -> &'static Rule,
-    values: impl Fn(usize, &Turn) -> V,
+    values: impl Fn(usize, &Turn) -> [f64; N],
 ) {
     for (rank, t) in turns.iter().enumerate() {
-        out.explain(t.job, rule_of(t), Some(rank as u32), values(rank + 1, t));
+        out.explain_numbers(t.job, rule_of(t), Some(rank as u32), &values(rank + 1, t));
     }
 }
 

@@ -6,7 +6,7 @@
 
 use super::wfq::{fluid_allocation_and_shares, leading_allocation_and_shares, FluidJob};
 use super::{size_on_one_gpu, Pcs};
-use schedlab_sim::{field, Decision, Field, Rule, Unit, Val, View};
+use schedlab_sim::{field, Decision, Field, Rule, Unit, View};
 
 const FIELDS: &[Field] = &[
     field("class", Unit::Count),
@@ -135,19 +135,19 @@ impl Pcs {
             seen[f.class] += 1;
             let rank = next_rank[f.class];
             next_rank[f.class] += 1;
-            out.explain(
+            out.explain_numbers(
                 j,
                 if alloc > 1e-9 { &SHARE } else { &WAITS },
                 Some(rank),
-                [
-                    Val::from(f.class),
-                    Val::from(size),
-                    Val::from(self.cfg.weights[f.class]),
-                    Val::from(shares[f.class]),
-                    Val::from(members[f.class]),
-                    Val::from(seen[f.class]),
-                    Val::from(alloc),
-                    Val::from(cap),
+                &[
+                    f.class as f64,
+                    size,
+                    self.cfg.weights[f.class],
+                    shares[f.class],
+                    members[f.class] as f64,
+                    seen[f.class] as f64,
+                    alloc,
+                    cap as f64,
                 ],
             );
         }
