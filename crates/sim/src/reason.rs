@@ -170,9 +170,19 @@ impl Reasons {
     /// straight in (no [`Val`] per field; the policies that explain every
     /// job at every call use this).
     #[inline]
-    pub fn push_numbers(&mut self, job: u32, rule: &'static Rule, rank: Option<u32>, values: &[f64]) {
+    pub fn push_numbers(
+        &mut self,
+        job: u32,
+        rule: &'static Rule,
+        rank: Option<u32>,
+        values: &[f64],
+    ) {
         debug_assert_eq!(values.len(), rule.fields.len(), "{}", rule.id);
-        debug_assert!(rule.fields.iter().all(|f| f.unit != Unit::Text), "{}", rule.id);
+        debug_assert!(
+            rule.fields.iter().all(|f| f.unit != Unit::Text),
+            "{}",
+            rule.id
+        );
         let start = self.values.len() as u32;
         self.values.extend_from_slice(values);
         self.heads.push(Reason {

@@ -260,10 +260,14 @@ mod tests {
     #[test]
     fn calls_are_whole_and_equal_values_shared() {
         let mut log = ReasonLog::default();
-        log.keep(0.0, &call(&[reason(1, 0.0, "a100"), reason(2, 1.0, "a100")]),
+        log.keep(
+            0.0,
+            &call(&[reason(1, 0.0, "a100"), reason(2, 1.0, "a100")]),
             |_| 1.0,
         );
-        log.keep(5.0, &call(&[reason(1, 0.0, "a100"), reason(2, 0.0, "rtx")]),
+        log.keep(
+            5.0,
+            &call(&[reason(1, 0.0, "a100"), reason(2, 0.0, "rtx")]),
             |_| 1.0,
         );
         log.keep(7.0, &call(&[]), |_| 1.0);
@@ -297,7 +301,11 @@ mod tests {
         let mut twin = reason(1, 0.0, "a");
         twin.1 = &R_TWIN;
         log.keep(0.0, &call(&[reason(1, 0.0, "a"), twin]), |_| 1.0);
-        log.keep(1.0, &call(&[reason(2, 4.0, "b"), reason(2, 5.0, "b")]), |_| 2.0);
+        log.keep(
+            1.0,
+            &call(&[reason(2, 4.0, "b"), reason(2, 5.0, "b")]),
+            |_| 2.0,
+        );
         assert_eq!(log.rules.len(), 1, "one id, one rule");
         assert_eq!(log.records[1].rule, 0);
         assert_eq!(
@@ -315,7 +323,11 @@ mod tests {
             only_job: Some(2),
             ..Default::default()
         };
-        log.keep(0.0, &call(&[reason(1, 0.0, "a"), reason(2, 1.0, "b")]), |_| 0.0);
+        log.keep(
+            0.0,
+            &call(&[reason(1, 0.0, "a"), reason(2, 1.0, "b")]),
+            |_| 0.0,
+        );
         assert_eq!(log.records.len(), 1);
         assert_eq!(log.records[0].job, 2);
     }

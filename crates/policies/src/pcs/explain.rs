@@ -96,12 +96,10 @@ impl Pcs {
         let queues = self.queues.as_ref().expect("synced");
         let fixed = &self.fixed;
         let describe = |j: u32| fixed[j as usize].as_ref().expect("queued jobs are fixed");
-        let (shares, mut served) = leading_allocation_and_shares(
-            &self.cfg,
-            capacity as f64,
-            queues.demands(),
-            |c| queues.members(c).map(move |j| (j, describe(j))),
-        );
+        let (shares, mut served) =
+            leading_allocation_and_shares(&self.cfg, capacity as f64, queues.demands(), |c| {
+                queues.members(c).map(move |j| (j, describe(j)))
+            });
         served.sort_unstable_by_key(|&(j, _)| j);
         let members: Vec<usize> = (0..self.cfg.classes()).map(|c| queues.count(c)).collect();
         let mut next = served.iter().peekable();
