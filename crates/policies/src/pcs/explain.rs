@@ -4,7 +4,7 @@
 //! time PCS predicts at arrival is the engine's forecast, `engine.predict`;
 //! `schedlab explain` shows it with the job.)
 
-use super::wfq::{fluid_allocation_and_shares, leading_allocation_and_shares, FluidJob};
+use super::wfq::{fluid_allocation_and_shares, FluidJob};
 use super::{size_on_one_gpu, Pcs};
 use schedlab_sim::{field, Decision, Field, Rule, Unit, View};
 
@@ -76,11 +76,17 @@ impl Pcs {
         self.explain_rows(out, &shares, &members, rows);
     }
 
-    /// Reasons when the class queues stand for the active jobs: the class
-    /// shares and the jobs served from the same leading pass the decision
-    /// makes (equal to the full WFQ's, to the bit; every other job gets 0),
-    /// so no job's rate or share is computed again.
-    pub(super) fn explain_queued(&mut self, view: &View, out: &mut Decision, capacity: u32) {
+    /// Reasons when the class queues stand for the active jobs, from the
+    /// class `shares` and the `served` jobs (arrival order) of the leading
+    /// pass the decision makes (equal to the full WFQ's, to the bit; every
+    /// other job gets 0), so no job's rate or share is computed again.
+    pub(super) fn explain_queued(
+        &mut self,
+        view: &View,
+        out: &mut Decision,
+        shares: &[f64],
+        served: &[(u32, f64)],
+    ) {
         // Queued jobs are fixed: their sizes and caps cannot change.
         let sizes = &mut self.sizes.0;
         for &j in view.active() {
@@ -96,11 +102,6 @@ impl Pcs {
         let queues = self.queues.as_ref().expect("synced");
         let fixed = &self.fixed;
         let describe = |j: u32| fixed[j as usize].as_ref().expect("queued jobs are fixed");
-        let (shares, mut served) =
-            leading_allocation_and_shares(&self.cfg, capacity as f64, queues.demands(), |c| {
-                queues.members(c).map(move |j| (j, describe(j)))
-            });
-        served.sort_unstable_by_key(|&(j, _)| j);
         let members: Vec<usize> = (0..self.cfg.classes()).map(|c| queues.count(c)).collect();
         let mut next = served.iter().peekable();
         let rows = view.active().iter().map(|&j| {
@@ -108,7 +109,7 @@ impl Pcs {
             let (size, cap) = self.sizes.0[j as usize];
             (j, describe(j), size, cap, share)
         });
-        self.explain_rows(out, &shares, &members, rows);
+        self.explain_rows(out, shares, &members, rows);
     }
 
     /// One reason per (job, description, size, cap, fluid share) row, in arrival

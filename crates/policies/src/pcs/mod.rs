@@ -273,10 +273,11 @@ impl Policy for Pcs {
         let (pinned, free) = pinned_jobs(view);
         if !self.rotate && pinned.is_empty() && view.placement_rule() != PlacementRule::NetPack {
             if self.sync_queues(view) {
+                let (shares, served) = self.leading(free);
                 if view.want_reasons() {
-                    self.explain_queued(view, out, free);
+                    self.explain_queued(view, out, &shares, &served);
                 }
-                self.place_leading(view, out, free);
+                self.place_leading(view, out, free, served);
                 self.report_classes(view, out);
                 return;
             }
@@ -356,15 +357,13 @@ impl Pcs {
     /// class serves are visited (the same plan as `place_fluid`'s, whose
     /// other jobs get no GPUs). A placement retry without some jobs
     /// (fragmentation) takes the general computation.
-    fn place_leading(&mut self, view: &View, out: &mut Decision, free: u32) {
-        let queues = self.queues.as_ref().expect("synced");
-        let fixed = &self.fixed;
-        let describe = |j: u32| fixed[j as usize].as_ref().expect("queued jobs are fixed");
-        let mut served = wfq::leading_allocation(&self.cfg, free as f64, queues.demands(), |c| {
-            queues.members(c).map(move |j| (j, describe(j)))
-        });
-        // Arrival order, as the general computation lays the fractions out.
-        served.sort_unstable_by_key(|&(j, _)| j);
+    fn place_leading(
+        &mut self,
+        view: &View,
+        out: &mut Decision,
+        free: u32,
+        served: Vec<(u32, f64)>,
+    ) {
         let compute = |excluded: &BTreeSet<u32>| {
             if excluded.is_empty() {
                 return whole_and_parts(view, served.iter().copied());
@@ -381,6 +380,23 @@ impl Pcs {
         place_then(view, out, &[], compute, |plan, fractions| {
             fluid::add_parts(view, plan, &fractions)
         });
+    }
+
+    /// The class shares of `free` GPUs and the jobs the class queues serve
+    /// with their fluid shares, in arrival order (`wfq::leading_allocation`).
+    fn leading(&self, free: u32) -> (Vec<f64>, Vec<(u32, f64)>) {
+        let queues = self.queues.as_ref().expect("synced");
+        let fixed = &self.fixed;
+        let describe = |j: u32| fixed[j as usize].as_ref().expect("queued jobs are fixed");
+        let (shares, mut served) = wfq::leading_allocation_and_shares(
+            &self.cfg,
+            free as f64,
+            queues.demands(),
+            |c| queues.members(c).map(move |j| (j, describe(j))),
+        );
+        // Arrival order, as the general computation lays the fractions out.
+        served.sort_unstable_by_key(|&(j, _)| j);
+        (shares, served)
     }
 
     /// Brings the class queues up to this call (its completions and
