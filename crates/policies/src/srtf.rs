@@ -101,7 +101,7 @@ impl Policy for Srtf {
         });
         let keys: Option<Vec<(u32, f64)>> = view
             .want_reasons()
-            .then(|| by_job(ranked.iter().map(|(k, j)| (*j, *k)).collect()));
+            .then(|| ranked.iter().map(|(k, j)| (*j, *k)).collect());
         let order: Vec<u32> = ranked.into_iter().map(|(_, j)| j).collect();
         let peak = self.peak;
         let mut turns = turns_if_wanted(view);
@@ -119,28 +119,35 @@ impl Policy for Srtf {
     }
 }
 
-/// (job, key) pairs sorted by job for [`key_of`] (stable: a job listed
-/// twice keeps its last key, as a map collected from them would).
-pub(crate) fn by_job(mut keys: Vec<(u32, f64)>) -> Vec<(u32, f64)> {
-    keys.sort_by_key(|(j, _)| *j);
-    keys
+/// Each walked job's key, read from the (job, key) pairs in the order the
+/// walk went through them: the turns are that order with the pinned jobs
+/// left out, so one pass finds every key (no map, no sort by job).
+struct KeysInWalkOrder<'a> {
+    keys: &'a [(u32, f64)],
+    at: std::cell::Cell<usize>,
 }
 
-/// A walked job's key in [`by_job`]'s list (every walked job has one).
-fn key_of(keys: &[(u32, f64)], job: u32) -> f64 {
-    match keys.partition_point(|(j, _)| *j <= job).checked_sub(1) {
-        Some(i) if keys[i].0 == job => keys[i].1,
-        _ => panic!("job {job} walked without a key"),
+impl KeysInWalkOrder<'_> {
+    /// The key of the next turn's `job` (every walked job has one).
+    fn key_of(&self, job: u32) -> f64 {
+        let from = self.at.get();
+        match self.keys[from..].iter().position(|(j, _)| *j == job) {
+            Some(k) => {
+                self.at.set(from + k + 1);
+                self.keys[from + k].1
+            }
+            None => panic!("job {job} walked without a key"),
+        }
     }
 }
 
-/// Reasons of a walk by remaining time (or service): each job's key and turn.
-pub(crate) fn explain(
-    out: &mut Decision,
-    turns: &[crate::helpers::explain::Turn],
-    keys: &[(u32, f64)],
-    by_service: bool,
-) {
+/// Reasons of a walk by remaining time (or service): each job's key and
+/// turn; `keys` are (job, key) in the walk's order.
+pub(crate) fn explain(out: &mut Decision, turns: &[Turn], keys: &[(u32, f64)], by_service: bool) {
+    let keys = KeysInWalkOrder {
+        keys,
+        at: std::cell::Cell::new(0),
+    };
     let (need, free) = (|t: &Turn| t.need as f64, |t: &Turn| t.free as f64);
     if by_service {
         // SRSF's key is the service (remaining time x GPUs), shown before
@@ -150,7 +157,7 @@ pub(crate) fn explain(
             turns,
             |t| if t.placed { &SRSF_RUNS } else { &SRSF_WAITS },
             |place, t| {
-                let key = key_of(keys, t.job);
+                let key = keys.key_of(t.job);
                 let remaining = key / t.need.max(1) as f64;
                 [place as f64, key, remaining, need(t), free(t)]
             },
@@ -160,7 +167,7 @@ pub(crate) fn explain(
             out,
             turns,
             |t| if t.placed { &SRTF_RUNS } else { &SRTF_WAITS },
-            |place, t| [place as f64, key_of(keys, t.job), need(t), free(t)],
+            |place, t| [place as f64, keys.key_of(t.job), need(t), free(t)],
         );
     }
 }
