@@ -100,14 +100,15 @@ pub enum Variant {
     P,
 }
 
-/// Reasons for the entries of the final allocation and its grants.
+/// Reasons for the entries of the final allocation and each entry's last
+/// grant (by entry index, as `share::allocate_logged` notes them).
 /// `len1[i]` is entry i's remaining time on its first grant (infinite
 /// when unknown), the order stage one served them in.
 pub fn explain(
     out: &mut Decision,
     variant: Variant,
     entries: &[Entry],
-    grants: &[Grant],
+    grants: &[Option<Grant>],
     len1: &[f64],
 ) {
     // Stage one's order: by length on the first grant, then the tie key,
@@ -120,22 +121,10 @@ pub fn explain(
     for (k, &(_, _, i)) in order.iter().enumerate() {
         place[i] = k + 1;
     }
-    // Each job's last grant, by job id (ids are small: the run's job indexes).
-    let top = entries
-        .iter()
-        .map(|e| e.job as usize + 1)
-        .max()
-        .unwrap_or(0);
-    let mut last: Vec<Option<&Grant>> = vec![None; top];
-    for g in grants {
-        if let Some(slot) = last.get_mut(g.winner.job as usize) {
-            *slot = Some(g);
-        }
-    }
     for (i, e) in entries.iter().enumerate() {
         let nan = f64::NAN;
         let head = [place[i] as f64, e.min as f64, len1[i], e.cnt as f64];
-        let (rule, tail) = match last[e.job as usize] {
+        let (rule, tail) = match grants.get(i).copied().flatten() {
             Some(g) => {
                 let r = g.rival;
                 let tail = [

@@ -388,12 +388,10 @@ impl Pcs {
         let queues = self.queues.as_ref().expect("synced");
         let fixed = &self.fixed;
         let describe = |j: u32| fixed[j as usize].as_ref().expect("queued jobs are fixed");
-        let (shares, mut served) = wfq::leading_allocation_and_shares(
-            &self.cfg,
-            free as f64,
-            queues.demands(),
-            |c| queues.members(c).map(move |j| (j, describe(j))),
-        );
+        let (shares, mut served) =
+            wfq::leading_allocation_and_shares(&self.cfg, free as f64, queues.demands(), |c| {
+                queues.members(c).map(move |j| (j, describe(j)))
+            });
         // Arrival order, as the general computation lays the fractions out.
         served.sort_unstable_by_key(|&(j, _)| j);
         (shares, served)
