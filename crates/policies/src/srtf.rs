@@ -221,13 +221,31 @@ pub static SRSF_WAITS: Rule = Rule {
 
 #[cfg(test)]
 mod tests {
-    use super::{by_job, key_of};
+    use super::KeysInWalkOrder;
+
+    fn walk(keys: &[(u32, f64)]) -> KeysInWalkOrder<'_> {
+        KeysInWalkOrder {
+            keys,
+            at: std::cell::Cell::new(0),
+        }
+    }
 
     #[test]
-    fn keys_by_job_keep_the_last_like_a_map() {
-        let keys = by_job(vec![(7, 1.0), (2, 5.0), (7, 3.0), (0, 9.0)]);
-        assert_eq!(key_of(&keys, 7), 3.0, "the last key of a job listed twice");
-        assert_eq!(key_of(&keys, 2), 5.0);
-        assert_eq!(key_of(&keys, 0), 9.0);
+    fn keys_follow_the_walk_skipping_pinned_jobs() {
+        let order = [(7, 1.0), (2, 5.0), (4, 3.0), (0, 9.0)];
+        let keys = walk(&order);
+        // Job 2 was pinned: the walk went on without a turn for it.
+        assert_eq!(keys.key_of(7), 1.0);
+        assert_eq!(keys.key_of(4), 3.0);
+        assert_eq!(keys.key_of(0), 9.0);
+    }
+
+    #[test]
+    #[should_panic(expected = "job 2 walked without a key")]
+    fn a_turn_out_of_the_walk_order_is_a_bug() {
+        let order = [(2, 5.0), (7, 1.0)];
+        let keys = walk(&order);
+        keys.key_of(7);
+        keys.key_of(2);
     }
 }
