@@ -9,7 +9,7 @@ use schedlab_core::error::Result;
 use schedlab_core::params::{ParamSpec, Params};
 use schedlab_core::settings::Settings;
 use schedlab_model::perf::BatchChoice;
-use schedlab_sim::{field, Decision, Field, Rule, Unit, Val, View};
+use schedlab_sim::{field, Decision, Field, Rule, Unit, View};
 
 schedlab_core::settings! {
     /// FIFO's settings (`--set fifo.KEY=VALUE`).
@@ -107,7 +107,7 @@ impl Policy for Fifo {
                 out,
                 &turns,
                 |t| if t.placed { &STARTS } else { blocked },
-                |place, t| vec![Val::from(place), Val::from(t.need), Val::from(t.free)],
+                |place, t| [place as f64, t.need as f64, t.free as f64],
             );
         }
     }

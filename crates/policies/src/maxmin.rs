@@ -373,7 +373,7 @@ fn explain_shares(
             jobs[i],
             rule,
             Some(place as u32),
-            vec![
+            [
                 Val::from(shares[i]),
                 Val::from(caps[i]),
                 Val::from(level),

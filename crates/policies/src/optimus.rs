@@ -129,7 +129,7 @@ fn explain(view: &View, out: &mut Decision, shares: &[(u32, u32)], _free: u32) {
             j,
             rule,
             Some(place as u32),
-            vec![
+            [
                 Val::from(c),
                 Val::from(if grew(s) {
                     time_saved(view, j, c - 1)

@@ -11,11 +11,11 @@ use super::{
     gang_request, Policy, PolicyInfo, Request, Trigger, REQUEST_PARAM, ROUND_PARAM_EVENTS,
 };
 use crate::helpers::common::gang_plan_turns;
-use crate::helpers::explain::{explain_turns, turns_if_wanted};
+use crate::helpers::explain::{explain_turns, turns_if_wanted, Turn};
 use schedlab_core::error::Result;
 use schedlab_core::params::{ParamSpec, Params};
 use schedlab_core::settings::Settings;
-use schedlab_sim::{field, Decision, Field, Rule, Unit, Val, View};
+use schedlab_sim::{field, Decision, Field, Rule, Unit, View};
 
 schedlab_core::settings! {
     /// SRTF's and SRSF's settings (`--set srtf.KEY=VALUE`, `--set srsf.KEY=VALUE`).
@@ -101,7 +101,7 @@ impl Policy for Srtf {
         });
         let keys: Option<Vec<(u32, f64)>> = view
             .want_reasons()
-            .then(|| by_job(ranked.iter().map(|(k, j)| (*j, *k)).collect()));
+            .then(|| ranked.iter().map(|(k, j)| (*j, *k)).collect());
         let order: Vec<u32> = ranked.into_iter().map(|(_, j)| j).collect();
         let peak = self.peak;
         let mut turns = turns_if_wanted(view);
@@ -119,53 +119,57 @@ impl Policy for Srtf {
     }
 }
 
-/// (job, key) pairs sorted by job for [`key_of`] (stable: a job listed
-/// twice keeps its last key, as a map collected from them would).
-pub(crate) fn by_job(mut keys: Vec<(u32, f64)>) -> Vec<(u32, f64)> {
-    keys.sort_by_key(|(j, _)| *j);
-    keys
+/// Each walked job's key, read from the (job, key) pairs in the order the
+/// walk went through them: the turns are that order with the pinned jobs
+/// left out, so one pass finds every key (no map, no sort by job).
+struct KeysInWalkOrder<'a> {
+    keys: &'a [(u32, f64)],
+    at: std::cell::Cell<usize>,
 }
 
-/// A walked job's key in [`by_job`]'s list (every walked job has one).
-fn key_of(keys: &[(u32, f64)], job: u32) -> f64 {
-    match keys.partition_point(|(j, _)| *j <= job).checked_sub(1) {
-        Some(i) if keys[i].0 == job => keys[i].1,
-        _ => panic!("job {job} walked without a key"),
+impl KeysInWalkOrder<'_> {
+    /// The key of the next turn's `job` (every walked job has one).
+    fn key_of(&self, job: u32) -> f64 {
+        let from = self.at.get();
+        match self.keys[from..].iter().position(|(j, _)| *j == job) {
+            Some(k) => {
+                self.at.set(from + k + 1);
+                self.keys[from + k].1
+            }
+            None => panic!("job {job} walked without a key"),
+        }
     }
 }
 
-/// Reasons of a walk by remaining time (or service): each job's key and turn.
-pub(crate) fn explain(
-    out: &mut Decision,
-    turns: &[crate::helpers::explain::Turn],
-    keys: &[(u32, f64)],
-    by_service: bool,
-) {
-    let (runs, waits) = if by_service {
-        (&SRSF_RUNS, &SRSF_WAITS)
-    } else {
-        (&SRTF_RUNS, &SRTF_WAITS)
+/// Reasons of a walk by remaining time (or service): each job's key and
+/// turn; `keys` are (job, key) in the walk's order.
+pub(crate) fn explain(out: &mut Decision, turns: &[Turn], keys: &[(u32, f64)], by_service: bool) {
+    let keys = KeysInWalkOrder {
+        keys,
+        at: std::cell::Cell::new(0),
     };
-    explain_turns(
-        out,
-        turns,
-        |t| if t.placed { runs } else { waits },
-        |place, t| {
-            let key = key_of(keys, t.job);
-            let remaining = if by_service {
-                key / t.need.max(1) as f64
-            } else {
-                key
-            };
-            let mut v = Vec::with_capacity(if by_service { 5 } else { 4 });
-            v.push(Val::from(place));
-            if by_service {
-                v.push(Val::from(key));
-            }
-            v.extend([Val::from(remaining), Val::from(t.need), Val::from(t.free)]);
-            v
-        },
-    );
+    let (need, free) = (|t: &Turn| t.need as f64, |t: &Turn| t.free as f64);
+    if by_service {
+        // SRSF's key is the service (remaining time x GPUs), shown before
+        // the remaining time it comes from.
+        explain_turns(
+            out,
+            turns,
+            |t| if t.placed { &SRSF_RUNS } else { &SRSF_WAITS },
+            |place, t| {
+                let key = keys.key_of(t.job);
+                let remaining = key / t.need.max(1) as f64;
+                [place as f64, key, remaining, need(t), free(t)]
+            },
+        );
+    } else {
+        explain_turns(
+            out,
+            turns,
+            |t| if t.placed { &SRTF_RUNS } else { &SRTF_WAITS },
+            |place, t| [place as f64, keys.key_of(t.job), need(t), free(t)],
+        );
+    }
 }
 
 const SRTF_FIELDS: &[Field] = &[
@@ -217,13 +221,31 @@ pub static SRSF_WAITS: Rule = Rule {
 
 #[cfg(test)]
 mod tests {
-    use super::{by_job, key_of};
+    use super::KeysInWalkOrder;
+
+    fn walk(keys: &[(u32, f64)]) -> KeysInWalkOrder<'_> {
+        KeysInWalkOrder {
+            keys,
+            at: std::cell::Cell::new(0),
+        }
+    }
 
     #[test]
-    fn keys_by_job_keep_the_last_like_a_map() {
-        let keys = by_job(vec![(7, 1.0), (2, 5.0), (7, 3.0), (0, 9.0)]);
-        assert_eq!(key_of(&keys, 7), 3.0, "the last key of a job listed twice");
-        assert_eq!(key_of(&keys, 2), 5.0);
-        assert_eq!(key_of(&keys, 0), 9.0);
+    fn keys_follow_the_walk_skipping_pinned_jobs() {
+        let order = [(7, 1.0), (2, 5.0), (4, 3.0), (0, 9.0)];
+        let keys = walk(&order);
+        // Job 2 was pinned: the walk went on without a turn for it.
+        assert_eq!(keys.key_of(7), 1.0);
+        assert_eq!(keys.key_of(4), 3.0);
+        assert_eq!(keys.key_of(0), 9.0);
+    }
+
+    #[test]
+    #[should_panic(expected = "job 2 walked without a key")]
+    fn a_turn_out_of_the_walk_order_is_a_bug() {
+        let order = [(2, 5.0), (7, 1.0)];
+        let keys = walk(&order);
+        keys.key_of(7);
+        keys.key_of(2);
     }
 }

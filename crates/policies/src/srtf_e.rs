@@ -138,7 +138,6 @@ impl Policy for SrtfE {
         let (gang, placed) =
             gang_plan_turns(view, &order, false, &|j| view.spec(j).gpus, turns.as_mut());
         if let (Some(turns), Some(keys)) = (turns, keys) {
-            let keys = crate::srtf::by_job(keys);
             crate::srtf::explain(out, &turns, &keys, self.by_service);
         }
         let (pins, _) = pinned_jobs(view);

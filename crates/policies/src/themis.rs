@@ -266,7 +266,7 @@ impl Policy for Themis {
                     j,
                     rule,
                     Some(place[i] as u32),
-                    vec![
+                    [
                         Val::from(place[i] + 1),
                         Val::from(num::exp(by_rho[place[i]].0)),
                         Val::from(num::exp(self.log_rho(view, j, held[i] + won[i]))),

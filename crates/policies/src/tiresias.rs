@@ -25,7 +25,7 @@ use crate::helpers::explain::{explain_turns, turns_if_wanted, Turn};
 use schedlab_core::error::Result;
 use schedlab_core::params::{ParamSpec, Params};
 use schedlab_core::settings::Settings;
-use schedlab_sim::{field, Decision, Field, Rule, Unit, Val, View};
+use schedlab_sim::{field, Decision, Field, Rule, Unit, View};
 use std::collections::BTreeSet;
 
 schedlab_core::settings! {
@@ -376,16 +376,16 @@ impl Tiresias {
                 } else {
                     0.0
                 };
-                vec![
-                    Val::from(q.level),
-                    Val::from(from),
-                    Val::from(place),
-                    Val::from(view.attained_gpu_s(t.job) - q.offset),
-                    Val::from(threshold),
-                    Val::from(t.need),
-                    Val::from(t.free),
-                    Val::from(waited),
-                    Val::from(view.executed_s(t.job)),
+                [
+                    q.level as f64,
+                    from as f64,
+                    place as f64,
+                    view.attained_gpu_s(t.job) - q.offset,
+                    threshold,
+                    t.need as f64,
+                    t.free as f64,
+                    waited,
+                    view.executed_s(t.job),
                 ]
             },
         );

@@ -31,7 +31,7 @@ pub use engine::{Forecast, JobResult, Outcome, Progress, Simulation, TypeTime};
 pub use gauges::GaugeLog;
 pub use insight::{ConfigCol, RoundInsight};
 pub use pools::PoolResult;
-pub use reason::{field, Field, Reason, Rule, Unit, Val};
+pub use reason::{field, Field, Reason, Reasons, Rule, Unit, Val};
 pub use reason_log::{ReasonCall, ReasonLog, ReasonRecord};
 pub use rules::{max_useful_gpus, natural_batch, rigid_batch, Rules};
 pub use state::{JobState, Phase, RestartKinds};

@@ -72,45 +72,152 @@ pub enum Val {
 }
 
 impl From<f64> for Val {
+    #[inline]
     fn from(x: f64) -> Val {
         Val::Num(x)
     }
 }
 
 impl From<u32> for Val {
+    #[inline]
     fn from(x: u32) -> Val {
         Val::Num(x as f64)
     }
 }
 
 impl From<usize> for Val {
+    #[inline]
     fn from(x: usize) -> Val {
         Val::Num(x as f64)
     }
 }
 
 impl From<String> for Val {
+    #[inline]
     fn from(s: String) -> Val {
         Val::Text(s)
     }
 }
 
 impl From<&str> for Val {
+    #[inline]
     fn from(s: &str) -> Val {
         Val::Text(s.to_string())
     }
 }
 
-/// Why the policy did what it did to one job in one call.
-#[derive(Debug, Clone, PartialEq)]
+/// Why the policy did what it did to one job in one call: the head of a
+/// reason in [`Reasons`], whose values sit in the call's flat array.
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Reason {
     pub job: u32,
     pub rule: &'static Rule,
     /// The job's place in the policy's order (0 = served first), when the
     /// rule ranks jobs.
     pub rank: Option<u32>,
-    /// One value per field of the rule, in its order.
-    pub values: Vec<Val>,
+    /// Its values are `Reasons::values[start .. start + the rule's field count]`.
+    pub start: u32,
+}
+
+/// One call's reasons, flat: a head per reason and every reason's numbers
+/// in one array, so a reason costs no allocation of its own (a policy
+/// explains every job at every call; the engine reuses the buffers).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Reasons {
+    pub heads: Vec<Reason>,
+    /// One number per field of each reason, in order; a text field holds
+    /// NaN here and its text in `texts`.
+    pub values: Vec<f64>,
+    /// (index into `values`, text) of the text fields.
+    pub texts: Vec<(u32, String)>,
+}
+
+impl Reasons {
+    /// Adds `job`'s reason: the rule, its rank and one value per field.
+    #[inline]
+    pub fn push(
+        &mut self,
+        job: u32,
+        rule: &'static Rule,
+        rank: Option<u32>,
+        values: impl IntoIterator<Item = Val>,
+    ) {
+        let start = self.values.len() as u32;
+        for v in values {
+            match v {
+                Val::Num(x) => self.values.push(x),
+                Val::Text(s) => {
+                    self.texts.push((self.values.len() as u32, s));
+                    self.values.push(f64::NAN);
+                }
+            }
+        }
+        debug_assert_eq!(
+            self.values.len() - start as usize,
+            rule.fields.len(),
+            "{}",
+            rule.id
+        );
+        self.heads.push(Reason {
+            job,
+            rule,
+            rank,
+            start,
+        });
+    }
+
+    /// [`Reasons::push`] for a rule whose fields are all numbers: copied
+    /// straight in (no [`Val`] per field; the policies that explain every
+    /// job at every call use this).
+    #[inline]
+    pub fn push_numbers(
+        &mut self,
+        job: u32,
+        rule: &'static Rule,
+        rank: Option<u32>,
+        values: &[f64],
+    ) {
+        debug_assert_eq!(values.len(), rule.fields.len(), "{}", rule.id);
+        debug_assert!(
+            rule.fields.iter().all(|f| f.unit != Unit::Text),
+            "{}",
+            rule.id
+        );
+        let start = self.values.len() as u32;
+        self.values.extend_from_slice(values);
+        self.heads.push(Reason {
+            job,
+            rule,
+            rank,
+            start,
+        });
+    }
+
+    pub fn len(&self) -> usize {
+        self.heads.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.heads.is_empty()
+    }
+
+    /// Empties the buffers, keeping their room for the next call.
+    pub fn clear(&mut self) {
+        self.heads.clear();
+        self.values.clear();
+        self.texts.clear();
+    }
+
+    /// The jobs explained, in order.
+    pub fn jobs(&self) -> impl Iterator<Item = u32> + '_ {
+        self.heads.iter().map(|r| r.job)
+    }
+
+    /// A reason's numbers (a text field's is NaN; see [`Reasons::texts`]).
+    pub fn values_of(&self, r: &Reason) -> &[f64] {
+        let at = r.start as usize;
+        &self.values[at..at + r.rule.fields.len()]
+    }
 }
 
 impl Rule {

@@ -9,7 +9,7 @@
 //! Bounds: at most [`MAX_REASON_RECORDS`] records and [`MAX_REASON_VALUES`]
 //! values per run; later calls record none and `capped_at` says from when.
 
-use crate::reason::{Reason, Rule, Unit, Val};
+use crate::reason::{Reasons, Rule, Unit, Val};
 use std::collections::BTreeMap;
 
 /// Records a run keeps at most (20 bytes each: 40 MB).
@@ -68,24 +68,41 @@ impl ReasonLog {
 
     /// Keeps the reasons of one call at `t`; `gpus(job)` is what the
     /// decision gives the job.
-    pub fn keep(&mut self, t: f64, reasons: Vec<Reason>, gpus: impl Fn(u32) -> f64) {
+    pub fn keep(&mut self, t: f64, reasons: &Reasons, gpus: impl Fn(u32) -> f64) {
         if !self.has_room() {
             return;
         }
-        let values: usize = reasons.iter().map(|r| r.values.len()).sum();
         if self.records.len() + reasons.len() > MAX_REASON_RECORDS
-            || self.values.len() + values > MAX_REASON_VALUES
+            || self.values.len() + reasons.values.len() > MAX_REASON_VALUES
         {
             self.capped_at = Some(t);
             return;
         }
         let first = self.records.len() as u32;
-        for r in reasons {
+        // The call's texts are in value order: a cursor walks them.
+        let mut texts = reasons.texts.iter().peekable();
+        for r in &reasons.heads {
+            let from = r.start as usize;
+            let to = from + r.rule.fields.len();
             if self.only_job.is_some_and(|j| j != r.job) {
+                while texts.next_if(|(i, _)| (*i as usize) < to).is_some() {}
                 continue;
             }
             let rule = self.rule_index(r.rule);
-            let offset = self.store_values(r.job, rule, r.values);
+            let offset = if texts.peek().is_some_and(|(i, _)| (*i as usize) < to) {
+                // Text fields hold their text's index in the log.
+                let mut nums = std::mem::take(&mut self.scratch);
+                nums.clear();
+                nums.extend_from_slice(&reasons.values[from..to]);
+                while let Some((i, text)) = texts.next_if(|(i, _)| (*i as usize) < to) {
+                    nums[*i as usize - from] = self.text_index(text) as f64;
+                }
+                let offset = self.store_values(r.job, rule, &nums);
+                self.scratch = nums;
+                offset
+            } else {
+                self.store_values(r.job, rule, &reasons.values[from..to])
+            };
             self.records.push(ReasonRecord {
                 job: r.job,
                 rule,
@@ -100,38 +117,21 @@ impl ReasonLog {
     }
 
     /// Stores a record's values, or points at the job's previous ones
-    /// when they are equal under the same rule. The numbers go through one
-    /// reused buffer (`scratch`), so a reason costs no allocation here.
-    fn store_values(&mut self, job: u32, rule: u32, vals: Vec<Val>) -> u32 {
-        let mut nums = std::mem::take(&mut self.scratch);
-        nums.clear();
-        for v in vals {
-            nums.push(match v {
-                Val::Num(x) => x,
-                Val::Text(s) => self.text_index(s) as f64,
-            });
-        }
+    /// when they are equal under the same rule.
+    fn store_values(&mut self, job: u32, rule: u32, nums: &[f64]) -> u32 {
         let j = job as usize;
-        let mut shared = None;
         if let Some(Some((prev_rule, prev))) = self.last.get(j) {
             let at = *prev as usize;
-            if *prev_rule == rule && same_values(&self.values[at..at + nums.len()], &nums) {
-                shared = Some(*prev);
+            if *prev_rule == rule && same_values(&self.values[at..at + nums.len()], nums) {
+                return *prev;
             }
         }
-        let offset = match shared {
-            Some(prev) => prev,
-            None => {
-                let offset = self.values.len() as u32;
-                self.values.extend_from_slice(&nums);
-                if self.last.len() <= j {
-                    self.last.resize(j + 1, None);
-                }
-                self.last[j] = Some((rule, offset));
-                offset
-            }
-        };
-        self.scratch = nums;
+        let offset = self.values.len() as u32;
+        self.values.extend_from_slice(nums);
+        if self.last.len() <= j {
+            self.last.resize(j + 1, None);
+        }
+        self.last[j] = Some((rule, offset));
         offset
     }
 
@@ -208,13 +208,13 @@ impl ReasonLog {
         i
     }
 
-    fn text_index(&mut self, s: String) -> u32 {
-        if let Some(&i) = self.text_ix.get(&s) {
+    fn text_index(&mut self, s: &str) -> u32 {
+        if let Some(&i) = self.text_ix.get(s) {
             return i;
         }
         let i = self.texts.len() as u32;
-        self.texts.push(s.clone());
-        self.text_ix.insert(s, i);
+        self.texts.push(s.to_string());
+        self.text_ix.insert(s.to_string(), i);
         i
     }
 }
@@ -239,13 +239,22 @@ mod tests {
         key: Some("pos"),
     };
 
-    fn reason(job: u32, pos: f64, kind: &str) -> Reason {
-        Reason {
-            job,
-            rule: &R,
-            rank: Some(pos as u32),
-            values: vec![Val::Num(pos), Val::Text(kind.into())],
+    /// One call's reasons: (job, rule, position, text) each.
+    fn call(reasons: &[(u32, &'static Rule, f64, &str)]) -> Reasons {
+        let mut out = Reasons::default();
+        for &(job, rule, pos, kind) in reasons {
+            out.push(
+                job,
+                rule,
+                Some(pos as u32),
+                [Val::Num(pos), Val::Text(kind.into())],
+            );
         }
+        out
+    }
+
+    fn reason(job: u32, pos: f64, kind: &str) -> (u32, &'static Rule, f64, &str) {
+        (job, &R, pos, kind)
     }
 
     #[test]
@@ -253,15 +262,15 @@ mod tests {
         let mut log = ReasonLog::default();
         log.keep(
             0.0,
-            vec![reason(1, 0.0, "a100"), reason(2, 1.0, "a100")],
+            &call(&[reason(1, 0.0, "a100"), reason(2, 1.0, "a100")]),
             |_| 1.0,
         );
         log.keep(
             5.0,
-            vec![reason(1, 0.0, "a100"), reason(2, 0.0, "rtx")],
+            &call(&[reason(1, 0.0, "a100"), reason(2, 0.0, "rtx")]),
             |_| 1.0,
         );
-        log.keep(7.0, vec![], |_| 1.0);
+        log.keep(7.0, &call(&[]), |_| 1.0);
         assert_eq!(log.calls.len(), 2, "a call without reasons is not kept");
         assert_eq!(log.records.len(), 4);
         assert_eq!(
@@ -290,9 +299,13 @@ mod tests {
     fn rules_by_id_and_buffers_reused() {
         let mut log = ReasonLog::default();
         let mut twin = reason(1, 0.0, "a");
-        twin.rule = &R_TWIN;
-        log.keep(0.0, vec![reason(1, 0.0, "a"), twin], |_| 1.0);
-        log.keep(1.0, vec![reason(2, 4.0, "b"), reason(2, 5.0, "b")], |_| 2.0);
+        twin.1 = &R_TWIN;
+        log.keep(0.0, &call(&[reason(1, 0.0, "a"), twin]), |_| 1.0);
+        log.keep(
+            1.0,
+            &call(&[reason(2, 4.0, "b"), reason(2, 5.0, "b")]),
+            |_| 2.0,
+        );
         assert_eq!(log.rules.len(), 1, "one id, one rule");
         assert_eq!(log.records[1].rule, 0);
         assert_eq!(
@@ -310,7 +323,11 @@ mod tests {
             only_job: Some(2),
             ..Default::default()
         };
-        log.keep(0.0, vec![reason(1, 0.0, "a"), reason(2, 1.0, "b")], |_| 0.0);
+        log.keep(
+            0.0,
+            &call(&[reason(1, 0.0, "a"), reason(2, 1.0, "b")]),
+            |_| 0.0,
+        );
         assert_eq!(log.records.len(), 1);
         assert_eq!(log.records[0].job, 2);
     }

@@ -6,7 +6,7 @@
 //! (a `Simulation` clone) gets a switched-off recorder instead of a copy.
 
 use super::insight::{RoundInsight, MAX_CELLS_PER_RUN};
-use super::reason::Reason;
+use super::reason::Reasons;
 use super::reason_log::ReasonLog;
 use super::timeline::{GroupRecord, PlanRecord, PlanStep, RoundStat, Timeline};
 use schedlab_model::cluster::GpuKind;
@@ -85,7 +85,7 @@ impl Recorder {
     }
 
     /// Keeps one call's reasons; `gpus(job)` is what the decision gives it.
-    pub fn reasons(&mut self, t: f64, reasons: Vec<Reason>, gpus: impl Fn(u32) -> f64) {
+    pub fn reasons(&mut self, t: f64, reasons: &Reasons, gpus: impl Fn(u32) -> f64) {
         if self.reasons_on && !reasons.is_empty() {
             self.reasons.keep(t, reasons, gpus);
         }

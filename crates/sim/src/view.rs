@@ -647,7 +647,7 @@ pub struct Decision {
     pub groups: Vec<(u32, u32)>,
     /// Why the policy did what it did, per job, when asked
     /// ([`View::want_reasons`]; see [`Decision::explain`]).
-    pub reasons: Vec<crate::reason::Reason>,
+    pub reasons: crate::reason::Reasons,
     /// Numbers the policy computed for the page to plot (see [`Decision::gauge`]).
     pub gauges: Vec<(&'static str, u32, f64)>,
 }
@@ -681,20 +681,28 @@ impl Decision {
     /// the job's rank in the policy's order if the rule ranks jobs, and one
     /// value per field of the rule. Recorded for `schedlab explain` and the
     /// page, never binding; call it only when [`View::want_reasons`].
+    #[inline]
     pub fn explain(
         &mut self,
         job: u32,
         rule: &'static crate::reason::Rule,
         rank: Option<u32>,
-        values: Vec<crate::reason::Val>,
+        values: impl IntoIterator<Item = crate::reason::Val>,
     ) {
-        debug_assert_eq!(values.len(), rule.fields.len(), "{}", rule.id);
-        self.reasons.push(crate::reason::Reason {
-            job,
-            rule,
-            rank,
-            values,
-        });
+        self.reasons.push(job, rule, rank, values);
+    }
+
+    /// [`Decision::explain`] for a rule whose fields are all numbers (no
+    /// text): the values are copied straight into the call's reasons.
+    #[inline]
+    pub fn explain_numbers(
+        &mut self,
+        job: u32,
+        rule: &'static crate::reason::Rule,
+        rank: Option<u32>,
+        values: &[f64],
+    ) {
+        self.reasons.push_numbers(job, rule, rank, values);
     }
 
     /// Notes a number the policy computed this call, e.g. the load it

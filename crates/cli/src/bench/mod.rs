@@ -22,7 +22,7 @@ pub struct BenchArgs {
     pub what: Option<String>,
     /// Suite cases to run, comma-separated (default: all): sia-160, pollux-160, gavel-160,
     /// afs-l-50k, fifo-100k, tiresias-pollux, pcs-2000, sts-100, sts-1000, anticipatory-helios, sia-2048,
-    /// fifo-10k, srtf-10k, afs-l-5k, copter-10k
+    /// fifo-10k, srtf-10k, srtf-3k, afs-l-5k, copter-10k
     #[arg(long)]
     pub case: Option<String>,
     /// Save the suite's measurements as JSON here.

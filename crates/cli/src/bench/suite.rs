@@ -257,6 +257,11 @@ const CASES: &[Case] = &[
         setup: |seed| synthetic("srtf", 10_000, seed, &[("timeline", "false")]),
     },
     Case {
+        name: "srtf-3k",
+        about: "SRTF, 3,000 afs-synthetic jobs (load 0.9), 1,024 GPUs, no timeline: srtf-10k's workload at a size callgrind measures in minutes",
+        setup: |seed| synthetic("srtf", 3_000, seed, &[("timeline", "false")]),
+    },
+    Case {
         name: "afs-l-5k",
         about: "AFS-L, 5,000 afs-synthetic jobs (load 0.9), 1,024 GPUs, placement=any, no timeline: small enough for callgrind",
         setup: |seed| synthetic("afs-l", 5_000, seed, &[("placement", "any"), ("timeline", "false")]),

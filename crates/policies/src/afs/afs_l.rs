@@ -85,7 +85,7 @@ impl Policy for AfsL {
             .filter(|j| !pinned.contains(j))
             .collect();
         // Reasons: the last attempt's entries and grants.
-        let mut explained: Option<(Vec<Entry>, Vec<Grant>)> = None;
+        let mut explained: Option<(Vec<Entry>, Vec<Option<Grant>>)> = None;
         place_with_retry(view, out, &pinned, |excluded| {
             let live: Vec<u32> = jobs
                 .iter()
@@ -109,10 +109,11 @@ impl Policy for AfsL {
                 &mut |i, k| rates[i].at(view, k),
                 grants.as_mut(),
             );
+            let shares = to_shares(&e);
             if let Some(g) = grants {
-                explained = Some((e.clone(), g));
+                explained = Some((e, g));
             }
-            to_shares(&e)
+            shares
         });
         if let Some((e, g)) = explained {
             let len1 = explain::first_grant_lengths(view, &e);

@@ -257,7 +257,7 @@ impl Policy for AfsP {
         }
         let mode = self.shares;
         // Reasons: the last attempt's entries and grants (tournament only).
-        let mut explained: Option<(Vec<Entry>, Vec<Grant>)> = None;
+        let mut explained: Option<(Vec<Entry>, Vec<Option<Grant>>)> = None;
         let mut maxmin_shares: Vec<(u32, u32, u32)> = Vec::new();
         place_with_retry(view, out, &pinned, |excluded| {
             let live: Vec<u32> = jobs
@@ -284,10 +284,11 @@ impl Policy for AfsP {
                         &mut |i, k| rates[i].at(view, k),
                         grants.as_mut(),
                     );
+                    let shares = to_shares(&e);
                     if let Some(g) = grants {
-                        explained = Some((e.clone(), g));
+                        explained = Some((e, g));
                     }
-                    to_shares(&e)
+                    shares
                 }
                 Shares::MaxMin => {
                     let caps: Vec<u32> = live

@@ -100,14 +100,15 @@ pub enum Variant {
     P,
 }
 
-/// Reasons for the entries of the final allocation and its grants.
+/// Reasons for the entries of the final allocation and each entry's last
+/// grant (by entry index, as `share::allocate_logged` notes them).
 /// `len1[i]` is entry i's remaining time on its first grant (infinite
 /// when unknown), the order stage one served them in.
 pub fn explain(
     out: &mut Decision,
     variant: Variant,
     entries: &[Entry],
-    grants: &[Grant],
+    grants: &[Option<Grant>],
     len1: &[f64],
 ) {
     // Stage one's order: by length on the first grant, then the tie key,
@@ -120,59 +121,45 @@ pub fn explain(
     for (k, &(_, _, i)) in order.iter().enumerate() {
         place[i] = k + 1;
     }
-    // Each job's last grant, by job id (ids are small: the run's job indexes).
-    let top = entries
-        .iter()
-        .map(|e| e.job as usize + 1)
-        .max()
-        .unwrap_or(0);
-    let mut last: Vec<Option<&Grant>> = vec![None; top];
-    for g in grants {
-        if let Some(slot) = last.get_mut(g.winner.job as usize) {
-            *slot = Some(g);
-        }
-    }
     for (i, e) in entries.iter().enumerate() {
         let nan = f64::NAN;
-        let mut v = Vec::with_capacity(FIELDS.len());
-        v.extend([
-            Val::from(place[i]),
-            Val::from(e.min),
-            Val::from(len1[i]),
-            Val::from(e.cnt),
-        ]);
-        let rule = match last[e.job as usize] {
+        let head = [place[i] as f64, e.min as f64, len1[i], e.cnt as f64];
+        let (rule, tail) = match grants.get(i).copied().flatten() {
             Some(g) => {
                 let r = g.rival;
-                v.extend([
-                    Val::from(g.winner.len),
-                    Val::from(g.winner.g),
-                    Val::from(g.winner.h),
-                    Val::from(r.map_or(nan, |r| r.job as f64)),
-                    Val::from(r.map_or(nan, |r| r.len)),
-                    Val::from(r.map_or(nan, |r| r.g)),
-                    Val::from(r.map_or(nan, |r| r.h)),
-                ]);
-                match (r, variant) {
+                let tail = [
+                    g.winner.len,
+                    g.winner.g,
+                    g.winner.h,
+                    r.map_or(nan, |r| r.job as f64),
+                    r.map_or(nan, |r| r.len),
+                    r.map_or(nan, |r| r.g),
+                    r.map_or(nan, |r| r.h),
+                ];
+                let rule = match (r, variant) {
                     (None, _) => &ALONE,
                     (Some(r), Variant::L) if r.len < g.winner.len => &L_LONGER,
                     (Some(_), Variant::L) => &L_SHORTER,
                     (Some(r), Variant::P) if g.winner.h > r.g => &P_BY_H,
                     (Some(_), Variant::P) => &P_TIE,
-                }
+                };
+                (rule, tail)
             }
             None => {
-                v.extend(std::iter::repeat_n(Val::from(nan), 7));
-                match (e.cnt > 0, variant) {
+                let rule = match (e.cnt > 0, variant) {
                     (true, Variant::L) => &L_FIRST,
                     (false, Variant::L) => &L_WAITS,
                     (true, Variant::P) => &P_FIRST,
                     (false, Variant::P) => &P_WAITS,
-                }
+                };
+                (rule, [nan; 7])
             }
         };
         let rank = (variant == Variant::L).then_some(place[i] as u32 - 1);
-        out.explain(e.job, rule, rank, v);
+        let mut values = [0.0; 11];
+        values[..4].copy_from_slice(&head);
+        values[4..].copy_from_slice(&tail);
+        out.explain_numbers(e.job, rule, rank, &values);
     }
 }
 
@@ -248,7 +235,7 @@ pub fn explain_time_share(
             job,
             if end.is_some() { &PS_RUNS } else { &PS_WAITS },
             Some(rank as u32),
-            vec![
+            [
                 Val::from(quanta),
                 Val::from(held),
                 Val::from(end.unwrap_or(f64::NAN)),
@@ -282,7 +269,7 @@ pub fn explain_max_min(out: &mut Decision, shares: &[(u32, u32, u32)], free: u32
             job,
             &S_SHARE,
             None,
-            vec![
+            [
                 Val::from(gpus),
                 Val::from(cap),
                 Val::from(shares.len()),

@@ -114,14 +114,16 @@ pub fn allocate(
     allocate_logged(entries, total, knowledge, seed, rate, None)
 }
 
-/// [`allocate`], noting each stage-two [`Grant`] in `log` when given (reasons).
+/// [`allocate`], noting in `log` when given (reasons) each entry's last
+/// stage-two [`Grant`], by entry index (the grant that set its share; an
+/// earlier one is overwritten, so the log does not grow with the grants).
 pub fn allocate_logged(
     entries: &mut [Entry],
     total: u32,
     knowledge: Knowledge,
     seed: u64,
     rate: &mut (impl FnMut(usize, u32) -> f64 + ?Sized),
-    log: Option<&mut Vec<Grant>>,
+    log: Option<&mut Vec<Option<Grant>>>,
 ) -> Stages {
     let mut stages = Stages::default();
     let left = stage_one(entries, total, knowledge, rate);
@@ -564,15 +566,19 @@ pub fn stage_two(
     stage_two_logged(entries, left, knowledge, seed, rate, None)
 }
 
-/// [`stage_two`], noting each grant in `log` when given.
+/// [`stage_two`], noting each entry's last grant in `log` when given.
 pub fn stage_two_logged(
     entries: &mut [Entry],
     mut left: u32,
     knowledge: Knowledge,
     seed: u64,
     rate: &mut (impl FnMut(usize, u32) -> f64 + ?Sized),
-    mut log: Option<&mut Vec<Grant>>,
+    mut log: Option<&mut Vec<Option<Grant>>>,
 ) -> u32 {
+    if let Some(log) = log.as_deref_mut() {
+        log.clear();
+        log.resize(entries.len(), None);
+    }
     if left == 0 {
         return 0;
     }
@@ -617,7 +623,7 @@ pub fn stage_two_logged(
         let w = champ;
         let i = elig[w];
         if let Some(log) = log.as_deref_mut() {
-            log.push(scan.grant(w, entries, &elig, knowledge));
+            log[i] = Some(scan.grant(w, entries, &elig, knowledge));
         }
         let e = &mut entries[i];
         e.cnt += 1;

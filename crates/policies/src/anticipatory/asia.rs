@@ -354,7 +354,7 @@ fn explain_lent(
         job,
         &LENT,
         None,
-        vec![
+        [
             Val::from(name),
             Val::from(ledger.quota[q]),
             Val::from(ledger.current[q]),

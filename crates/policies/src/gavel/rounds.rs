@@ -275,7 +275,7 @@ fn explain(
             job,
             rule,
             Some(place as u32),
-            vec![
+            [
                 Val::from(place + 1),
                 Val::from(m.kinds[k].name()),
                 Val::from(xk),

@@ -21,14 +21,14 @@ pub struct Turn {
 /// Explains every turn of a walk in order: rank = position in the walk,
 /// `rule_of(turn)` picks the rule (runs or waits), `values(place, turn)`
 /// its values (`place` = rank + 1, as the words say "#1").
-pub fn explain_turns(
+pub fn explain_turns<const N: usize>(
     out: &mut Decision,
     turns: &[Turn],
     rule_of: impl Fn(&Turn) -> &'static Rule,
-    values: impl Fn(usize, &Turn) -> Vec<Val>,
+    values: impl Fn(usize, &Turn) -> [f64; N],
 ) {
     for (rank, t) in turns.iter().enumerate() {
-        out.explain(t.job, rule_of(t), Some(rank as u32), values(rank + 1, t));
+        out.explain_numbers(t.job, rule_of(t), Some(rank as u32), &values(rank + 1, t));
     }
 }
 
@@ -96,7 +96,7 @@ pub fn pool_reasons(view: &View, out: &mut Decision) {
     if pools.is_empty() {
         return;
     }
-    let explained: BTreeSet<u32> = out.reasons.iter().map(|r| r.job).collect();
+    let explained: BTreeSet<u32> = out.reasons.jobs().collect();
     let n = pools.len();
     // Usage after the decision, and each start's pool usage as it was made.
     let mut used: Vec<f64> = (0..n as u16).map(|p| view.pool_used(p) as f64).collect();
@@ -142,7 +142,7 @@ pub fn pool_reasons(view: &View, out: &mut Decision) {
             j,
             rule,
             rank,
-            vec![
+            [
                 Val::from(pool.name.as_str()),
                 Val::from(pool.quota),
                 Val::from(u),

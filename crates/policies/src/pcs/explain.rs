@@ -6,7 +6,7 @@
 
 use super::wfq::{fluid_allocation_and_shares, FluidJob};
 use super::{size_on_one_gpu, Pcs};
-use schedlab_sim::{field, Decision, Field, Rule, Unit, Val, View};
+use schedlab_sim::{field, Decision, Field, Rule, Unit, View};
 
 const FIELDS: &[Field] = &[
     field("class", Unit::Count),
@@ -35,9 +35,22 @@ pub static WAITS: Rule = Rule {
     key: Some("class"),
 };
 
+/// Each fixed job's size on one GPU and efficiency cap (size NaN: not yet
+/// known), so the reasons do not ask for its rate or scan its curve again
+/// at every call. Only the reasons read it; a copy starts empty, so the
+/// policy's forks (which never give reasons) do not carry it.
+#[derive(Debug, Default)]
+pub(super) struct Sizes(Vec<(f64, u32)>);
+
+impl Clone for Sizes {
+    fn clone(&self) -> Sizes {
+        Sizes::default()
+    }
+}
+
 impl Pcs {
     /// Reasons for the call's `jobs` (arrival order) on `capacity` GPUs,
-    /// from the same WFQ the decision used.
+    /// from the same WFQ the decision used (the general path).
     pub(super) fn explain(&mut self, view: &View, out: &mut Decision, jobs: &[u32], capacity: u32) {
         // Descriptions made in this call; the cached ones are only read
         // (borrowed, as `Pcs::fluid` does: no copies).
@@ -53,45 +66,98 @@ impl Pcs {
             })
             .collect();
         let (shares, alloc) = fluid_allocation_and_shares(&self.cfg, capacity as f64, &fluid);
-        let classes = self.cfg.classes();
-        let mut members = vec![0usize; classes];
+        let mut members = vec![0usize; self.cfg.classes()];
         for f in &fluid {
             members[f.class] += 1;
         }
+        let rows = jobs.iter().zip(&fluid).zip(&alloc);
+        let clip = self.cfg.clip;
+        let rows = rows.map(|((&j, f), &a)| (j, *f, size_on_one_gpu(view, j), cap(f, clip), a));
+        self.explain_rows(out, &shares, &members, rows);
+    }
+
+    /// Reasons when the class queues stand for the active jobs, from the
+    /// class `shares` and the `served` jobs (arrival order) of the leading
+    /// pass the decision makes (equal to the full WFQ's, to the bit; every
+    /// other job gets 0), so no job's rate or share is computed again.
+    pub(super) fn explain_queued(
+        &mut self,
+        view: &View,
+        out: &mut Decision,
+        shares: &[f64],
+        served: &[(u32, f64)],
+    ) {
+        // Queued jobs are fixed: their sizes and caps cannot change.
+        let sizes = &mut self.sizes.0;
+        for &j in view.active() {
+            let idx = j as usize;
+            if sizes.len() <= idx {
+                sizes.resize(idx + 1, (f64::NAN, 0));
+            }
+            if sizes[idx].0.is_nan() {
+                let f = self.fixed[idx].as_ref().expect("queued jobs are fixed");
+                sizes[idx] = (size_on_one_gpu(view, j), cap(f, self.cfg.clip));
+            }
+        }
+        let queues = self.queues.as_ref().expect("synced");
+        let fixed = &self.fixed;
+        let describe = |j: u32| fixed[j as usize].as_ref().expect("queued jobs are fixed");
+        let members: Vec<usize> = (0..self.cfg.classes()).map(|c| queues.count(c)).collect();
+        let mut next = served.iter().peekable();
+        let rows = view.active().iter().map(|&j| {
+            let share = next.next_if(|(s, _)| *s == j).map_or(0.0, |(_, x)| *x);
+            let (size, cap) = self.sizes.0[j as usize];
+            (j, describe(j), size, cap, share)
+        });
+        self.explain_rows(out, shares, &members, rows);
+    }
+
+    /// One reason per (job, description, size, cap, fluid share) row, in arrival
+    /// order, given the class shares and how many jobs each class holds.
+    fn explain_rows<'a>(
+        &self,
+        out: &mut Decision,
+        shares: &[f64],
+        members: &[usize],
+        rows: impl Iterator<Item = (u32, &'a FluidJob, f64, u32, f64)>,
+    ) {
         // The queue's order: by class, first come first served within it
         // (a job's rank = the jobs of lower classes + those ahead in its own).
-        let mut next_rank = vec![0u32; classes];
+        let mut next_rank = vec![0u32; members.len()];
         let mut below = 0u32;
         for (c, &m) in members.iter().enumerate() {
             next_rank[c] = below;
             below += m as u32;
         }
-        let mut seen = vec![0usize; classes];
-        for (i, &j) in jobs.iter().enumerate() {
-            let f = fluid[i];
+        let mut seen = vec![0usize; members.len()];
+        for (j, f, size, cap, alloc) in rows {
             seen[f.class] += 1;
             let rank = next_rank[f.class];
             next_rank[f.class] += 1;
-            let cap = f
-                .efficiency
-                .iter()
-                .position(|e| *e < self.cfg.clip)
-                .map_or(f.demand, |g| (g as u32).max(1));
-            out.explain(
+            out.explain_numbers(
                 j,
-                if alloc[i] > 1e-9 { &SHARE } else { &WAITS },
+                if alloc > 1e-9 { &SHARE } else { &WAITS },
                 Some(rank),
-                vec![
-                    Val::from(f.class),
-                    Val::from(size_on_one_gpu(view, j)),
-                    Val::from(self.cfg.weights[f.class]),
-                    Val::from(shares[f.class]),
-                    Val::from(members[f.class]),
-                    Val::from(seen[f.class]),
-                    Val::from(alloc[i]),
-                    Val::from(cap),
+                &[
+                    f.class as f64,
+                    size,
+                    self.cfg.weights[f.class],
+                    shares[f.class],
+                    members[f.class] as f64,
+                    seen[f.class] as f64,
+                    alloc,
+                    cap as f64,
                 ],
             );
         }
     }
+}
+
+/// A job's efficiency cap at the clip: GPUs before its efficiency first
+/// drops below it (at least 1), else its whole demand.
+fn cap(f: &FluidJob, clip: f64) -> u32 {
+    f.efficiency
+        .iter()
+        .position(|e| *e < clip)
+        .map_or(f.demand, |g| (g as u32).max(1))
 }

@@ -86,6 +86,7 @@ fn build(p: &Params, _seed: u64) -> Result<Box<dyn Policy>> {
         next_turn: None,
         classed: Vec::new(),
         fixed: Vec::new(),
+        sizes: Default::default(),
         queues: None,
         general_only: false,
     }))
@@ -107,6 +108,8 @@ struct Pcs {
     /// curve of the GPU count under perfect knowledge), made once: forks
     /// call the policy at every event of every prediction.
     fixed: Vec<Option<FluidJob>>,
+    /// The fixed jobs' sizes, for the reasons (`explain::Sizes`).
+    sizes: explain::Sizes,
     /// The active jobs by class (`queues`), when they stand for them.
     queues: Option<ClassQueues>,
     /// A job without a fixed description was seen: every call takes the
@@ -270,13 +273,11 @@ impl Policy for Pcs {
         let (pinned, free) = pinned_jobs(view);
         if !self.rotate && pinned.is_empty() && view.placement_rule() != PlacementRule::NetPack {
             if self.sync_queues(view) {
+                let (shares, served) = self.leading(free);
                 if view.want_reasons() {
-                    // Reasons come from the full WFQ over every active job
-                    // (the same shares the class queues serve).
-                    let jobs: Vec<u32> = view.active().iter().copied().collect();
-                    self.explain(view, out, &jobs, free);
+                    self.explain_queued(view, out, &shares, &served);
                 }
-                self.place_leading(view, out, free);
+                self.place_leading(view, out, free, served);
                 self.report_classes(view, out);
                 return;
             }
@@ -356,15 +357,13 @@ impl Pcs {
     /// class serves are visited (the same plan as `place_fluid`'s, whose
     /// other jobs get no GPUs). A placement retry without some jobs
     /// (fragmentation) takes the general computation.
-    fn place_leading(&mut self, view: &View, out: &mut Decision, free: u32) {
-        let queues = self.queues.as_ref().expect("synced");
-        let fixed = &self.fixed;
-        let describe = |j: u32| fixed[j as usize].as_ref().expect("queued jobs are fixed");
-        let mut served = wfq::leading_allocation(&self.cfg, free as f64, queues.demands(), |c| {
-            queues.members(c).map(move |j| (j, describe(j)))
-        });
-        // Arrival order, as the general computation lays the fractions out.
-        served.sort_unstable_by_key(|&(j, _)| j);
+    fn place_leading(
+        &mut self,
+        view: &View,
+        out: &mut Decision,
+        free: u32,
+        served: Vec<(u32, f64)>,
+    ) {
         let compute = |excluded: &BTreeSet<u32>| {
             if excluded.is_empty() {
                 return whole_and_parts(view, served.iter().copied());
@@ -381,6 +380,21 @@ impl Pcs {
         place_then(view, out, &[], compute, |plan, fractions| {
             fluid::add_parts(view, plan, &fractions)
         });
+    }
+
+    /// The class shares of `free` GPUs and the jobs the class queues serve
+    /// with their fluid shares, in arrival order (`wfq::leading_allocation`).
+    fn leading(&self, free: u32) -> (Vec<f64>, Vec<(u32, f64)>) {
+        let queues = self.queues.as_ref().expect("synced");
+        let fixed = &self.fixed;
+        let describe = |j: u32| fixed[j as usize].as_ref().expect("queued jobs are fixed");
+        let (shares, mut served) =
+            wfq::leading_allocation_and_shares(&self.cfg, free as f64, queues.demands(), |c| {
+                queues.members(c).map(move |j| (j, describe(j)))
+            });
+        // Arrival order, as the general computation lays the fractions out.
+        served.sort_unstable_by_key(|&(j, _)| j);
+        (shares, served)
     }
 
     /// Brings the class queues up to this call (its completions and

@@ -59,6 +59,11 @@ impl ClassQueues {
         self.len
     }
 
+    /// How many jobs a class holds.
+    pub fn count(&self, class: usize) -> usize {
+        self.members[class].len()
+    }
+
     /// Each class's summed demand, as the full pass sums it (integers, so
     /// the same value whatever the order of the additions).
     pub fn demands(&self) -> Vec<f64> {

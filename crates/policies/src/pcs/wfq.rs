@@ -236,8 +236,22 @@ pub fn leading_allocation<'a, I>(
     cfg: &WfqConfig,
     capacity: f64,
     demand: Vec<f64>,
-    mut members: impl FnMut(usize) -> I,
+    members: impl FnMut(usize) -> I,
 ) -> Vec<(u32, f64)>
+where
+    I: Iterator<Item = (u32, &'a FluidJob)>,
+{
+    leading_allocation_and_shares(cfg, capacity, demand, members).1
+}
+
+/// [`leading_allocation`] with the [`class_shares`] it served (the reasons
+/// show both).
+pub fn leading_allocation_and_shares<'a, I>(
+    cfg: &WfqConfig,
+    capacity: f64,
+    demand: Vec<f64>,
+    mut members: impl FnMut(usize) -> I,
+) -> (Vec<f64>, Vec<(u32, f64)>)
 where
     I: Iterator<Item = (u32, &'a FluidJob)>,
 {
@@ -267,7 +281,7 @@ where
             z -= cfg.delta;
         }
     }
-    out
+    (shares, out)
 }
 
 #[cfg(test)]

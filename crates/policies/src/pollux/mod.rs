@@ -387,7 +387,7 @@ fn explain(
             j,
             if k > 0 { &HOLDS } else { &LEFT_OUT },
             None,
-            vec![
+            [
                 Val::from(k),
                 Val::from(n),
                 Val::from(g),

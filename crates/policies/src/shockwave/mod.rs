@@ -388,7 +388,7 @@ impl Policy for Shockwave {
                     j,
                     rule,
                     None,
-                    vec![
+                    [
                         Val::from(rho[i]),
                         Val::from(planned),
                         Val::from(self.future),

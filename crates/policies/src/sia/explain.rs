@@ -89,7 +89,7 @@ pub(super) fn explain(
             r.job,
             rule,
             None,
-            vec![
+            [
                 Val::from(c.map_or(String::from("none"), |c| label(&r.configs[c]))),
                 Val::from(c.map_or(nan, |c| r.weights[c])),
                 Val::from(c.map_or(nan, |c| r.norm[c])),
@@ -110,7 +110,7 @@ pub(super) fn profiling(out: &mut Decision, job: u32, until: f64) {
         job,
         &PROFILING,
         None,
-        vec![
+        [
             Val::from("none"),
             Val::from(until),
             Val::from(nan),

@@ -408,12 +408,12 @@ fn explain(
     took: Option<&(Option_, f64)>,
 ) {
     let nan = f64::NAN;
-    let values = |o: Option<&(Option_, f64)>| -> Vec<Val> {
+    let values = |o: Option<&(Option_, f64)>| -> [Val; 9] {
         let step = |k: usize| {
             o.and_then(|(o, _)| o.plan.steps.get(k))
                 .map_or(nan, |(l, _)| l.gpus as f64)
         };
-        vec![
+        [
             Val::from(place + 1),
             Val::from(pressure),
             Val::from(o.map_or("–", |(o, _)| o.config.kind.name())),

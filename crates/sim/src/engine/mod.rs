@@ -75,6 +75,9 @@ pub struct Simulation {
     policy_seconds: f64,
     /// Timeline and per-call stats (a fork's records nothing).
     recorder: Recorder,
+    /// The reasons buffers of the last call, emptied, lent to the next
+    /// call's decision (so a call with reasons allocates nothing new).
+    spare_reasons: crate::reason::Reasons,
     /// A fork made inside a policy call repeats that call first (with its
     /// round-tick flag) before any time passes.
     pending_call: Option<bool>,
@@ -234,6 +237,7 @@ impl Simulation {
             homes,
             occupancy: Occupancy::new(&cluster, zoo.prices()),
             recorder: Recorder::new(cfg.record_timeline, cfg.record_insight),
+            spare_reasons: Default::default(),
             pending_call: None,
             pending_decision: None,
             decision_token: 0,
@@ -646,6 +650,9 @@ impl Simulation {
         let mut decision = Decision::default();
         let want_insight = self.recorder.wants_insight();
         let want_reasons = self.recorder.wants_reasons();
+        if want_reasons {
+            decision.reasons = std::mem::take(&mut self.spare_reasons);
+        }
         let mut policy = self.policy.take().expect("the policy is not lent out");
         let breach;
         if self.skipped > 0 {
@@ -756,7 +763,7 @@ impl Simulation {
     /// Hands the decision's reasons to the recorder with the GPUs the
     /// decision gives each job (its new placement, else what it holds).
     fn keep_reasons(&mut self, decision: &mut Decision) {
-        let reasons = std::mem::take(&mut decision.reasons);
+        let mut reasons = std::mem::take(&mut decision.reasons);
         // The changes sorted by job (stable: a job changed twice gets its
         // last change, as the decision applies them), searched per reason.
         let mut changed: Vec<(u32, f64)> = decision
@@ -766,7 +773,7 @@ impl Simulation {
             .collect();
         changed.sort_by_key(|(j, _)| *j);
         let jobs = &self.jobs;
-        self.recorder.reasons(self.now, reasons, |j| {
+        self.recorder.reasons(self.now, &reasons, |j| {
             match changed.partition_point(|(c, _)| *c <= j).checked_sub(1) {
                 Some(i) if changed[i].0 == j => changed[i].1,
                 _ => jobs
@@ -775,6 +782,8 @@ impl Simulation {
                     .map_or(0.0, |p| p.gpu_equiv()),
             }
         });
+        reasons.clear();
+        self.spare_reasons = reasons;
     }
 
     /// Applies a decision now: its changes, announced plans and groups, and wake-up.
