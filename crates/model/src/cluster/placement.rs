@@ -867,6 +867,17 @@ mod tests {
         GpuKind::by_name("t4").unwrap()
     }
 
+    /// A fixed linear congruential stream: `next(n)` draws from 0..n, the same
+    /// draws on every run, so a random test's failure can be replayed.
+    fn lcg(mut seed: u64) -> impl FnMut(u32) -> u32 {
+        move |n| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((seed >> 33) % u64::from(n)) as u32
+        }
+    }
+
     /// Every count from 1 to the cluster's size on a copy of `p`: placed or not.
     fn fits_by_count(p: &Packer, total: u32) -> Vec<bool> {
         (1..=total)
@@ -880,13 +891,7 @@ mod tests {
         // unclaimed (Tiresias's groups by count): random reservations and
         // claims (fixed LCG), then counts above the free GPUs, by a job
         // holding a reservation and by one holding none.
-        let mut seed = 47u64;
-        let mut next = |n: u32| {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            ((seed >> 33) % u64::from(n)) as u32
-        };
+        let mut next = lcg(47);
         let c = parse_cluster("t4:6x4").unwrap();
         for rule in [
             PlacementRule::Packed,
@@ -918,13 +923,7 @@ mod tests {
     #[test]
     fn failed_counts_stay_failed_up_to_the_promised_bound() {
         // Random fill levels (fixed LCG), homogeneous and mixed node sizes.
-        let mut seed = 47u64;
-        let mut next = |n: u32| {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            ((seed >> 33) % u64::from(n)) as u32
-        };
+        let mut next = lcg(47);
         for spec in ["t4:6x4", "t4:5x8", "t4:2x8,t4:3x4"] {
             let c = parse_cluster(spec).unwrap();
             for rule in [PlacementRule::Packed, PlacementRule::NetPack] {
