@@ -211,19 +211,27 @@ fn pcs_traces_import_and_bad_rows_are_named() {
     }
 }
 
-/// The artifact's Philly VC traces import whole (when ../shared/data is
-/// present; skipped with a message otherwise).
-#[test]
-fn the_artifact_traces_load_when_present() {
+/// The PCS artifact's trace of VC 0e4a51, or `None` with a message when
+/// ../shared/data is absent (the test that asked is then skipped).
+fn artifact_trace_0e4a51() -> Option<Trace> {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../shared/data/pcs/traces/trace_0e4a51.csv"
     );
     let Ok(text) = std::fs::read_to_string(path) else {
         eprintln!("skipped: {path} is absent (the PCS artifact data lives in ../shared/data/pcs)");
+        return None;
+    };
+    Some(Trace::parse(path, &text, None).unwrap())
+}
+
+/// The artifact's Philly VC traces import whole (when ../shared/data is
+/// present; skipped with a message otherwise).
+#[test]
+fn the_artifact_traces_load_when_present() {
+    let Some(t) = artifact_trace_0e4a51() else {
         return;
     };
-    let t = Trace::parse(path, &text, None).unwrap();
     assert_eq!(t.jobs.len(), 2465);
     assert!(t
         .jobs
@@ -742,15 +750,9 @@ fn the_stored_fronts_parse() {
 #[test]
 fn fig7_picks_give_the_published_jcts_on_0e4a51() {
     use schedlab::repro::pcs::published::{FIG7, FIG7_PICKS};
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../shared/data/pcs/traces/trace_0e4a51.csv"
-    );
-    let Ok(text) = std::fs::read_to_string(path) else {
-        eprintln!("skipped: {path} is absent (the PCS artifact data lives in ../shared/data/pcs)");
+    let Some(trace) = artifact_trace_0e4a51() else {
         return;
     };
-    let trace = Trace::parse(path, &text, None).unwrap();
     let cluster = parse_cluster("pcs-64").unwrap();
     let zoo = ModelZoo::builtin();
     let avg_jct = |name: &str, set: Vec<(String, String)>| {

@@ -58,6 +58,22 @@ fn run(trace: &Trace, policy: Box<dyn Policy>) -> (Outcome, u64) {
     (out, sim.policy_time().0)
 }
 
+/// Asserts that a run skipping rounds and one calling every round gave
+/// every job the same start, finish, GPU time, restarts and migrations, and
+/// the same end and GPU time, to the bit.
+fn assert_same_runs(label: &str, skipping: &Outcome, all: &Outcome) {
+    for (a, b) in skipping.jobs.iter().zip(&all.jobs) {
+        assert_eq!(
+            (a.start, a.finish, a.gpu_s, a.restarts, a.migrations),
+            (b.start, b.finish, b.gpu_s, b.restarts, b.migrations),
+            "{label}: job {}",
+            a.name
+        );
+    }
+    assert_eq!(skipping.end_time, all.end_time, "{label}");
+    assert_eq!(skipping.gpu_time, all.gpu_time, "{label}");
+}
+
 #[test]
 fn skipping_quiet_rounds_changes_no_result() {
     let trace = trace(4_000_000.0);
@@ -72,16 +88,7 @@ fn skipping_quiet_rounds_changes_no_result() {
             few * 10 < many,
             "{name}: {few} calls against {many} (nothing skipped)"
         );
-        for (a, b) in skipping.jobs.iter().zip(&all.jobs) {
-            assert_eq!(
-                (a.start, a.finish, a.gpu_s, a.restarts, a.migrations),
-                (b.start, b.finish, b.gpu_s, b.restarts, b.migrations),
-                "{name}: job {}",
-                a.name
-            );
-        }
-        assert_eq!(skipping.end_time, all.end_time, "{name}");
-        assert_eq!(skipping.gpu_time, all.gpu_time, "{name}");
+        assert_same_runs(name, &skipping, &all);
         let (s, _) = evaluate(&skipping, &trace.jobs, &cluster, &zoo);
         let (e, _) = evaluate(&all, &trace.jobs, &cluster, &zoo);
         assert_eq!(s.avg_jct_s, e.avg_jct_s, "{name}");
@@ -131,16 +138,7 @@ fn sia_both_ways(trace: &Trace, set: &[(&str, &str)]) -> (u64, u64) {
     let (skipping, few) = run(trace, p);
     let (all, many) = run(trace, every);
     assert_eq!(skipping.incomplete, 0, "{set:?}: {}", skipping.stop_reason);
-    for (a, b) in skipping.jobs.iter().zip(&all.jobs) {
-        assert_eq!(
-            (a.start, a.finish, a.gpu_s, a.restarts, a.migrations),
-            (b.start, b.finish, b.gpu_s, b.restarts, b.migrations),
-            "{set:?}: job {}",
-            a.name
-        );
-    }
-    assert_eq!(skipping.end_time, all.end_time, "{set:?}");
-    assert_eq!(skipping.gpu_time, all.gpu_time, "{set:?}");
+    assert_same_runs(&format!("{set:?}"), &skipping, &all);
     (few, many)
 }
 
