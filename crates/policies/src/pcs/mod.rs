@@ -389,7 +389,7 @@ impl Pcs {
         let fixed = &self.fixed;
         let describe = |j: u32| fixed[j as usize].as_ref().expect("queued jobs are fixed");
         let (shares, mut served) =
-            wfq::leading_allocation_and_shares(&self.cfg, free as f64, queues.demands(), |c| {
+            wfq::leading_allocation(&self.cfg, free as f64, queues.demands(), |c| {
                 queues.members(c).map(move |j| (j, describe(j)))
             });
         // Arrival order, as the general computation lays the fractions out.

@@ -231,22 +231,9 @@ pub fn fluid_allocation_and_shares<J: Borrow<FluidJob>>(
 /// rather than the queue. A class's FIFO pass stops where its share runs
 /// out (every later job would get 0), so a fork of a long queue no longer
 /// visits every queued job at every event. Grouped by class, each class in
-/// arrival order.
+/// arrival order. Also returns the [`class_shares`] it served (the reasons
+/// show both): (shares, served).
 pub fn leading_allocation<'a, I>(
-    cfg: &WfqConfig,
-    capacity: f64,
-    demand: Vec<f64>,
-    members: impl FnMut(usize) -> I,
-) -> Vec<(u32, f64)>
-where
-    I: Iterator<Item = (u32, &'a FluidJob)>,
-{
-    leading_allocation_and_shares(cfg, capacity, demand, members).1
-}
-
-/// [`leading_allocation`] with the [`class_shares`] it served (the reasons
-/// show both).
-pub fn leading_allocation_and_shares<'a, I>(
     cfg: &WfqConfig,
     capacity: f64,
     demand: Vec<f64>,
@@ -387,7 +374,7 @@ mod tests {
             for j in &jobs {
                 demand[j.class] += j.demand as u64;
             }
-            let mut lead = leading_allocation(
+            let (_, mut lead) = leading_allocation(
                 &cfg,
                 capacity,
                 demand.iter().map(|&d| d as f64).collect(),
