@@ -396,16 +396,23 @@ impl Scan {
         self.h[k] = f64::NEG_INFINITY;
     }
 
-    /// The grant to the champion at position `w` (before it takes the GPU),
-    /// with the job it beat for it (see [`Grant`]).
-    fn grant(&self, w: usize, entries: &[Entry], elig: &[usize], knowledge: Knowledge) -> Grant {
-        let side = |k: usize| Side {
+    /// The job at position `k` as one side of a comparison, with the
+    /// position's current values.
+    fn side(&self, k: usize, entries: &[Entry], elig: &[usize]) -> Side {
+        Side {
             job: entries[elig[k]].job,
             len: self.l[k],
             g: self.g[k],
             h: self.h[k],
-        };
-        let dethroned = match self.changes.len() {
+        }
+    }
+
+    /// The position of the champion that champion `w` took the crown from,
+    /// None when `w` held it from the start of the scan. The champion is
+    /// the last change of hands, or the start when there is none.
+    #[inline]
+    fn dethroned(&self, w: usize) -> Option<usize> {
+        match self.changes.len() {
             0 => None,
             n if self.changes[n - 1] == w => Some(if n >= 2 {
                 self.changes[n - 2]
@@ -413,30 +420,38 @@ impl Scan {
                 self.start
             }),
             _ => None,
-        };
-        // Held from the start: the challenger with the smallest margin to
-        // rule (3) (AFS-L: a longer one needs h > the champion's g, a
-        // shorter one g >= its h; AFS-P: h > the champion's g).
-        let by_length = knowledge == Knowledge::Length;
-        let closest = || {
-            (0..self.n)
-                .filter(|&k| k != w && self.alive[k])
-                .map(|k| {
-                    let margin = if !by_length || self.l[w] < self.l[k] {
-                        self.h[k] - self.g[w]
-                    } else {
-                        self.g[k] - self.h[w]
-                    };
-                    (margin, k)
-                })
-                .max_by(|a, b| a.0.total_cmp(&b.0))
-                .map(|(_, k)| k)
-        };
-        Grant {
-            gpus: entries[elig[w]].cnt + 1,
-            winner: side(w),
-            rival: dethroned.or_else(closest).map(side),
         }
+    }
+
+    /// When `winner` (at position `w`) held the crown from the start: the
+    /// challenger with the smallest margin to rule (3) (AFS-L: a longer
+    /// one needs h > the champion's g, a shorter one g >= its h; AFS-P:
+    /// h > the champion's g); the last of equal margins. Reads the other
+    /// positions' current values, and skips `w`'s own.
+    fn closest(
+        &self,
+        w: usize,
+        winner: &Side,
+        entries: &[Entry],
+        elig: &[usize],
+        knowledge: Knowledge,
+    ) -> Option<Side> {
+        let by_length = knowledge == Knowledge::Length;
+        let mut best: Option<(f64, usize)> = None;
+        for k in 0..self.n {
+            if k == w || !self.alive[k] {
+                continue;
+            }
+            let margin = if !by_length || winner.len < self.l[k] {
+                self.h[k] - winner.g
+            } else {
+                self.g[k] - winner.h
+            };
+            if best.is_none_or(|(m, _)| margin.total_cmp(&m).is_ge()) {
+                best = Some((margin, k));
+            }
+        }
+        best.map(|(_, k)| self.side(k, entries, elig))
     }
 
     /// The champion before position `from`: the last change, or the start.
@@ -619,11 +634,21 @@ pub fn stage_two_logged(
     }
     let mut champ = scan.replay(0, knowledge, entries, &elig, seed);
     let mut granted = 0;
+    // Reasons: the run of grants in a row being made to one job, logged
+    // when a grant goes to another job or stage two ends (see [`Run`]).
+    let mut run: Option<Run> = None;
     while left > 0 {
         let w = champ;
         let i = elig[w];
         if let Some(log) = log.as_deref_mut() {
-            log[i] = Some(scan.grant(w, entries, &elig, knowledge));
+            if let Some(done) = run.take_if(|r| r.w != w) {
+                done.log(&scan, entries, &elig, knowledge, log);
+            }
+            run = Some(Run {
+                w,
+                dethroned: scan.dethroned(w),
+                p_before: entries[i].p,
+            });
         }
         let e = &mut entries[i];
         e.cnt += 1;
@@ -664,7 +689,66 @@ pub fn stage_two_logged(
             break;
         }
     }
+    if let (Some(done), Some(log)) = (run, log) {
+        done.log(&scan, entries, &elig, knowledge, log);
+    }
     granted
+}
+
+/// The last grant of a run of stage-two grants in a row to one job, not
+/// yet logged. Only that job's scan position changes during the run, so
+/// when the run ends (a grant to another job, or the end of stage two) the
+/// other positions still hold the values they had at the grant: the rival
+/// is read or searched for then, once per run, and nothing is written per
+/// grant. Only each entry's last grant is kept, so a later run of the same
+/// job overwrites the record.
+#[derive(Debug, Clone, Copy)]
+struct Run {
+    /// The winner's scan position.
+    w: usize,
+    /// The position of the champion it took the crown from at that grant
+    /// (None: it held the crown from the start of the scan).
+    dethroned: Option<usize>,
+    /// The winner's throughput before the grant (its `p` after is the
+    /// entry's: the run ended with this grant).
+    p_before: f64,
+}
+
+impl Run {
+    /// Logs the run's last grant as [`Scan::side`] and [`Scan::closest`]
+    /// would have found it at the grant: the winner's values before the
+    /// grant are recomputed from `p_before` by [`Scan::set`]'s formulas.
+    fn log(
+        self,
+        scan: &Scan,
+        entries: &[Entry],
+        elig: &[usize],
+        knowledge: Knowledge,
+        log: &mut [Option<Grant>],
+    ) {
+        let i = elig[self.w];
+        let e = &entries[i];
+        let before = Entry {
+            p: self.p_before,
+            p_next: e.p,
+            ..*e
+        };
+        let winner = Side {
+            job: e.job,
+            len: before.len(),
+            g: gain(before.p, before.p_next),
+            h: saved(before.p, before.p_next),
+        };
+        let rival = match self.dethroned {
+            Some(k) => Some(scan.side(k, entries, elig)),
+            None => scan.closest(self.w, &winner, entries, elig, knowledge),
+        };
+        log[i] = Some(Grant {
+            gpus: e.cnt,
+            winner,
+            rival,
+        });
+    }
 }
 
 /// AFS-P streak: does the winner `w`, just granted a GPU, provably keep
@@ -849,6 +933,146 @@ mod tests {
                 assert_eq!(ca, cb, "case {case} {knowledge:?}");
             }
         }
+    }
+
+    /// A side's values as the naive scan sees them: the entry's own.
+    fn naive_side(e: &Entry) -> Side {
+        Side {
+            job: e.job,
+            len: e.len(),
+            g: gain(e.p, e.p_next),
+            h: saved(e.p, e.p_next),
+        }
+    }
+
+    /// The naive Algorithm 1 loop of [`naive`], logging each entry's last
+    /// grant as the definition in [`Grant`] says, at the grant itself: the
+    /// champion the winner took the crown from in a full scan, or, when it
+    /// held it from the start, the eligible job with the largest rule (3)
+    /// margin (the last of equal ones). Also returns how many of the last
+    /// grants had a dethroned champion as rival.
+    fn naive_logged(
+        entries: &mut [Entry],
+        total: u32,
+        knowledge: Knowledge,
+        seed: u64,
+        rate: &mut dyn FnMut(usize, u32) -> f64,
+    ) -> (Vec<Option<Grant>>, usize) {
+        let mut log = vec![None; entries.len()];
+        let mut taken = vec![false; entries.len()];
+        let mut left = stage_one(entries, total, knowledge, rate);
+        for (i, e) in entries.iter_mut().enumerate() {
+            if e.cnt >= 1 {
+                e.p_next = if e.cnt < e.cap {
+                    rate(i, e.cnt + 1)
+                } else {
+                    e.p
+                };
+            }
+        }
+        let mut salt = 0u64;
+        let mut start: Option<usize> = None;
+        while left > 0 {
+            let elig: Vec<usize> = (0..entries.len())
+                .filter(|&i| entries[i].can_grow())
+                .collect();
+            if elig.is_empty() {
+                break;
+            }
+            let s = match start {
+                Some(s) if elig.contains(&s) => s,
+                Some(_) => {
+                    salt += 1;
+                    elig[(mix(seed ^ salt) % elig.len() as u64) as usize]
+                }
+                None => elig[(mix(seed) % elig.len() as u64) as usize],
+            };
+            start = Some(s);
+            let (mut x, mut before) = (s, None);
+            for &y in &elig {
+                if y != x && replaces(&entries[x], &entries[y], knowledge, seed) {
+                    before = Some(x);
+                    x = y;
+                }
+            }
+            let winner = naive_side(&entries[x]);
+            let rival = before.or_else(|| {
+                let mut best: Option<(f64, usize)> = None;
+                for &k in elig.iter().filter(|&&k| k != x) {
+                    let other = naive_side(&entries[k]);
+                    let margin = if knowledge != Knowledge::Length || winner.len < other.len {
+                        other.h - winner.g
+                    } else {
+                        other.g - winner.h
+                    };
+                    if best.is_none_or(|(m, _)| margin >= m) {
+                        best = Some((margin, k));
+                    }
+                }
+                best.map(|(_, k)| k)
+            });
+            taken[x] = before.is_some();
+            log[x] = Some(Grant {
+                gpus: entries[x].cnt + 1,
+                winner,
+                rival: rival.map(|k| naive_side(&entries[k])),
+            });
+            let e = &mut entries[x];
+            e.cnt += 1;
+            e.p = e.p_next;
+            e.p_next = if e.cnt < e.cap {
+                rate(x, e.cnt + 1)
+            } else {
+                e.p
+            };
+            left -= 1;
+        }
+        (log, taken.iter().filter(|t| **t).count())
+    }
+
+    /// The log of the fast tournament (each run of grants to one job logged
+    /// when it ends) holds exactly the naive loop's last grant per entry,
+    /// winner, rival and their values, for both variants.
+    #[test]
+    fn logged_grants_match_the_naive_scan() {
+        let mut rng = schedlab_core::rng::Sampler::new(23);
+        let (mut dethroned, mut held) = (0, 0);
+        for case in 0..300 {
+            let n = 1 + rng.below(if case % 4 == 0 { 120 } else { 30 }) as usize;
+            let total = rng.below(600) as u32;
+            let curves: Vec<SpeedupCurve> = (0..n)
+                .map(|_| SpeedupCurve::bsp(1 + rng.below(40) as u32, rng.range(0.0, 0.3)))
+                .collect();
+            let base: Vec<Entry> = (0..n)
+                .map(|i| {
+                    let rem = if rng.chance(0.2) {
+                        500.0
+                    } else {
+                        rng.range(1.0, 1e5)
+                    };
+                    Entry::new(i as u32, 1, 1 + rng.below(50) as u32, rem, rng.next_u64())
+                })
+                .collect();
+            for knowledge in [
+                Knowledge::Length,
+                Knowledge::NoLength { random: true },
+                Knowledge::NoLength { random: false },
+            ] {
+                let seed = case as u64 * 17 + 3;
+                let mut rate = |i: usize, k: u32| curves[i].at(k as f64);
+                let mut a = base.clone();
+                let mut log = Vec::new();
+                allocate_logged(&mut a, total, knowledge, seed, &mut rate, Some(&mut log));
+                let mut b = base.clone();
+                let (want, taken) = naive_logged(&mut b, total, knowledge, seed, &mut rate);
+                assert_eq!(log, want, "case {case} {knowledge:?}");
+                dethroned += taken;
+                held += want.iter().flatten().filter(|g| g.rival.is_some()).count() - taken;
+            }
+        }
+        // Both kinds of rival were compared: a champion dethroned in the
+        // scan, and the closest challenger of one that held the crown.
+        assert!(dethroned > 100 && held > 0, "{dethroned} {held}");
     }
 
     /// The chunked search (portable and, where the CPU has it, AVX2) finds
