@@ -7,7 +7,7 @@
 //! never beyond a job's peak-throughput GPU count.
 
 use super::super::{Policy, PolicyInfo, Trigger, ROUND_PARAM_EVENTS};
-use super::share::{allocate_logged, mix, Entry, Grant, Knowledge};
+use super::share::{allocate_logged, mix, Entry, Knowledge, Log};
 use super::{entries, explain, to_shares};
 use crate::helpers::alloc::{pinned_jobs, place_with_retry};
 use schedlab_core::error::Result;
@@ -85,7 +85,7 @@ impl Policy for AfsL {
             .filter(|j| !pinned.contains(j))
             .collect();
         // Reasons: the last attempt's entries and grants.
-        let mut explained: Option<(Vec<Entry>, Vec<Option<Grant>>)> = None;
+        let mut explained: Option<(Vec<Entry>, Log)> = None;
         place_with_retry(view, out, &pinned, |excluded| {
             let live: Vec<u32> = jobs
                 .iter()
@@ -100,24 +100,23 @@ impl Policy for AfsL {
                 }
             });
             let rates: Vec<_> = live.iter().map(|&j| view.rate_fn(j)).collect();
-            let mut grants = view.want_reasons().then(Vec::new);
+            let mut log = view.want_reasons().then(Log::default);
             allocate_logged(
                 &mut e,
                 free,
                 Knowledge::Length,
                 seed,
                 &mut |i, k| rates[i].at(view, k),
-                grants.as_mut(),
+                log.as_mut(),
             );
             let shares = to_shares(&e);
-            if let Some(g) = grants {
-                explained = Some((e, g));
+            if let Some(log) = log {
+                explained = Some((e, log));
             }
             shares
         });
-        if let Some((e, g)) = explained {
-            let len1 = explain::first_grant_lengths(view, &e);
-            explain::explain(out, explain::Variant::L, &e, &g, &len1);
+        if let Some((e, log)) = explained {
+            explain::explain(out, explain::Variant::L, &e, &log.grants, &log.first);
         }
     }
 }

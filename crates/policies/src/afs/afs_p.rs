@@ -20,7 +20,7 @@
 
 use super::super::{Policy, PolicyInfo, Trigger, ROUND_PARAM_EVENTS};
 use super::explain;
-use super::share::{allocate_logged, mix, Entry, Grant, Knowledge};
+use super::share::{allocate_logged, mix, Entry, Knowledge, Log};
 use super::{entries, to_shares};
 use crate::helpers::alloc::{
     claim_between, first_grant, pinned_jobs, place_with_retry, Plan, Share,
@@ -257,7 +257,7 @@ impl Policy for AfsP {
         }
         let mode = self.shares;
         // Reasons: the last attempt's entries and grants (tournament only).
-        let mut explained: Option<(Vec<Entry>, Vec<Option<Grant>>)> = None;
+        let mut explained: Option<(Vec<Entry>, Log)> = None;
         let mut maxmin_shares: Vec<(u32, u32, u32)> = Vec::new();
         place_with_retry(view, out, &pinned, |excluded| {
             let live: Vec<u32> = jobs
@@ -275,18 +275,18 @@ impl Policy for AfsP {
                         }
                     });
                     let rates: Vec<_> = live.iter().map(|&j| view.rate_fn(j)).collect();
-                    let mut grants = view.want_reasons().then(Vec::new);
+                    let mut log = view.want_reasons().then(Log::default);
                     allocate_logged(
                         &mut e,
                         free,
                         Knowledge::NoLength { random },
                         seed,
                         &mut |i, k| rates[i].at(view, k),
-                        grants.as_mut(),
+                        log.as_mut(),
                     );
                     let shares = to_shares(&e);
-                    if let Some(g) = grants {
-                        explained = Some((e, g));
+                    if let Some(log) = log {
+                        explained = Some((e, log));
                     }
                     shares
                 }
@@ -323,9 +323,8 @@ impl Policy for AfsP {
                 }
             }
         });
-        if let Some((e, g)) = explained {
-            let len1 = vec![0.0; e.len()];
-            explain::explain(out, explain::Variant::P, &e, &g, &len1);
+        if let Some((e, log)) = explained {
+            explain::explain(out, explain::Variant::P, &e, &log.grants, &log.first);
         }
         if !maxmin_shares.is_empty() {
             explain::explain_max_min(out, &maxmin_shares, free);

@@ -5,7 +5,7 @@
 //! and h = (p' − p) / p'.
 
 use super::share::{Entry, Grant};
-use schedlab_sim::{field, Decision, Field, Rule, Unit, Val, View};
+use schedlab_sim::{field, Decision, Field, Rule, Unit, Val};
 
 const FIELDS: &[Field] = &[
     field("place", Unit::Count),
@@ -102,8 +102,9 @@ pub enum Variant {
 
 /// Reasons for the entries of the final allocation and each entry's last
 /// grant (by entry index, as `share::allocate_logged` notes them).
-/// `len1[i]` is entry i's remaining time on its first grant (infinite
-/// when unknown), the order stage one served them in.
+/// `len1[i]` is entry i's stage-one key (`share::Log::first`: its remaining
+/// time on its first grant for AFS-L, 0 for AFS-P), the order stage one
+/// served them in.
 pub fn explain(
     out: &mut Decision,
     variant: Variant,
@@ -171,21 +172,6 @@ fn total_order_key(x: f64) -> u64 {
     } else {
         bits | 1 << 63
     }
-}
-
-/// Each entry's remaining time on its first grant (AFS-L's stage-one key).
-pub fn first_grant_lengths(view: &View, entries: &[Entry]) -> Vec<f64> {
-    entries
-        .iter()
-        .map(|e| {
-            let p = view.rate_fn(e.job).at(view, e.min);
-            if p > 0.0 {
-                e.rem / p
-            } else {
-                f64::INFINITY
-            }
-        })
-        .collect()
 }
 
 const PS_FIELDS: &[Field] = &[

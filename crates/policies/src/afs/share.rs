@@ -114,21 +114,34 @@ pub fn allocate(
     allocate_logged(entries, total, knowledge, seed, rate, None)
 }
 
-/// [`allocate`], noting in `log` when given (reasons) each entry's last
-/// stage-two [`Grant`], by entry index (the grant that set its share; an
-/// earlier one is overwritten, so the log does not grow with the grants).
+/// What an allocation noted for its reasons ([`allocate_logged`]), by
+/// entry index.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Log {
+    /// Each entry's stage-one key: its remaining time on its first grant
+    /// (AFS-L; infinite when it cannot run), 0 for AFS-P.
+    pub first: Vec<f64>,
+    /// Each entry's last stage-two [`Grant`] (the grant that set its share;
+    /// an earlier one is overwritten, so the log does not grow with the
+    /// grants); None without one.
+    pub grants: Vec<Option<Grant>>,
+}
+
+/// [`allocate`], filling `log` when given (reasons).
 pub fn allocate_logged(
     entries: &mut [Entry],
     total: u32,
     knowledge: Knowledge,
     seed: u64,
     rate: &mut (impl FnMut(usize, u32) -> f64 + ?Sized),
-    log: Option<&mut Vec<Option<Grant>>>,
+    mut log: Option<&mut Log>,
 ) -> Stages {
     let mut stages = Stages::default();
-    let left = stage_one(entries, total, knowledge, rate);
+    let first = log.as_deref_mut().map(|l| &mut l.first);
+    let left = stage_one_keyed(entries, total, knowledge, rate, first);
     stages.stage_one = total - left;
-    stages.stage_two = stage_two_logged(entries, left, knowledge, seed, rate, log);
+    let grants = log.map(|l| &mut l.grants);
+    stages.stage_two = stage_two_logged(entries, left, knowledge, seed, rate, grants);
     stages
 }
 
@@ -162,6 +175,18 @@ pub fn stage_one(
     knowledge: Knowledge,
     rate: &mut (impl FnMut(usize, u32) -> f64 + ?Sized),
 ) -> u32 {
+    stage_one_keyed(entries, total, knowledge, rate, None)
+}
+
+/// [`stage_one`], copying each entry's sort key (its length on the first
+/// grant) into `keys` when given.
+fn stage_one_keyed(
+    entries: &mut [Entry],
+    total: u32,
+    knowledge: Knowledge,
+    rate: &mut (impl FnMut(usize, u32) -> f64 + ?Sized),
+    keys: Option<&mut Vec<f64>>,
+) -> u32 {
     let n = entries.len();
     // Sort key per entry: (length at the first grant, tie key).
     let mut first: Vec<(f64, f64)> = Vec::with_capacity(n);
@@ -173,6 +198,10 @@ pub fn stage_one(
             Knowledge::NoLength { .. } => 0.0,
         };
         first.push((len, p));
+    }
+    if let Some(keys) = keys {
+        keys.clear();
+        keys.extend(first.iter().map(|f| f.0));
     }
     let cmp = |a: &usize, b: &usize| {
         first[*a]
@@ -1061,11 +1090,20 @@ mod tests {
                 let seed = case as u64 * 17 + 3;
                 let mut rate = |i: usize, k: u32| curves[i].at(k as f64);
                 let mut a = base.clone();
-                let mut log = Vec::new();
+                let mut log = Log::default();
                 allocate_logged(&mut a, total, knowledge, seed, &mut rate, Some(&mut log));
                 let mut b = base.clone();
                 let (want, taken) = naive_logged(&mut b, total, knowledge, seed, &mut rate);
-                assert_eq!(log, want, "case {case} {knowledge:?}");
+                assert_eq!(log.grants, want, "case {case} {knowledge:?}");
+                let len1: Vec<f64> = base
+                    .iter()
+                    .enumerate()
+                    .map(|(i, e)| match knowledge {
+                        Knowledge::Length => e.rem / rate(i, e.min),
+                        Knowledge::NoLength { .. } => 0.0,
+                    })
+                    .collect();
+                assert_eq!(log.first, len1, "case {case} {knowledge:?}");
                 dethroned += taken;
                 held += want.iter().flatten().filter(|g| g.rival.is_some()).count() - taken;
             }
