@@ -425,17 +425,6 @@ impl Scan {
         self.h[k] = f64::NEG_INFINITY;
     }
 
-    /// The job at position `k` as one side of a comparison, with the
-    /// position's current values.
-    fn side(&self, k: usize, entries: &[Entry], elig: &[usize]) -> Side {
-        Side {
-            job: entries[elig[k]].job,
-            len: self.l[k],
-            g: self.g[k],
-            h: self.h[k],
-        }
-    }
-
     /// The position of the champion that champion `w` took the crown from,
     /// None when `w` held it from the start of the scan. The champion is
     /// the last change of hands, or the start when there is none.
@@ -452,35 +441,29 @@ impl Scan {
         }
     }
 
-    /// When `winner` (at position `w`) held the crown from the start: the
-    /// challenger with the smallest margin to rule (3) (AFS-L: a longer
-    /// one needs h > the champion's g, a shorter one g >= its h; AFS-P:
-    /// h > the champion's g); the last of equal margins. Reads the other
-    /// positions' current values, and skips `w`'s own.
-    fn closest(
-        &self,
-        w: usize,
-        winner: &Side,
-        entries: &[Entry],
-        elig: &[usize],
-        knowledge: Knowledge,
-    ) -> Option<Side> {
+    /// When the champion at position `w`, with length, g and h `c`, held
+    /// the crown from the start: the challenger with the smallest margin to
+    /// rule (3) (AFS-L: a longer one needs h > the champion's g, a shorter
+    /// one g >= its h; AFS-P: h > the champion's g); the last of equal
+    /// margins. Reads the other positions' current values and skips `w`'s.
+    /// Retired positions (g = h = −∞) have margin −∞ and are never chosen;
+    /// the others' margins are finite (their g and h are positive), so
+    /// `>=` orders them as `total_cmp` would.
+    fn closest(&self, w: usize, c: Champ, knowledge: Knowledge) -> Option<usize> {
+        let (lc, gc, hc) = c;
         let by_length = knowledge == Knowledge::Length;
-        let mut best: Option<(f64, usize)> = None;
+        let mut best = (f64::MIN, None);
         for k in 0..self.n {
-            if k == w || !self.alive[k] {
-                continue;
-            }
-            let margin = if !by_length || winner.len < self.l[k] {
-                self.h[k] - winner.g
+            let margin = if !by_length || lc < self.l[k] {
+                self.h[k] - gc
             } else {
-                self.g[k] - winner.h
+                self.g[k] - hc
             };
-            if best.is_none_or(|(m, _)| margin.total_cmp(&m).is_ge()) {
-                best = Some((margin, k));
+            if margin >= best.0 && k != w {
+                best = (margin, Some(k));
             }
         }
-        best.map(|(_, k)| self.side(k, entries, elig))
+        best.1
     }
 
     /// The champion before position `from`: the last change, or the start.
@@ -663,21 +646,13 @@ pub fn stage_two_logged(
     }
     let mut champ = scan.replay(0, knowledge, entries, &elig, seed);
     let mut granted = 0;
-    // Reasons: the run of grants in a row being made to one job, logged
-    // when a grant goes to another job or stage two ends (see [`Run`]).
-    let mut run: Option<Run> = None;
+    // Reasons: a few numbers per grant, the grants rebuilt at the end.
+    let mut trail = log.is_some().then(|| Trail::new(scan.n));
     while left > 0 {
         let w = champ;
         let i = elig[w];
-        if let Some(log) = log.as_deref_mut() {
-            if let Some(done) = run.take_if(|r| r.w != w) {
-                done.log(&scan, entries, &elig, knowledge, log);
-            }
-            run = Some(Run {
-                w,
-                dethroned: scan.dethroned(w),
-                p_before: entries[i].p,
-            });
+        if let Some(t) = trail.as_mut() {
+            t.note(w, &scan, entries, &elig, knowledge);
         }
         let e = &mut entries[i];
         e.cnt += 1;
@@ -718,65 +693,145 @@ pub fn stage_two_logged(
             break;
         }
     }
-    if let (Some(done), Some(log)) = (run, log) {
-        done.log(&scan, entries, &elig, knowledge, log);
+    if let (Some(mut t), Some(log)) = (trail, log) {
+        t.resolve(&scan, entries, &elig, knowledge);
+        t.grants(entries, &elig, rate, log);
     }
     granted
 }
 
-/// The last grant of a run of stage-two grants in a row to one job, not
-/// yet logged. Only that job's scan position changes during the run, so
-/// when the run ends (a grant to another job, or the end of stage two) the
-/// other positions still hold the values they had at the grant: the rival
-/// is read or searched for then, once per run, and nothing is written per
-/// grant. Only each entry's last grant is kept, so a later run of the same
-/// job overwrites the record.
-#[derive(Debug, Clone, Copy)]
-struct Run {
-    /// The winner's scan position.
-    w: usize,
-    /// The position of the champion it took the crown from at that grant
-    /// (None: it held the crown from the start of the scan).
-    dethroned: Option<usize>,
-    /// The winner's throughput before the grant (its `p` after is the
-    /// entry's: the run ended with this grant).
-    p_before: f64,
+/// Stage two's reasons, kept in a few numbers per grant: for each scan
+/// position, at its last grant so far, the position of its rival, the
+/// rival's GPU count then and the winner's throughput before the grant.
+/// Only each entry's last grant is read, and a job's values at a given
+/// GPU count are those [`Scan::set`] computes from its throughputs there,
+/// so [`Trail::grants`] rebuilds the grants at the end of stage two.
+///
+/// A winner that held the crown from the start of the scan has as rival
+/// the closest challenger, a search over every position: it is made when
+/// the next grant goes to another job (or at the end), as between a job's
+/// grants in a row only its own position changes.
+struct Trail {
+    /// Per position: its last grant's rival's position, or `NO_GRANT`,
+    /// `ALONE` (no other job could take a GPU) or `HELD` (to search for).
+    rival: Vec<u32>,
+    /// Per position: its last grant's rival's GPU count at the grant.
+    rival_cnt: Vec<u32>,
+    /// Per position: its throughput before its last grant.
+    p_before: Vec<f64>,
+    /// The position whose last grant is `HELD`, if any.
+    pending: Option<usize>,
 }
 
-impl Run {
-    /// Logs the run's last grant as [`Scan::side`] and [`Scan::closest`]
-    /// would have found it at the grant: the winner's values before the
-    /// grant are recomputed from `p_before` by [`Scan::set`]'s formulas.
-    fn log(
-        self,
+const NO_GRANT: u32 = u32::MAX;
+const ALONE: u32 = u32::MAX - 1;
+const HELD: u32 = u32::MAX - 2;
+
+impl Trail {
+    fn new(n: usize) -> Trail {
+        Trail {
+            rival: vec![NO_GRANT; n],
+            rival_cnt: vec![0; n],
+            p_before: vec![0.0; n],
+            pending: None,
+        }
+    }
+
+    /// Notes the grant to the champion at position `w`, before it takes
+    /// the GPU.
+    #[inline]
+    fn note(
+        &mut self,
+        w: usize,
         scan: &Scan,
         entries: &[Entry],
         elig: &[usize],
         knowledge: Knowledge,
+    ) {
+        if self.pending.is_some_and(|p| p != w) {
+            self.resolve(scan, entries, elig, knowledge);
+        }
+        match scan.dethroned(w) {
+            Some(r) => {
+                self.rival[w] = r as u32;
+                self.rival_cnt[w] = entries[elig[r]].cnt;
+                self.pending = None;
+            }
+            None => {
+                self.rival[w] = HELD;
+                self.pending = Some(w);
+            }
+        }
+        self.p_before[w] = entries[elig[w]].p;
+    }
+
+    /// Finds the rival of the pending grant (see [`Scan::closest`]); only
+    /// its winner's position may have changed since.
+    #[cold]
+    #[inline(never)]
+    fn resolve(&mut self, scan: &Scan, entries: &[Entry], elig: &[usize], knowledge: Knowledge) {
+        let Some(w) = self.pending.take() else {
+            return;
+        };
+        let winner = self.winner(w, &entries[elig[w]]);
+        self.rival[w] = match scan.closest(w, (winner.len, winner.g, winner.h), knowledge) {
+            Some(k) => {
+                self.rival_cnt[w] = entries[elig[k]].cnt;
+                k as u32
+            }
+            None => ALONE,
+        };
+    }
+
+    /// The winner of position `w`'s last grant, whose entry is `e` now
+    /// (its share and throughput after that grant).
+    fn winner(&self, w: usize, e: &Entry) -> Side {
+        let p = self.p_before[w];
+        side_at(e, p, e.p)
+    }
+
+    /// Each position's last grant, rebuilt into `log` (by entry index).
+    fn grants(
+        &self,
+        entries: &[Entry],
+        elig: &[usize],
+        rate: &mut (impl FnMut(usize, u32) -> f64 + ?Sized),
         log: &mut [Option<Grant>],
     ) {
-        let i = elig[self.w];
-        let e = &entries[i];
-        let before = Entry {
-            p: self.p_before,
-            p_next: e.p,
-            ..*e
-        };
-        let winner = Side {
-            job: e.job,
-            len: before.len(),
-            g: gain(before.p, before.p_next),
-            h: saved(before.p, before.p_next),
-        };
-        let rival = match self.dethroned {
-            Some(k) => Some(scan.side(k, entries, elig)),
-            None => scan.closest(self.w, &winner, entries, elig, knowledge),
-        };
-        log[i] = Some(Grant {
-            gpus: e.cnt,
-            winner,
-            rival,
-        });
+        for (w, &r) in self.rival.iter().enumerate() {
+            if r == NO_GRANT {
+                continue;
+            }
+            let e = &entries[elig[w]];
+            let rival = (r != ALONE).then(|| {
+                let k = elig[r as usize];
+                let (o, cnt) = (&entries[k], self.rival_cnt[w]);
+                if cnt == o.cnt {
+                    side_at(o, o.p, o.p_next)
+                } else {
+                    // It won GPUs since: its throughputs at that count.
+                    // It could still grow then, so cnt < cap.
+                    side_at(o, rate(k, cnt), rate(k, cnt + 1))
+                }
+            });
+            log[elig[w]] = Some(Grant {
+                gpus: e.cnt,
+                winner: self.winner(w, e),
+                rival,
+            });
+        }
+    }
+}
+
+/// `e`'s job as a side of rule (3) with throughputs `p` and `p_next`, by
+/// [`Scan::set`]'s formulas.
+fn side_at(e: &Entry, p: f64, p_next: f64) -> Side {
+    let at = Entry { p, p_next, ..*e };
+    Side {
+        job: e.job,
+        len: at.len(),
+        g: gain(p, p_next),
+        h: saved(p, p_next),
     }
 }
 
