@@ -452,17 +452,23 @@ impl Scan {
     fn closest(&self, w: usize, c: Champ, knowledge: Knowledge) -> Option<usize> {
         let (lc, gc, hc) = c;
         let by_length = knowledge == Knowledge::Length;
+        let n = self.n;
+        let (l, g, h) = (&self.l[..n], &self.g[..n], &self.h[..n]);
         let mut best = (f64::MIN, None);
-        for k in 0..self.n {
-            let margin = if !by_length || lc < self.l[k] {
-                self.h[k] - gc
-            } else {
-                self.g[k] - hc
-            };
-            if margin >= best.0 && k != w {
-                best = (margin, Some(k));
+        let mut search = |from: usize, to: usize| {
+            for k in from..to {
+                let margin = if !by_length || lc < l[k] {
+                    h[k] - gc
+                } else {
+                    g[k] - hc
+                };
+                if margin >= best.0 {
+                    best = (margin, Some(k));
+                }
             }
-        }
+        };
+        search(0, w);
+        search(w + 1, n);
         best.1
     }
 
@@ -652,7 +658,7 @@ pub fn stage_two_logged(
         let w = champ;
         let i = elig[w];
         if let Some(t) = trail.as_mut() {
-            t.note(w, &scan, entries, &elig, knowledge);
+            t.note(w, entries[i].p, &scan, entries, &elig, knowledge);
         }
         let e = &mut entries[i];
         e.cnt += 1;
@@ -712,57 +718,73 @@ pub fn stage_two_logged(
 /// the next grant goes to another job (or at the end), as between a job's
 /// grants in a row only its own position changes.
 struct Trail {
-    /// Per position: its last grant's rival's position, or `NO_GRANT`,
-    /// `ALONE` (no other job could take a GPU) or `HELD` (to search for).
-    rival: Vec<u32>,
-    /// Per position: its last grant's rival's GPU count at the grant.
-    rival_cnt: Vec<u32>,
-    /// Per position: its throughput before its last grant.
-    p_before: Vec<f64>,
-    /// The position whose last grant is `HELD`, if any.
-    pending: Option<usize>,
+    /// Per position: its last grant so far.
+    last: Vec<Noted>,
+    /// The position whose last grant's rival is `HELD`, or `NONE`.
+    pending: usize,
+}
+
+/// A position's last grant so far, as [`Trail`] notes it.
+#[derive(Clone, Copy)]
+struct Noted {
+    /// The rival's position, or `NO_GRANT`, `ALONE` (no other job could
+    /// take a GPU) or `HELD` (to search for).
+    rival: u32,
+    /// The rival's GPU count at the grant.
+    rival_cnt: u32,
+    /// The winner's throughput before the grant.
+    p_before: f64,
 }
 
 const NO_GRANT: u32 = u32::MAX;
 const ALONE: u32 = u32::MAX - 1;
 const HELD: u32 = u32::MAX - 2;
+const NONE: usize = usize::MAX;
 
 impl Trail {
     fn new(n: usize) -> Trail {
+        let none = Noted {
+            rival: NO_GRANT,
+            rival_cnt: 0,
+            p_before: 0.0,
+        };
         Trail {
-            rival: vec![NO_GRANT; n],
-            rival_cnt: vec![0; n],
-            p_before: vec![0.0; n],
-            pending: None,
+            last: vec![none; n],
+            pending: NONE,
         }
     }
 
-    /// Notes the grant to the champion at position `w`, before it takes
-    /// the GPU.
-    #[inline]
+    /// Notes the grant to the champion at position `w`, whose throughput
+    /// is `p_before`, before it takes the GPU. Made at every grant, so
+    /// kept to a few loads and one store.
+    #[inline(always)]
     fn note(
         &mut self,
         w: usize,
+        p_before: f64,
         scan: &Scan,
         entries: &[Entry],
         elig: &[usize],
         knowledge: Knowledge,
     ) {
-        if self.pending.is_some_and(|p| p != w) {
+        if self.pending != w && self.pending != NONE {
             self.resolve(scan, entries, elig, knowledge);
         }
-        match scan.dethroned(w) {
+        let (rival, rival_cnt) = match scan.dethroned(w) {
             Some(r) => {
-                self.rival[w] = r as u32;
-                self.rival_cnt[w] = entries[elig[r]].cnt;
-                self.pending = None;
+                self.pending = NONE;
+                (r as u32, entries[elig[r]].cnt)
             }
             None => {
-                self.rival[w] = HELD;
-                self.pending = Some(w);
+                self.pending = w;
+                (HELD, 0)
             }
-        }
-        self.p_before[w] = entries[elig[w]].p;
+        };
+        self.last[w] = Noted {
+            rival,
+            rival_cnt,
+            p_before,
+        };
     }
 
     /// Finds the rival of the pending grant (see [`Scan::closest`]); only
@@ -770,13 +792,15 @@ impl Trail {
     #[cold]
     #[inline(never)]
     fn resolve(&mut self, scan: &Scan, entries: &[Entry], elig: &[usize], knowledge: Knowledge) {
-        let Some(w) = self.pending.take() else {
+        let w = std::mem::replace(&mut self.pending, NONE);
+        if w == NONE {
             return;
-        };
+        }
         let winner = self.winner(w, &entries[elig[w]]);
-        self.rival[w] = match scan.closest(w, (winner.len, winner.g, winner.h), knowledge) {
+        let noted = &mut self.last[w];
+        noted.rival = match scan.closest(w, (winner.len, winner.g, winner.h), knowledge) {
             Some(k) => {
-                self.rival_cnt[w] = entries[elig[k]].cnt;
+                noted.rival_cnt = entries[elig[k]].cnt;
                 k as u32
             }
             None => ALONE,
@@ -786,8 +810,7 @@ impl Trail {
     /// The winner of position `w`'s last grant, whose entry is `e` now
     /// (its share and throughput after that grant).
     fn winner(&self, w: usize, e: &Entry) -> Side {
-        let p = self.p_before[w];
-        side_at(e, p, e.p)
+        side_at(e, self.last[w].p_before, e.p)
     }
 
     /// Each position's last grant, rebuilt into `log` (by entry index).
@@ -798,14 +821,14 @@ impl Trail {
         rate: &mut (impl FnMut(usize, u32) -> f64 + ?Sized),
         log: &mut [Option<Grant>],
     ) {
-        for (w, &r) in self.rival.iter().enumerate() {
-            if r == NO_GRANT {
+        for (w, noted) in self.last.iter().enumerate() {
+            if noted.rival == NO_GRANT {
                 continue;
             }
             let e = &entries[elig[w]];
-            let rival = (r != ALONE).then(|| {
-                let k = elig[r as usize];
-                let (o, cnt) = (&entries[k], self.rival_cnt[w]);
+            let rival = (noted.rival != ALONE).then(|| {
+                let k = elig[noted.rival as usize];
+                let (o, cnt) = (&entries[k], noted.rival_cnt);
                 if cnt == o.cnt {
                     side_at(o, o.p, o.p_next)
                 } else {
