@@ -653,12 +653,12 @@ pub fn stage_two_logged(
     let mut champ = scan.replay(0, knowledge, entries, &elig, seed);
     let mut granted = 0;
     // Reasons: a few numbers per grant, the grants rebuilt at the end.
-    let mut trail = log.is_some().then(|| Trail::new(scan.n));
+    let mut trail = log.is_some().then(|| Trail::new(scan.n, knowledge));
     while left > 0 {
         let w = champ;
         let i = elig[w];
         if let Some(t) = trail.as_mut() {
-            t.note(w, entries[i].p, &scan, entries, &elig, knowledge);
+            t.note(w, entries[i].p, &scan, entries, &elig);
         }
         let e = &mut entries[i];
         e.cnt += 1;
@@ -700,7 +700,7 @@ pub fn stage_two_logged(
         }
     }
     if let (Some(mut t), Some(log)) = (trail, log) {
-        t.resolve(&scan, entries, &elig, knowledge);
+        t.resolve(&scan, entries, &elig);
         t.grants(entries, &elig, rate, log);
     }
     granted
@@ -722,6 +722,7 @@ struct Trail {
     last: Vec<Noted>,
     /// The position whose last grant's rival is `HELD`, or `NONE`.
     pending: usize,
+    knowledge: Knowledge,
 }
 
 /// A position's last grant so far, as [`Trail`] notes it.
@@ -742,7 +743,7 @@ const HELD: u32 = u32::MAX - 2;
 const NONE: usize = usize::MAX;
 
 impl Trail {
-    fn new(n: usize) -> Trail {
+    fn new(n: usize, knowledge: Knowledge) -> Trail {
         let none = Noted {
             rival: NO_GRANT,
             rival_cnt: 0,
@@ -751,25 +752,46 @@ impl Trail {
         Trail {
             last: vec![none; n],
             pending: NONE,
+            knowledge,
         }
     }
 
     /// Notes the grant to the champion at position `w`, whose throughput
     /// is `p_before`, before it takes the GPU. Made at every grant, so
-    /// kept to a few loads and one store.
-    #[inline(always)]
-    fn note(
+    /// kept to a few loads and one store, and out of stage two's loop
+    /// (inlined there, it made the loop slower with reasons off too).
+    #[inline(never)]
+    fn note(&mut self, w: usize, p_before: f64, scan: &Scan, entries: &[Entry], elig: &[usize]) {
+        if self.pending != w && self.pending != NONE {
+            return self.note_after_search(w, p_before, scan, entries, elig);
+        }
+        self.note_here(w, p_before, scan, entries, elig);
+    }
+
+    /// [`Trail::note`] once the pending grant's rival is found.
+    #[cold]
+    #[inline(never)]
+    fn note_after_search(
         &mut self,
         w: usize,
         p_before: f64,
         scan: &Scan,
         entries: &[Entry],
         elig: &[usize],
-        knowledge: Knowledge,
     ) {
-        if self.pending != w && self.pending != NONE {
-            self.resolve(scan, entries, elig, knowledge);
-        }
+        self.resolve(scan, entries, elig);
+        self.note_here(w, p_before, scan, entries, elig);
+    }
+
+    #[inline(always)]
+    fn note_here(
+        &mut self,
+        w: usize,
+        p_before: f64,
+        scan: &Scan,
+        entries: &[Entry],
+        elig: &[usize],
+    ) {
         let (rival, rival_cnt) = match scan.dethroned(w) {
             Some(r) => {
                 self.pending = NONE;
@@ -789,16 +811,15 @@ impl Trail {
 
     /// Finds the rival of the pending grant (see [`Scan::closest`]); only
     /// its winner's position may have changed since.
-    #[cold]
-    #[inline(never)]
-    fn resolve(&mut self, scan: &Scan, entries: &[Entry], elig: &[usize], knowledge: Knowledge) {
+    fn resolve(&mut self, scan: &Scan, entries: &[Entry], elig: &[usize]) {
         let w = std::mem::replace(&mut self.pending, NONE);
         if w == NONE {
             return;
         }
         let winner = self.winner(w, &entries[elig[w]]);
+        let c = (winner.len, winner.g, winner.h);
         let noted = &mut self.last[w];
-        noted.rival = match scan.closest(w, (winner.len, winner.g, winner.h), knowledge) {
+        noted.rival = match scan.closest(w, c, self.knowledge) {
             Some(k) => {
                 noted.rival_cnt = entries[elig[k]].cnt;
                 k as u32
