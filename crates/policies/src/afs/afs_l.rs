@@ -116,7 +116,14 @@ impl Policy for AfsL {
             shares
         });
         if let Some((e, log)) = explained {
-            explain::explain(out, explain::Variant::L, &e, &log.grants, &log.first);
+            explain::explain(
+                out,
+                explain::Variant::L,
+                &e,
+                &log.grants,
+                &log.first,
+                &log.order,
+            );
         }
     }
 }

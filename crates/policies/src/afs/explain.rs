@@ -104,23 +104,32 @@ pub enum Variant {
 /// grant (by entry index, as `share::allocate_logged` notes them).
 /// `len1[i]` is entry i's stage-one key (`share::Log::first`: its remaining
 /// time on its first grant for AFS-L, 0 for AFS-P), the order stage one
-/// served them in.
+/// served them in; `order` is that order when stage one sorted every entry
+/// (`share::Log::order`), else empty.
 pub fn explain(
     out: &mut Decision,
     variant: Variant,
     entries: &[Entry],
     grants: &[Option<Grant>],
     len1: &[f64],
+    order: &[usize],
 ) {
     // Stage one's order: by length on the first grant, then the tie key,
-    // then the entry (a total order, so an unstable sort gives the same).
-    let mut order: Vec<(u64, u64, usize)> = (0..entries.len())
-        .map(|i| (total_order_key(len1[i]), entries[i].key, i))
-        .collect();
-    order.sort_unstable();
+    // then the entry (a total order, so an unstable sort gives the same);
+    // stage one's own when it sorted every entry.
     let mut place = vec![0usize; entries.len()];
-    for (k, &(_, _, i)) in order.iter().enumerate() {
-        place[i] = k + 1;
+    if order.len() == entries.len() {
+        for (k, &i) in order.iter().enumerate() {
+            place[i] = k + 1;
+        }
+    } else {
+        let mut order: Vec<(u64, u64, usize)> = (0..entries.len())
+            .map(|i| (total_order_key(len1[i]), entries[i].key, i))
+            .collect();
+        order.sort_unstable();
+        for (k, &(_, _, i)) in order.iter().enumerate() {
+            place[i] = k + 1;
+        }
     }
     for (i, e) in entries.iter().enumerate() {
         let nan = f64::NAN;

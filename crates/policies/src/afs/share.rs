@@ -121,6 +121,10 @@ pub struct Log {
     /// Each entry's stage-one key: its remaining time on its first grant
     /// (AFS-L; infinite when it cannot run), 0 for AFS-P.
     pub first: Vec<f64>,
+    /// The entries in stage one's order (by key, then tie key, then
+    /// index) when it sorted them all; empty when it only selected the
+    /// first ones (jobs outnumbering GPUs).
+    pub order: Vec<usize>,
     /// Each entry's last stage-two [`Grant`] (the grant that set its share;
     /// an earlier one is overwritten, so the log does not grow with the
     /// grants); None without one.
@@ -137,8 +141,7 @@ pub fn allocate_logged(
     mut log: Option<&mut Log>,
 ) -> Stages {
     let mut stages = Stages::default();
-    let first = log.as_deref_mut().map(|l| &mut l.first);
-    let left = stage_one_keyed(entries, total, knowledge, rate, first);
+    let left = stage_one_keyed(entries, total, knowledge, rate, log.as_deref_mut());
     stages.stage_one = total - left;
     let grants = log.map(|l| &mut l.grants);
     stages.stage_two = stage_two_logged(entries, left, knowledge, seed, rate, grants);
@@ -178,14 +181,14 @@ pub fn stage_one(
     stage_one_keyed(entries, total, knowledge, rate, None)
 }
 
-/// [`stage_one`], copying each entry's sort key (its length on the first
-/// grant) into `keys` when given.
+/// [`stage_one`], noting in `log` when given each entry's sort key (its
+/// length on the first grant) and the order, when it sorted every entry.
 fn stage_one_keyed(
     entries: &mut [Entry],
     total: u32,
     knowledge: Knowledge,
     rate: &mut (impl FnMut(usize, u32) -> f64 + ?Sized),
-    keys: Option<&mut Vec<f64>>,
+    mut log: Option<&mut Log>,
 ) -> u32 {
     let n = entries.len();
     // Sort key per entry: (length at the first grant, tie key).
@@ -199,9 +202,10 @@ fn stage_one_keyed(
         };
         first.push((len, p));
     }
-    if let Some(keys) = keys {
-        keys.clear();
-        keys.extend(first.iter().map(|f| f.0));
+    if let Some(log) = log.as_deref_mut() {
+        log.first.clear();
+        log.first.extend(first.iter().map(|f| f.0));
+        log.order.clear();
     }
     let cmp = |a: &usize, b: &usize| {
         first[*a]
@@ -212,7 +216,8 @@ fn stage_one_keyed(
     };
     let mut order: Vec<usize> = (0..n).collect();
     let all_single = entries.iter().all(|e| e.min == 1);
-    if all_single && n > total as usize {
+    let sorted = !(all_single && n > total as usize);
+    if !sorted {
         // Fast path (n ≥ M): only the `total` best matter, in any order.
         if total == 0 {
             return 0;
@@ -223,7 +228,7 @@ fn stage_one_keyed(
         order.sort_unstable_by(cmp);
     }
     let mut left = total;
-    for i in order {
+    for &i in &order {
         if left == 0 {
             break;
         }
@@ -233,6 +238,9 @@ fn stage_one_keyed(
             e.p = first[i].1;
             left -= e.min;
         }
+    }
+    if let (Some(log), true) = (log, sorted) {
+        log.order = order;
     }
     left
 }
@@ -1164,7 +1172,7 @@ mod tests {
     #[test]
     fn logged_grants_match_the_naive_scan() {
         let mut rng = schedlab_core::rng::Sampler::new(23);
-        let (mut dethroned, mut held) = (0, 0);
+        let (mut dethroned, mut held, mut sorted) = (0, 0, 0);
         for case in 0..300 {
             let n = 1 + rng.below(if case % 4 == 0 { 120 } else { 30 }) as usize;
             let total = rng.below(600) as u32;
@@ -1203,6 +1211,17 @@ mod tests {
                     })
                     .collect();
                 assert_eq!(log.first, len1, "case {case} {knowledge:?}");
+                if !log.order.is_empty() {
+                    let mut want: Vec<usize> = (0..n).collect();
+                    want.sort_by(|&x, &y| {
+                        len1[x]
+                            .total_cmp(&len1[y])
+                            .then(base[x].key.cmp(&base[y].key))
+                            .then(x.cmp(&y))
+                    });
+                    assert_eq!(log.order, want, "case {case} {knowledge:?}");
+                    sorted += 1;
+                }
                 dethroned += taken;
                 held += want.iter().flatten().filter(|g| g.rival.is_some()).count() - taken;
             }
@@ -1210,6 +1229,7 @@ mod tests {
         // Both kinds of rival were compared: a champion dethroned in the
         // scan, and the closest challenger of one that held the crown.
         assert!(dethroned > 100 && held > 0, "{dethroned} {held}");
+        assert!(sorted > 100, "{sorted}");
     }
 
     /// The chunked search (portable and, where the CPU has it, AVX2) finds
