@@ -228,6 +228,13 @@ impl<'a> View<'a> {
         self.round_tick
     }
 
+    /// The latest simulated time the run reaches (`engine.max_days`): a
+    /// bound on the age of every job for proofs over the rest of a run
+    /// (`Policy::steady_to_the_end`).
+    pub fn stop_time(&self) -> f64 {
+        self.sim.stop_time()
+    }
+
     /// True when throughput is learnt by measurement
     /// (`engine.measure=overestimate`): the view's rates are then beliefs.
     pub fn measures_rates(&self) -> bool {

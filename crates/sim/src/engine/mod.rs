@@ -280,6 +280,11 @@ impl Simulation {
         })
     }
 
+    /// The latest simulated time the run reaches (`engine.max_days`).
+    pub fn stop_time(&self) -> f64 {
+        self.cfg.max_time
+    }
+
     /// The pool's home cells (GPU masks per node) under
     /// `engine.placement=cells`; `None` otherwise or for jobs without a pool.
     pub fn home_cells(&self, pool: schedlab_model::cluster::PoolId) -> Option<&[u64]> {
@@ -684,8 +689,11 @@ impl Simulation {
             policy.schedule(&view, &mut decision);
             breach = view.take_breach();
         }
-        self.quiet =
-            tick && decision.changes.is_empty() && decision.wake_at.is_none() && policy.steady();
+        let no_arrival_left = self.next_arrival >= self.specs.len();
+        self.quiet = tick
+            && decision.changes.is_empty()
+            && decision.wake_at.is_none()
+            && (policy.steady() || (no_arrival_left && policy.steady_to_the_end()));
         self.policy = Some(policy);
         if let Some(why) = breach {
             return Err(Error::Internal(format!(
