@@ -268,6 +268,9 @@ fn sia_on_the_issues_billion_second_job_gives_the_results_of_every_round() {
     assert!(few * 1000 < many, "sia: {few} calls against {many}");
 }
 
+/// A label, extra trace lines and settings.
+type LabelledCase<'a> = (&'a str, Vec<String>, Vec<(&'a str, &'a str)>);
+
 /// Pollux with a small search (cheap rounds, the same proof) and `set`.
 fn pollux(set: &[(&str, &str)]) -> Box<dyn Policy> {
     let mut all: Vec<(String, String)> = vec![
@@ -320,7 +323,7 @@ fn pollux_skipping_rounds_to_the_end_changes_no_result() {
         20_000.0,
         "adaptive,true",
     );
-    let cases: Vec<(&str, Vec<String>, Vec<(&str, &str)>)> = vec![
+    let cases: Vec<LabelledCase> = vec![
         ("adaptive", vec![long(4e6)], vec![]),
         ("late arrival", vec![long(1.5e6), late], vec![]),
         (

@@ -1,59 +1,65 @@
 //! When Pollux's rounds may be skipped (issue 47, "cost follows change"):
-//! a lone job, with no job left to arrive, whose allocation the genetic
-//! search provably returns at every remaining round whatever its draws.
+//! a lone job, with no job left to arrive, for which the genetic search
+//! provably returns the same row at every remaining round whatever its
+//! draws.
 //!
 //! Pollux's search carries state from round to round: its seeded random
 //! stream and its final population (the next round's warm start). Both
 //! are inputs of later rounds only, so skipping a round moves them, and
 //! the skip is exact only when no later round's decision depends on them
 //! ([`Policy::steady_to_the_end`], which the engine asks only when no
-//! arrival remains). That holds when, given a round that kept the job
-//! where it is:
+//! arrival remains). That holds when, given a round that changed nothing
+//! (its returned row, `best`, decodes to the job's placement: the current
+//! row, or another one, such as a row asking for GPUs of a minority type,
+//! which decoding drops):
 //! - **One job, nothing to join it.** The run ends at its completion; no
 //!   other job's row can enter the search.
-//! - **Elitism returns the current allocation.** It is always in the
-//!   initial population (added unrepaired, before any seed), and every
-//!   other individual is a repaired row. If its fitness is strictly above
-//!   every other row's, it is never lost: plain elitism keeps the fittest,
-//!   and NSGA-II keeps it in the first front with an infinite crowding
-//!   distance (the extreme of the fitness), of which a front has at most
-//!   four, so a population of four or more keeps it. The search returns the
-//!   fittest individual: that one. (Copies of it without `distinct` are the
-//!   same row.)
-//! - **Every other row, at every remaining round.** A repaired row spans at
-//!   most `max_nodes` virtual nodes and `max_rep` replicas, each virtual
-//!   node within its GPUs, so its fitness is that of one (nodes, replicas)
-//!   shape (the model is heterogeneity-unaware), discounted by the restart
-//!   factor (age - restarts·S)/(age + S). That factor rises with age only,
-//!   and age is bounded by the run's stop time, so each changed row scores
-//!   at most its shape's speedup times the factor at the stop time: rows of
-//!   the current shape elsewhere stay below the current row (r < 1 when S
-//!   > 0), other shapes below their bound. All shapes are enumerated (the
-//!   space is small) and must stay under the current row by a relative
-//!   margin that covers last-bit rounding of `pow`.
 //! - **The speedups do not move.** The job is in its model's last epoch
 //!   (no rate-change boundary ahead), so its noise scale and batch plan are
 //!   fixed; the learned model observed this placement this round (the
 //!   observation's key is known: no refit), and `max_run` already counts
 //!   it. So every shape's goodput, the fair-share reference and the caps
-//!   are the same at every remaining round.
+//!   are the same at every remaining round; only the restart factor
+//!   (age - restarts·S)/(age + S) of changed rows moves, and it rises with
+//!   age up to its value at the run's stop time.
+//! - **Every row, at every remaining round.** A repaired row spans at most
+//!   `max_nodes` virtual nodes and `max_rep` replicas, each virtual node
+//!   within its GPUs, so its fitness is that of one (nodes, replicas) shape
+//!   (the model is heterogeneity-unaware) at the round's restart factor.
+//!   All shapes are enumerated (the space is small); `best` must beat each
+//!   at every factor the rest of the run can reach, by a relative margin
+//!   that covers last-bit rounding of `pow` ([`keeps_the_lead`]).
+//! - **Elitism returns `best`.** The current row is always in the initial
+//!   population (added unrepaired, before any seed), and `best` leads the
+//!   final population, which is the next round's warm start: a valid row
+//!   comes out of the repair unchanged and with no draw, so it is there
+//!   too. Being the fittest, it is never lost: plain elitism keeps the
+//!   fittest, and NSGA-II keeps it in the first front with an infinite
+//!   crowding distance (the extreme of the fitness), of which a front has
+//!   at most four, so a population of four or more keeps it. The search
+//!   returns the fittest individual: `best` again. Copies of it (without
+//!   `distinct`) are the same row; rows whose speedup equals its own to the
+//!   bit tie with it exactly, and plain elitism's stable order keeps it
+//!   first among them (it comes before them in the initial population).
 //!
-//! Then every remaining round returns the current allocation and changes
-//! nothing, so the run jumps to the job's completion with the results of
-//! calling every round. Not claimed: several jobs, a job before its last
-//! epoch (its model moves at each boundary, and the proof would have to
-//! cover every later epoch before the first skip: after it the stream
-//! differs, so a later round that the proof did not cover could decide
-//! otherwise), measured rates, a restart in progress, NSGA-II with a
-//! population under four. A pinned job's row is restored by the repair in
-//! every individual, so it is returned whatever the model says.
+//! Then every remaining round returns `best`, decodes it to the same
+//! placement and changes nothing, so the run jumps to the job's completion
+//! with the results of calling every round. Not claimed: several jobs, a
+//! job before its last epoch (its model moves at each boundary, and the
+//! proof would have to cover every later epoch before the first skip:
+//! after it the stream differs, so a later round that the proof did not
+//! cover could decide otherwise), measured rates, a restart in progress,
+//! NSGA-II with a population under four or with `best` other than the
+//! current row (it orders ties at random). A pinned job's row is restored
+//! by the repair in every individual, so it is returned whatever the model
+//! says.
 
 use super::ga::{Round, Survival};
 use super::Pollux;
 use schedlab_model::perf::Behaviour;
 use schedlab_sim::View;
 
-/// Relative margin by which the current row must beat every bound: far
+/// Relative margin by which the returned row must beat every bound: far
 /// above the few ulps `pow` may be off, far below any real difference.
 const MARGIN: f64 = 1e-9;
 
