@@ -98,7 +98,9 @@ struct Known {
     fixed: Option<(f64, u32)>,
     /// Its known remaining work at the run's last call with arrivals (NaN
     /// before one): a prediction forks right after such a call, so this is
-    /// its remaining work at the fork, T_ideal's work there.
+    /// its remaining work at the fork, T_ideal's work there. (A call held
+    /// back by a pending decision, `engine.scheduler_delay`, leaves the
+    /// values of the call before.)
     at_fork: f64,
 }
 
