@@ -169,6 +169,15 @@ impl<'a> View<'a> {
         self.breach.borrow_mut().take()
     }
 
+    /// Whether this call is inside a forecast (a prediction's fork, which
+    /// sees no further arrivals) rather than the run itself. For a policy
+    /// whose published simulator copies its state into the snapshot
+    /// differently from the run (`themis-pcs`); nothing else should depend
+    /// on it.
+    pub fn in_forecast(&self) -> bool {
+        self.sim.is_fork
+    }
+
     /// Simulated time of this call.
     pub fn now(&self) -> f64 {
         self.now

@@ -101,8 +101,9 @@ pub struct Simulation {
     /// Rounds skipped since the policy's last call (told before the next).
     skipped: u64,
     /// A fork (`fork`): only its jobs' completion times are read, so its
-    /// stale events are dropped instead of each taking a step.
-    is_fork: bool,
+    /// stale events are dropped instead of each taking a step
+    /// (`View::in_forecast` tells a policy).
+    pub(crate) is_fork: bool,
 }
 
 /// Draws each job's true work around its declared work (`engine.length_noise`):
