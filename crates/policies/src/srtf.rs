@@ -11,7 +11,7 @@ use super::{
     gang_request, Policy, PolicyInfo, Request, Trigger, REQUEST_PARAM, ROUND_PARAM_EVENTS,
 };
 use crate::helpers::common::gang_plan_turns;
-use crate::helpers::explain::{explain_turns, turns_if_wanted, Turn};
+use crate::helpers::explain::{explain_turns, turns_for_walk, Turn};
 use schedlab_core::error::Result;
 use schedlab_core::params::{ParamSpec, Params};
 use schedlab_core::settings::Settings;
@@ -104,7 +104,7 @@ impl Policy for Srtf {
             .then(|| ranked.iter().map(|(k, j)| (*j, *k)).collect());
         let order: Vec<u32> = ranked.into_iter().map(|(_, j)| j).collect();
         let peak = self.peak;
-        let mut turns = turns_if_wanted(view);
+        let mut turns = turns_for_walk(view, order.len());
         let (plan, _) = gang_plan_turns(
             view,
             &order,

@@ -773,13 +773,12 @@ impl Simulation {
             .collect();
         changed.sort_by_key(|(j, _)| *j);
         let jobs = &self.jobs;
+        // What a job holds is kept with its placement (`JobState::gpu_equiv`).
+        let held = |j: u32| jobs.get(j as usize).map_or(0.0, |s| s.gpu_equiv());
         self.recorder.reasons(self.now, &reasons, |j| {
             match changed.partition_point(|(c, _)| *c <= j).checked_sub(1) {
                 Some(i) if changed[i].0 == j => changed[i].1,
-                _ => jobs
-                    .get(j as usize)
-                    .and_then(|s| s.placement.as_ref())
-                    .map_or(0.0, |p| p.gpu_equiv()),
+                _ => held(j),
             }
         });
         reasons.clear();
