@@ -11,7 +11,7 @@
 use super::{Policy, PolicyInfo, Trigger, ROUND_PARAM_EVENTS};
 use crate::helpers::alloc::{pinned_jobs, plan_shares, share_cap, Share};
 use crate::helpers::common::gang_plan_turns;
-use crate::helpers::explain::turns_for_walk;
+use crate::helpers::explain::turns_if_wanted;
 use schedlab_core::error::Result;
 use schedlab_core::params::{ParamSpec, Params};
 use schedlab_core::settings::Settings;
@@ -134,7 +134,7 @@ impl Policy for SrtfE {
             .then(|| ranked.iter().map(|(k, j)| (*j, *k)).collect());
         let order: Vec<u32> = ranked.into_iter().map(|(_, j)| j).collect();
         // Primary goal: plain SRTF / SRSF.
-        let mut turns = turns_for_walk(view, order.len());
+        let mut turns = turns_if_wanted(view);
         let (gang, placed) =
             gang_plan_turns(view, &order, false, &|j| view.spec(j).gpus, turns.as_mut());
         if let (Some(turns), Some(keys)) = (turns, keys) {

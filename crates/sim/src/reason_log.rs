@@ -85,6 +85,9 @@ impl ReasonLog {
         let mut texts = reasons.texts.iter().peekable();
         // A call gives runs of one rule: look each run's rule up once.
         let mut known: Option<(&'static Rule, u32)> = None;
+        // A reason with text fields has its numbers assembled here, the
+        // texts as their indexes in the log (taken for the call).
+        let mut scratch = std::mem::take(&mut self.scratch);
         for r in &reasons.heads {
             let from = r.start as usize;
             let to = from + r.rule.fields.len();
@@ -100,20 +103,16 @@ impl ReasonLog {
                     i
                 }
             };
-            let offset = if texts.peek().is_some_and(|(i, _)| (*i as usize) < to) {
-                // Text fields hold their text's index in the log.
-                let mut nums = std::mem::take(&mut self.scratch);
-                nums.clear();
-                nums.extend_from_slice(&reasons.values[from..to]);
+            let mut nums = &reasons.values[from..to];
+            if texts.peek().is_some_and(|(i, _)| (*i as usize) < to) {
+                scratch.clear();
+                scratch.extend_from_slice(nums);
                 while let Some((i, text)) = texts.next_if(|(i, _)| (*i as usize) < to) {
-                    nums[*i as usize - from] = self.text_index(text) as f64;
+                    scratch[*i as usize - from] = self.text_index(text) as f64;
                 }
-                let offset = self.store_values(r.job, rule, &nums);
-                self.scratch = nums;
-                offset
-            } else {
-                self.store_values(r.job, rule, &reasons.values[from..to])
-            };
+                nums = &scratch;
+            }
+            let offset = self.store_values(r.job, rule, nums);
             self.records.push(ReasonRecord {
                 job: r.job,
                 rule,
@@ -122,14 +121,15 @@ impl ReasonLog {
                 offset,
             });
         }
+        self.scratch = scratch;
         if self.records.len() as u32 > first {
             self.calls.push(ReasonCall { t, first });
         }
     }
 
     /// Stores a record's values, or points at the job's previous ones
-    /// when they are equal under the same rule.
-    #[inline]
+    /// when they are equal under the same rule (inlined: once per record).
+    #[inline(always)]
     fn store_values(&mut self, job: u32, rule: u32, nums: &[f64]) -> u32 {
         let j = job as usize;
         if j >= self.last.len() {

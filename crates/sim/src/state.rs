@@ -302,3 +302,59 @@ impl RestartKinds {
         self.grow + self.shrink + self.moved + self.resumed
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use schedlab_model::cluster::{GpuKind, NodeShare, Part, Placement, Slice};
+
+    /// `gpu_equiv` is kept with the placement (the reason log reads it for
+    /// every record): it must be the placement's own count whatever it
+    /// holds (whole GPUs on two nodes, a slice, whole GPUs plus parts).
+    #[test]
+    fn held_gpus_follow_the_placement() {
+        let mut st = JobState::new(ModelId(0), 1.0);
+        assert_eq!(st.gpu_equiv(), 0.0);
+        let two_nodes = Placement::whole(
+            GpuKind(0),
+            vec![
+                NodeShare {
+                    node: 0,
+                    mask: 0b1011,
+                },
+                NodeShare { node: 3, mask: 0b1 },
+            ],
+        );
+        let mut slice = Placement::whole(GpuKind(1), vec![NodeShare { node: 1, mask: 0b1 }]);
+        slice.slice = Some(Slice {
+            share: 375,
+            mem_mb: 1000,
+        });
+        let mut parts = Placement::whole(
+            GpuKind(0),
+            vec![NodeShare {
+                node: 2,
+                mask: 0b11,
+            }],
+        );
+        parts.parts = vec![
+            Part {
+                node: 2,
+                gpu: 5,
+                share: 250,
+            },
+            Part {
+                node: 4,
+                gpu: 0,
+                share: 333,
+            },
+        ];
+        for p in [two_nodes, slice, parts] {
+            let want = p.gpu_equiv();
+            st.set_placement(Some(p));
+            assert_eq!(st.gpu_equiv().to_bits(), want.to_bits());
+        }
+        st.set_placement(None);
+        assert_eq!(st.gpu_equiv(), 0.0);
+    }
+}

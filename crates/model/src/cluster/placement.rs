@@ -260,6 +260,9 @@ pub struct Packer<'c> {
     reservations: Vec<(u32, Option<&'c Placement>)>,
     /// Unclaimed GPUs per kind (indexed by `GpuKind.0`).
     free_by_kind: Vec<u32>,
+    /// Their sum, kept with them: a walk that gives reasons reads it at
+    /// every job's turn, and the catalog has a dozen kinds.
+    free_all: u32,
     /// Scratch for `claim` (free GPUs nobody else reserved): one
     /// allocation per packer instead of one per claim.
     avail: Vec<u64>,
@@ -323,6 +326,7 @@ impl<'c> Packer<'c> {
             free: cluster.nodes.iter().map(|n| node_mask(n.gpus)).collect(),
             reserved: vec![0; cluster.nodes.len()],
             reservations: Vec::new(),
+            free_all: free_by_kind.iter().sum(),
             free_by_kind,
             avail: Vec::new(),
             partial: Vec::new(),
@@ -382,6 +386,7 @@ impl<'c> Packer<'c> {
             self.free[s.node as usize] &= !s.mask;
             self.reserved[s.node as usize] &= !s.mask;
             self.free_by_kind[pl.kind.0 as usize] -= taken.count_ones();
+            self.free_all -= taken.count_ones();
         }
     }
 
@@ -400,7 +405,8 @@ impl<'c> Packer<'c> {
 
     /// Unclaimed GPUs of every type.
     pub fn free_total(&self) -> u32 {
-        self.free_by_kind.iter().sum()
+        debug_assert_eq!(self.free_all, self.free_by_kind.iter().sum::<u32>());
+        self.free_all
     }
 
     /// Index of the job's entry in `reservations` (held or released).
@@ -643,6 +649,7 @@ impl<'c> Packer<'c> {
                     self.partial.swap_remove(i);
                     self.free[s.node as usize] |= s.mask;
                     self.free_by_kind[placement.kind.0 as usize] += 1;
+                    self.free_all += 1;
                 }
             }
             return;
@@ -651,6 +658,7 @@ impl<'c> Packer<'c> {
             let back = s.mask & !self.free[s.node as usize];
             self.free[s.node as usize] |= back;
             self.free_by_kind[placement.kind.0 as usize] += back.count_ones();
+            self.free_all += back.count_ones();
         }
     }
 
@@ -670,6 +678,7 @@ impl<'c> Packer<'c> {
             self.free[node as usize] &= !mask;
             self.reserved[node as usize] &= !mask;
             self.free_by_kind[kind.0 as usize] -= 1;
+            self.free_all -= 1;
         }
         self.partial.push(PartialGpu {
             node,
@@ -915,6 +924,57 @@ mod tests {
                         assert!(p.claim(job, t4(), count).is_none());
                         assert_eq!(format!("{p:?}"), before, "job {job}, {count} of {free}");
                     }
+                }
+            }
+        }
+    }
+
+    /// `free_total` is a sum kept with the per-kind counts: random claims,
+    /// slices, releases and unclaims on two GPU types (fixed LCG) keep it
+    /// equal to summing them.
+    #[test]
+    fn the_kept_free_total_is_the_sum_over_kinds() {
+        let mut next = lcg(49);
+        let c = parse_cluster("t4:3x4,a100:2x8").unwrap();
+        let kinds = [t4(), GpuKind::by_name("a100").unwrap()];
+        let sum = |p: &Packer| p.free_by_kind.iter().sum::<u32>();
+        for rule in [PlacementRule::Packed, PlacementRule::Any] {
+            for _ in 0..50 {
+                let mut first = Packer::empty(&c, rule);
+                let mut held: Vec<(u32, Placement)> = Vec::new();
+                for job in 0..next(8) {
+                    let kind = kinds[next(2) as usize];
+                    let p = if next(3) == 0 {
+                        let slice = Slice {
+                            share: 250,
+                            mem_mb: 100,
+                        };
+                        first.claim_slice(job, kind, slice)
+                    } else {
+                        first.claim(job, kind, 1 + next(4))
+                    };
+                    held.extend(p.map(|p| (job, p)));
+                    assert_eq!(first.free_total(), sum(&first));
+                }
+                let mut p = Packer::replanning(&c, rule, held.iter().map(|(j, pl)| (*j, pl)));
+                assert_eq!(p.free_total(), sum(&p));
+                for (job, pl) in &held {
+                    match next(3) {
+                        0 => p.release(*job),
+                        1 => {
+                            let _ = p.claim(*job, pl.kind, 1 + next(4));
+                        }
+                        _ => {
+                            if p.claim_exact(*job, pl) {
+                                p.unclaim(pl);
+                            }
+                        }
+                    }
+                    assert_eq!(p.free_total(), sum(&p));
+                }
+                for job in 100..100 + next(4) {
+                    let _ = p.claim(job, kinds[next(2) as usize], 1 + next(6));
+                    assert_eq!(p.free_total(), sum(&p));
                 }
             }
         }

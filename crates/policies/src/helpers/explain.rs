@@ -38,13 +38,6 @@ pub fn turns_if_wanted(view: &View) -> Option<Vec<Turn>> {
     view.want_reasons().then(Vec::new)
 }
 
-/// [`turns_if_wanted`] with room for a walk of `len` jobs (SRTF walks every
-/// active job): one allocation per call instead of one per doubling, whose
-/// copies cost SRTF more than its reasons' own numbers (issue 49).
-pub fn turns_for_walk(view: &View, len: usize) -> Option<Vec<Turn>> {
-    view.want_reasons().then(|| Vec::with_capacity(len))
-}
-
 const POOL_FIELDS: &[Field] = &[
     field("pool", Unit::Text),
     field("quota", Unit::Gpus),
