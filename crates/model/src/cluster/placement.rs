@@ -381,13 +381,16 @@ impl<'c> Packer<'c> {
             node: p.node,
             mask: p.mask(),
         });
+        // Counted once for the placement (one type): the counts are only
+        // read after.
+        let mut taken = 0;
         for s in pl.shares.iter().copied().chain(parts) {
-            let taken = self.free[s.node as usize] & s.mask;
+            taken += (self.free[s.node as usize] & s.mask).count_ones();
             self.free[s.node as usize] &= !s.mask;
             self.reserved[s.node as usize] &= !s.mask;
-            self.free_by_kind[pl.kind.0 as usize] -= taken.count_ones();
-            self.free_all -= taken.count_ones();
         }
+        self.free_by_kind[pl.kind.0 as usize] -= taken;
+        self.free_all -= taken;
     }
 
     pub fn cluster(&self) -> &'c Cluster {
@@ -654,12 +657,14 @@ impl<'c> Packer<'c> {
             }
             return;
         }
+        let mut back_all = 0;
         for s in &placement.shares {
             let back = s.mask & !self.free[s.node as usize];
             self.free[s.node as usize] |= back;
-            self.free_by_kind[placement.kind.0 as usize] += back.count_ones();
-            self.free_all += back.count_ones();
+            back_all += back.count_ones();
         }
+        self.free_by_kind[placement.kind.0 as usize] += back_all;
+        self.free_all += back_all;
     }
 
     /// Records a slice on a GPU: the first slice takes the GPU out of the
