@@ -260,9 +260,6 @@ pub struct Packer<'c> {
     reservations: Vec<(u32, Option<&'c Placement>)>,
     /// Unclaimed GPUs per kind (indexed by `GpuKind.0`).
     free_by_kind: Vec<u32>,
-    /// Their sum, kept with them: a walk that gives reasons reads it at
-    /// every job's turn, and the catalog has a dozen kinds.
-    free_all: u32,
     /// Scratch for `claim` (free GPUs nobody else reserved): one
     /// allocation per packer instead of one per claim.
     avail: Vec<u64>,
@@ -326,7 +323,6 @@ impl<'c> Packer<'c> {
             free: cluster.nodes.iter().map(|n| node_mask(n.gpus)).collect(),
             reserved: vec![0; cluster.nodes.len()],
             reservations: Vec::new(),
-            free_all: free_by_kind.iter().sum(),
             free_by_kind,
             avail: Vec::new(),
             partial: Vec::new(),
@@ -381,16 +377,12 @@ impl<'c> Packer<'c> {
             node: p.node,
             mask: p.mask(),
         });
-        // Counted once for the placement (one type): the counts are only
-        // read after.
-        let mut taken = 0;
         for s in pl.shares.iter().copied().chain(parts) {
-            taken += (self.free[s.node as usize] & s.mask).count_ones();
+            let taken = self.free[s.node as usize] & s.mask;
             self.free[s.node as usize] &= !s.mask;
             self.reserved[s.node as usize] &= !s.mask;
+            self.free_by_kind[pl.kind.0 as usize] -= taken.count_ones();
         }
-        self.free_by_kind[pl.kind.0 as usize] -= taken;
-        self.free_all -= taken;
     }
 
     pub fn cluster(&self) -> &'c Cluster {
@@ -408,8 +400,7 @@ impl<'c> Packer<'c> {
 
     /// Unclaimed GPUs of every type.
     pub fn free_total(&self) -> u32 {
-        debug_assert_eq!(self.free_all, self.free_by_kind.iter().sum::<u32>());
-        self.free_all
+        self.free_by_kind.iter().sum()
     }
 
     /// Index of the job's entry in `reservations` (held or released).
@@ -652,19 +643,15 @@ impl<'c> Packer<'c> {
                     self.partial.swap_remove(i);
                     self.free[s.node as usize] |= s.mask;
                     self.free_by_kind[placement.kind.0 as usize] += 1;
-                    self.free_all += 1;
                 }
             }
             return;
         }
-        let mut back_all = 0;
         for s in &placement.shares {
             let back = s.mask & !self.free[s.node as usize];
             self.free[s.node as usize] |= back;
-            back_all += back.count_ones();
+            self.free_by_kind[placement.kind.0 as usize] += back.count_ones();
         }
-        self.free_by_kind[placement.kind.0 as usize] += back_all;
-        self.free_all += back_all;
     }
 
     /// Records a slice on a GPU: the first slice takes the GPU out of the
@@ -683,7 +670,6 @@ impl<'c> Packer<'c> {
             self.free[node as usize] &= !mask;
             self.reserved[node as usize] &= !mask;
             self.free_by_kind[kind.0 as usize] -= 1;
-            self.free_all -= 1;
         }
         self.partial.push(PartialGpu {
             node,
@@ -934,15 +920,16 @@ mod tests {
         }
     }
 
-    /// `free_total` is a sum kept with the per-kind counts: random claims,
-    /// slices, releases and unclaims on two GPU types (fixed LCG) keep it
-    /// equal to summing them.
+    /// A type the cluster does not have never has a free GPU: random
+    /// claims, slices, releases and unclaims on two GPU types (fixed LCG)
+    /// keep `free_total` equal to the sum over the cluster's types (what a
+    /// walk that gives reasons reads at every turn).
     #[test]
-    fn the_kept_free_total_is_the_sum_over_kinds() {
+    fn the_free_total_is_the_sum_over_the_clusters_kinds() {
         let mut next = lcg(49);
         let c = parse_cluster("t4:3x4,a100:2x8").unwrap();
         let kinds = [t4(), GpuKind::by_name("a100").unwrap()];
-        let sum = |p: &Packer| p.free_by_kind.iter().sum::<u32>();
+        let sum = |p: &Packer| c.kinds.iter().map(|&k| p.free_of(k)).sum::<u32>();
         for rule in [PlacementRule::Packed, PlacementRule::Any] {
             for _ in 0..50 {
                 let mut first = Packer::empty(&c, rule);

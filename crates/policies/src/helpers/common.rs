@@ -179,13 +179,17 @@ pub fn gang_plan_walk(
     let pinned: std::collections::BTreeSet<u32> = plan.iter().map(|(j, _, _)| *j).collect();
     let mut walked = 0;
     let mut failed = FailedCounts::default();
+    // The unclaimed GPUs a turn records, summed over the cluster's types
+    // (`Packer::free_total` sums the catalog's dozen, a type the cluster
+    // lacks having none): read at every turn of a walk that gives reasons.
+    let kinds = &view.cluster().kinds;
     while let Some(j) = next(&packer) {
         walked += 1;
         if pinned.contains(&j) {
             continue;
         }
         let free = if turns.is_some() {
-            packer.free_total()
+            kinds.iter().map(|&k| packer.free_of(k)).sum()
         } else {
             0
         };
