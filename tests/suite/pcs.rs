@@ -617,7 +617,9 @@ fn each_prediction_is_the_run_without_later_arrivals() {
     let cluster = parse_cluster("pcs-64").unwrap();
     let policies: [(&str, &[(&str, &str)]); 5] = [
         ("pcs", &[("clip", "0.6"), ("delta", "0.2")]),
-        ("themis-pcs", &[]),
+        // With the run's T_ideal in its forks (the artifact's differs:
+        // `themis_forks_read_ideal_times_from_the_remaining_work` below).
+        ("themis-pcs", &[("snapshot_remaining", "false")]),
         ("srsf", &[]),
         ("afs-l", &[]),
         ("fifo", &[]),
@@ -645,6 +647,53 @@ fn each_prediction_is_the_run_without_later_arrivals() {
         }
         assert_eq!(checked, 8);
     }
+}
+
+/// Themis' forks read T_ideal from each job's remaining work at the fork
+/// (the artifact's snapshot replaces each app's service by its estimated
+/// remaining; docs/PCS.md, "Themis' prediction errors"): the run is the
+/// same either way, the promises are not. (The Fig. 1 toy's promises are
+/// the artifact's under both: `the_fig1_toy_gives_the_papers_numbers`.)
+#[test]
+fn themis_forks_read_ideal_times_from_the_remaining_work() {
+    let trace = load_named("pcs-vc-ee9e8c").unwrap().unwrap();
+    let trace = Trace::from_jobs("first", trace.jobs[..150].to_vec()).unwrap();
+    let zoo = ModelZoo::builtin();
+    let cluster = parse_cluster("pcs-64").unwrap();
+    let run = |snapshot: &str| {
+        let set = [("snapshot_remaining".to_string(), snapshot.to_string())];
+        let (p, _) = policy::build("themis-pcs", &set, 1).unwrap();
+        let engine = [
+            ("predict".to_string(), "true".to_string()),
+            ("placement".to_string(), "any".to_string()),
+        ];
+        let mut cfg = EngineConfig::from_overrides(&engine).unwrap();
+        cfg.seed = 1;
+        Simulation::new(&trace, &cluster, &zoo, p, cfg)
+            .unwrap()
+            .run(&mut |_| true)
+            .unwrap()
+    };
+    let (artifact, run_only) = (run("true"), run("false"));
+    let ends = |o: &Outcome| o.jobs.iter().map(|j| j.finish).collect::<Vec<_>>();
+    let promises = |o: &Outcome| {
+        o.jobs
+            .iter()
+            .map(|j| j.predicted_finish)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        ends(&artifact),
+        ends(&run_only),
+        "a prediction never changes the run"
+    );
+    let differ = promises(&artifact)
+        .iter()
+        .zip(promises(&run_only))
+        .filter(|(a, b)| **a != *b)
+        .count();
+    assert!(differ > 0, "the forks read the remaining work");
+    assert!(promises(&artifact).iter().all(Option::is_some));
 }
 
 /// `reproduce pcs --sections fig10` on a small workload (the reproduction

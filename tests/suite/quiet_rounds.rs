@@ -267,3 +267,172 @@ fn sia_on_the_issues_billion_second_job_gives_the_results_of_every_round() {
     eprintln!("sia: {few} calls skipping, {many} calling every round");
     assert!(few * 1000 < many, "sia: {few} calls against {many}");
 }
+
+/// A label, extra trace lines and settings.
+type LabelledCase<'a> = (&'a str, Vec<String>, Vec<(&'a str, &'a str)>);
+
+/// Pollux with a small search (cheap rounds, the same proof) and `set`.
+fn pollux(set: &[(&str, &str)]) -> Box<dyn Policy> {
+    let mut all: Vec<(String, String)> = vec![
+        ("population".into(), "12".into()),
+        ("generations".into(), "6".into()),
+    ];
+    all.extend(set.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+    policy::build("pollux", &all, 1).unwrap().0
+}
+
+/// Runs `policy` on `trace` skipping and calling every round; asserts the
+/// same results to the bit and returns the two call counts.
+fn both_ways(label: &str, trace: &Trace, policy: Box<dyn Policy>) -> (u64, u64) {
+    let every = Box::new(EveryRound(policy.clone_box()));
+    let (skipping, few) = run(trace, policy);
+    let (all, many) = run(trace, every);
+    assert_eq!(skipping.incomplete, 0, "{label}: {}", skipping.stop_reason);
+    assert_same_runs(label, &skipping, &all);
+    (few, many)
+}
+
+/// The first `n` jobs of sia-philly and `extra` trace lines.
+fn philly(n: usize, extra: &[String]) -> Trace {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/traces/sia-philly.csv");
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut lines: Vec<String> = text.lines().take(n + 2).map(str::to_string).collect();
+    lines.extend(extra.iter().cloned());
+    Trace::parse("long.csv", &lines.join("\n"), None).unwrap()
+}
+
+/// Pollux skips the rounds of a long job left alone once its search
+/// provably returns the same row at every remaining round (its stream and
+/// warm start no longer matter), with the results of calling every round
+/// (differential, small traces): an adaptive job whose fittest row asks
+/// for GPUs of another type (the issue's case), rigid and non-preemptible
+/// jobs, NSGA-II survival, the oracle model; and cases where the proof
+/// must wait or fail: a job arriving after the long one is alone (nothing
+/// is skipped before it has arrived), a restart penalty so deep that
+/// another row wins once it ages, NSGA-II with the fittest row elsewhere.
+#[test]
+fn pollux_skipping_rounds_to_the_end_changes_no_result() {
+    let long = |dur: f64| line("long", 500.0, "cifar10", 4, 2048, dur, "adaptive,true");
+    // The long job is alone and settled from about 73,000 s on.
+    let late = line(
+        "late",
+        150_000.0,
+        "cifar10",
+        4,
+        2048,
+        20_000.0,
+        "adaptive,true",
+    );
+    let cases: Vec<LabelledCase> = vec![
+        ("adaptive", vec![long(4e6)], vec![]),
+        ("late arrival", vec![long(1.5e6), late], vec![]),
+        (
+            "deep restart penalty",
+            vec![long(3e5)],
+            vec![("restart_s", "3600")],
+        ),
+        ("nsga2", vec![long(1e6)], vec![("survival", "nsga2")]),
+        (
+            "oracle model",
+            vec![long(3e5)],
+            vec![("knowledge", "oracle")],
+        ),
+        (
+            "rigid",
+            vec![line("rigid", 900.0, "imagenet", 4, 800, 3e5, "rigid,true")],
+            vec![("survival", "nsga2")],
+        ),
+        (
+            "pinned",
+            vec![line(
+                "pinned",
+                700.0,
+                "cifar10",
+                4,
+                2048,
+                1e5,
+                "adaptive,false",
+            )],
+            vec![],
+        ),
+    ];
+    let counts: Vec<(u64, u64)> = cases
+        .iter()
+        .map(|(label, extra, set)| {
+            let started = std::time::Instant::now();
+            let (few, many) = both_ways(label, &philly(8, extra), pollux(set));
+            eprintln!(
+                "pollux {label}: {few} calls skipping, {many} every round ({:.1} s)",
+                started.elapsed().as_secs_f64()
+            );
+            (few, many)
+        })
+        .collect();
+    // The first case is mostly the long job alone.
+    let (f, m) = counts[0];
+    assert!(f * 5 < m, "pollux: {f} calls against {m} (nothing skipped)");
+    // Nothing is skipped while a job is still to come (2,500 rounds), though
+    // the long job is settled long before it arrives (the first case).
+    assert!(
+        counts[1].0 > 2_400,
+        "pollux: skipped before the late arrival"
+    );
+    // Each case skips: the proof waits (for the late job to arrive and
+    // finish, for the penalty to age) but is reached.
+    for ((label, ..), (f, m)) in cases.iter().zip(&counts) {
+        assert!(f < m, "pollux {label}: {f} calls against {m}");
+    }
+}
+
+/// The issue's case (20 jobs of sia-philly and a job of 1e9 s) with the
+/// small search: millions of rounds without skipping.
+#[test]
+fn a_job_of_a_billion_seconds_costs_pollux_its_events_not_its_rounds() {
+    let trace = sia_trace(&[line(
+        "long",
+        500.0,
+        "cifar10",
+        4,
+        2048,
+        1e9,
+        "adaptive,true",
+    )]);
+    let (out, calls) = run(&trace, pollux(&[]));
+    eprintln!("pollux: {calls} calls, {}", out.stop_reason);
+    assert_eq!(out.incomplete, 0, "pollux: {}", out.stop_reason);
+    assert!(calls < 20_000, "pollux: {calls} policy calls");
+}
+
+/// The issue's own case with Pollux's own search, both ways, to a stop at
+/// three days (every round of the whole run would take about 47 hours):
+/// minutes, so on demand (`-- --ignored`).
+#[test]
+#[ignore]
+fn pollux_on_the_issues_billion_second_job_gives_the_results_of_every_round() {
+    let trace = sia_trace(&[line(
+        "long",
+        500.0,
+        "cifar10",
+        4,
+        2048,
+        1e9,
+        "adaptive,true",
+    )]);
+    let cluster = parse_cluster("sia-hetero-64").unwrap();
+    let zoo = ModelZoo::builtin();
+    let cfg = EngineConfig {
+        max_time: 3.0 * 86_400.0,
+        ..EngineConfig::default()
+    };
+    let run = |policy: Box<dyn Policy>| {
+        let mut sim = Simulation::new(&trace, &cluster, &zoo, policy, cfg.clone()).unwrap();
+        let out = sim.run(&mut |_| true).unwrap();
+        (out, sim.policy_time().0)
+    };
+    let (p, _) = policy::build("pollux", &[], 1).unwrap();
+    let (all, many) = run(Box::new(EveryRound(p.clone_box())));
+    let (skipping, few) = run(p);
+    eprintln!("pollux: {few} calls skipping, {many} calling every round");
+    assert_same_runs("pollux", &skipping, &all);
+    assert!(few * 5 < many, "pollux: {few} calls against {many}");
+}

@@ -200,6 +200,9 @@ impl Policy for Registered {
     fn skipped(&mut self, rounds: u64) {
         self.inner.skipped(rounds)
     }
+    fn steady_to_the_end(&self) -> bool {
+        self.inner.steady_to_the_end()
+    }
 }
 
 /// The common `round_s` parameter: 0 means "call me on every arrival and

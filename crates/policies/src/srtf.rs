@@ -11,7 +11,7 @@ use super::{
     gang_request, Policy, PolicyInfo, Request, Trigger, REQUEST_PARAM, ROUND_PARAM_EVENTS,
 };
 use crate::helpers::common::gang_plan_turns;
-use crate::helpers::explain::{explain_turns, turns_if_wanted, Turn};
+use crate::helpers::explain::{explain_turns, Turn};
 use schedlab_core::error::Result;
 use schedlab_core::params::{ParamSpec, Params};
 use schedlab_core::settings::Settings;
@@ -61,6 +61,7 @@ impl Srtf {
             by_service,
             peak: s.request.peak(),
             round_s: s.round_s,
+            reasons: ReasonBuffers::default(),
         }
     }
 }
@@ -71,6 +72,24 @@ struct Srtf {
     /// Max-GPU variant: jobs get their peak-throughput GPU count.
     peak: bool,
     round_s: f64,
+    /// Kept from call to call for the reasons (nothing else reads them).
+    reasons: ReasonBuffers,
+}
+
+/// The walk's turns and keys, reused by every call that gives reasons: no
+/// allocation or growth per call (growing them moved other buffers of the
+/// walk in the heap, whose copies cost more than the reasons themselves).
+/// A copy of the policy (a fork, which gives no reasons) starts empty.
+#[derive(Default)]
+struct ReasonBuffers {
+    turns: Vec<Turn>,
+    keys: Vec<(u32, f64)>,
+}
+
+impl Clone for ReasonBuffers {
+    fn clone(&self) -> ReasonBuffers {
+        ReasonBuffers::default()
+    }
 }
 
 impl Policy for Srtf {
@@ -99,12 +118,19 @@ impl Policy for Srtf {
         schedlab_core::sorting::sort_by(&mut ranked, |a, b| {
             a.0.total_cmp(&b.0).then(a.1.cmp(&b.1))
         });
-        let keys: Option<Vec<(u32, f64)>> = view
-            .want_reasons()
-            .then(|| ranked.iter().map(|(k, j)| (*j, *k)).collect());
+        let want_reasons = view.want_reasons();
+        if want_reasons {
+            let keys = &mut self.reasons.keys;
+            keys.clear();
+            keys.extend(ranked.iter().map(|(k, j)| (*j, *k)));
+        }
         let order: Vec<u32> = ranked.into_iter().map(|(_, j)| j).collect();
         let peak = self.peak;
-        let mut turns = turns_if_wanted(view);
+        let mut turns = want_reasons.then(|| {
+            let mut turns = std::mem::take(&mut self.reasons.turns);
+            turns.clear();
+            turns
+        });
         let (plan, _) = gang_plan_turns(
             view,
             &order,
@@ -113,8 +139,9 @@ impl Policy for Srtf {
             turns.as_mut(),
         );
         out.apply_plan(view, plan);
-        if let (Some(turns), Some(keys)) = (turns, keys) {
-            explain(out, &turns, &keys, self.by_service);
+        if let Some(turns) = turns {
+            explain(out, &turns, &self.reasons.keys, self.by_service);
+            self.reasons.turns = turns;
         }
     }
 }

@@ -10,6 +10,13 @@
 //!   (its submission included), counted one event per submission, one per
 //!   batch of completions and one per lease expiry, as the artifact's loop.
 //!
+//! In a prediction's fork (`engine.predict`), T_ideal's work is each job's
+//! remaining work at the fork, not its whole work (`snapshot_remaining`):
+//! the artifact's snapshot replaces each app's service by its estimated
+//! remaining (spec §2.3), and its Themis reads T_ideal from that service.
+//! The fork then schedules differently from the run without later
+//! arrivals; everything else (n̄'s counts, the lease) is copied as it is.
+//!
 //! The lease timer restarts at every event, so allocations are recomputed
 //! at least every `lease_s`. Ties go to the earlier arrival. A lease that
 //! expires while every job holds its whole demand changes nothing but n̄,
@@ -33,6 +40,7 @@ schedlab_core::settings! {
     /// Themis-PCS's settings (`--set themis-pcs.KEY=VALUE`).
     pub struct ThemisPcsSettings {
         lease_s: f64 = float("600", 1.0, 1e9, "Lease (at least 1 s: shorter ones let simulated time stall): allocations are recomputed this long after the last event at the latest (PCS: 600 s; 10 for the minute-based gavel workload; 1 in the Fig. 1 toy)"),
+        snapshot_remaining: bool = boolean("true", "Forecasts (engine.predict) compute T_ideal from each job's remaining work at the fork, as the artifact's snapshot does; off: from its whole work, as the run"),
     }
 }
 
@@ -52,6 +60,7 @@ fn build(p: &Params, _seed: u64) -> Result<Box<dyn Policy>> {
     let s = ThemisPcsSettings::from_params(p);
     Ok(Box::new(ThemisPcs {
         lease: s.lease_s,
+        snapshot_remaining: s.snapshot_remaining,
         jobs: Vec::new(),
         counted: Counted::default(),
         last_call: f64::NAN,
@@ -62,6 +71,8 @@ fn build(p: &Params, _seed: u64) -> Result<Box<dyn Policy>> {
 #[derive(Clone)]
 struct ThemisPcs {
     lease: f64,
+    /// A fork's T_ideal reads each job's remaining work at the fork.
+    snapshot_remaining: bool,
     /// The jobs this policy saw arrive and not yet leave, in arrival order.
     jobs: Vec<Known>,
     /// Sum of active-job counts and number of events, over all events.
@@ -85,6 +96,12 @@ struct Known {
     /// speedup curve under perfect knowledge): forks call the policy at
     /// every event, and these took most of each call.
     fixed: Option<(f64, u32)>,
+    /// Its known remaining work at the run's last call with arrivals (NaN
+    /// before one): a prediction forks right after such a call, so this is
+    /// its remaining work at the fork, T_ideal's work there. (A call held
+    /// back by a pending decision, `engine.scheduler_delay`, leaves the
+    /// values of the call before.)
+    at_fork: f64,
 }
 
 /// (sum of active-job counts, number of events). Integers: the counts are
@@ -167,6 +184,7 @@ impl ThemisPcs {
                 id: j,
                 base: Counted(self.counted.0 - n, self.counted.1 - 1),
                 fixed: None,
+                at_fork: f64::NAN,
             };
             match self.jobs.binary_search_by_key(&j, |k| k.id) {
                 Ok(i) => self.jobs[i] = known,
@@ -219,6 +237,7 @@ impl ThemisPcs {
                 one,
                 demand,
                 counts: self.contention_of(slot),
+                at_fork: slot.map_or(f64::NAN, |i| self.jobs[i].at_fork),
             });
         }
         out
@@ -226,7 +245,8 @@ impl ThemisPcs {
 
     /// What ρ needs of a job, computed once per call: (elapsed, remaining
     /// 1-GPU time, ideal time's numerator per fair share). None: no rate.
-    fn terms(view: &View, x: &Input) -> Option<Terms> {
+    /// `snapshot`: T_ideal's work is the job's remaining work at the fork.
+    fn terms(view: &View, x: &Input, snapshot: bool) -> Option<Terms> {
         let (job, one) = (x.job, x.one);
         if one <= 0.0 {
             return None;
@@ -234,10 +254,16 @@ impl ThemisPcs {
         let (sum, n) = x.counts;
         let n_bar = (sum / n).max(1e-9);
         let fair = (view.cluster().total_gpus as f64 / n_bar).min(x.demand as f64);
+        let work = if snapshot && x.at_fork.is_finite() {
+            // A job done at the fork would be gone: keep ρ finite-ordered.
+            x.at_fork.max(f64::MIN_POSITIVE)
+        } else {
+            view.declared_work(job)
+        };
         Some(Terms {
             elapsed: view.now() - view.spec(job).arrival,
             remaining: view.known_remaining_work(job) / one,
-            ideal: view.declared_work(job) / one / fair,
+            ideal: work / one / fair,
         })
     }
 }
@@ -250,6 +276,8 @@ struct Input {
     demand: u32,
     /// (sum of active-job counts, number of events) for n̄.
     counts: (f64, f64),
+    /// Known remaining work at the fork (NaN: not recorded).
+    at_fork: f64,
 }
 
 /// A job's parts of ρ = (elapsed + remaining / x) / ideal.
@@ -399,6 +427,13 @@ impl Policy for ThemisPcs {
             self.count_quiet_leases(since, view.now());
         }
         self.count_events(view);
+        let in_fork = view.in_forecast();
+        if self.snapshot_remaining && !in_fork && !view.arrived().is_empty() {
+            for k in &mut self.jobs {
+                k.at_fork = view.known_remaining_work(k.id);
+            }
+        }
+        let snapshot = self.snapshot_remaining && in_fork;
         let (pinned, free) = crate::helpers::alloc::pinned_jobs(view);
         let inputs = self.inputs(view, &pinned);
         // Whether the final plan gives every job its whole demand.
@@ -408,7 +443,7 @@ impl Policy for ThemisPcs {
             let open: Vec<(u32, u32, Option<Terms>)> = inputs
                 .iter()
                 .filter(|x| !excluded.contains(&x.job))
-                .map(|x| (x.job, x.demand, ThemisPcs::terms(view, x)))
+                .map(|x| (x.job, x.demand, ThemisPcs::terms(view, x, snapshot)))
                 .collect();
             let mut shares = Vec::new();
             let mut greedy = Greedy::new(&open, left);
@@ -493,9 +528,11 @@ mod tests {
             id,
             base,
             fixed: None,
+            at_fork: f64::NAN,
         };
         let mut t = ThemisPcs {
             lease: 600.0,
+            snapshot_remaining: true,
             jobs: vec![known(1, Counted(8, 4)), known(2, Counted(7, 3))],
             counted: Counted(10, 5),
             last_call: 0.0,

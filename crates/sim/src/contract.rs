@@ -67,6 +67,18 @@ pub trait Policy: PolicyClone + Send {
     /// Tells a `steady` policy how many rounds the engine skipped since its
     /// last call (before the next call), to book them as if they had run.
     fn skipped(&mut self, _rounds: u64) {}
+    /// Asked, like [`Policy::steady`], after a round call that changed
+    /// nothing, but only when no job is left to arrive: would every further
+    /// round of the run decide the same, whatever the state the policy
+    /// carries from round to round (a random stream, a warm start)? Such
+    /// state is an input of later rounds only, so skipping rounds moves it
+    /// and is exact only when no later round's decision depends on it,
+    /// which an arrival could end (Pollux's genetic search: `pollux/steady.rs`).
+    /// The engine then skips the quiet rounds as for `steady` (calling
+    /// `skipped` too). The default, false, keeps every round.
+    fn steady_to_the_end(&self) -> bool {
+        false
+    }
 }
 
 /// Copies a policy behind a `Box<dyn Policy>` (a fork runs a copy). One

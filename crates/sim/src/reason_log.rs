@@ -79,8 +79,15 @@ impl ReasonLog {
             return;
         }
         let first = self.records.len() as u32;
+        // One growth check per call, not one per record.
+        self.records.reserve(reasons.len());
         // The call's texts are in value order: a cursor walks them.
         let mut texts = reasons.texts.iter().peekable();
+        // A call gives runs of one rule: look each run's rule up once.
+        let mut known: Option<(&'static Rule, u32)> = None;
+        // A reason with text fields has its numbers assembled here, the
+        // texts as their indexes in the log (taken for the call).
+        let mut scratch = std::mem::take(&mut self.scratch);
         for r in &reasons.heads {
             let from = r.start as usize;
             let to = from + r.rule.fields.len();
@@ -88,21 +95,24 @@ impl ReasonLog {
                 while texts.next_if(|(i, _)| (*i as usize) < to).is_some() {}
                 continue;
             }
-            let rule = self.rule_index(r.rule);
-            let offset = if texts.peek().is_some_and(|(i, _)| (*i as usize) < to) {
-                // Text fields hold their text's index in the log.
-                let mut nums = std::mem::take(&mut self.scratch);
-                nums.clear();
-                nums.extend_from_slice(&reasons.values[from..to]);
-                while let Some((i, text)) = texts.next_if(|(i, _)| (*i as usize) < to) {
-                    nums[*i as usize - from] = self.text_index(text) as f64;
+            let rule = match known {
+                Some((k, i)) if std::ptr::eq(k, r.rule) => i,
+                _ => {
+                    let i = self.rule_index(r.rule);
+                    known = Some((r.rule, i));
+                    i
                 }
-                let offset = self.store_values(r.job, rule, &nums);
-                self.scratch = nums;
-                offset
-            } else {
-                self.store_values(r.job, rule, &reasons.values[from..to])
             };
+            let mut nums = &reasons.values[from..to];
+            if texts.peek().is_some_and(|(i, _)| (*i as usize) < to) {
+                scratch.clear();
+                scratch.extend_from_slice(nums);
+                while let Some((i, text)) = texts.next_if(|(i, _)| (*i as usize) < to) {
+                    scratch[*i as usize - from] = self.text_index(text) as f64;
+                }
+                nums = &scratch;
+            }
+            let offset = self.store_values(r.job, rule, nums);
             self.records.push(ReasonRecord {
                 job: r.job,
                 rule,
@@ -111,27 +121,35 @@ impl ReasonLog {
                 offset,
             });
         }
+        self.scratch = scratch;
         if self.records.len() as u32 > first {
             self.calls.push(ReasonCall { t, first });
         }
     }
 
     /// Stores a record's values, or points at the job's previous ones
-    /// when they are equal under the same rule.
+    /// when they are equal under the same rule (inlined: once per record).
+    #[inline(always)]
     fn store_values(&mut self, job: u32, rule: u32, nums: &[f64]) -> u32 {
         let j = job as usize;
-        if let Some(Some((prev_rule, prev))) = self.last.get(j) {
-            let at = *prev as usize;
-            if *prev_rule == rule && same_values(&self.values[at..at + nums.len()], nums) {
-                return *prev;
+        if j >= self.last.len() {
+            self.last.resize(j + 1, None);
+        }
+        let slot = &mut self.last[j];
+        if let Some((prev_rule, prev)) = *slot {
+            let at = prev as usize;
+            if prev_rule == rule
+                && self
+                    .values
+                    .get(at..at + nums.len())
+                    .is_some_and(|old| same_values(old, nums))
+            {
+                return prev;
             }
         }
         let offset = self.values.len() as u32;
         self.values.extend_from_slice(nums);
-        if self.last.len() <= j {
-            self.last.resize(j + 1, None);
-        }
-        self.last[j] = Some((rule, offset));
+        *slot = Some((rule, offset));
         offset
     }
 

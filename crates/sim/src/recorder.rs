@@ -95,6 +95,11 @@ impl Recorder {
         &self.reasons
     }
 
+    /// Hands over the reasons kept so far, leaving an empty log.
+    pub fn take_reasons(&mut self) -> ReasonLog {
+        std::mem::take(&mut self.reasons)
+    }
+
     /// Keeps one call's gauge readings (with the reasons).
     pub fn gauges(&mut self, t: f64, readings: Vec<(&'static str, u32, f64)>) {
         if self.reasons_on && !readings.is_empty() {

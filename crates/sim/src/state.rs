@@ -39,7 +39,12 @@ pub struct JobState {
     /// factor times its true remaining work, as in the PCS artifact.
     pub(crate) size_factor: f64,
     pub phase: Phase,
+    /// Set only through [`JobState::set_placement`], which keeps `held`.
     pub placement: Option<Placement>,
+    /// The placement's GPUs, a slice as its fraction (`gpu_equiv`), kept
+    /// with it: the reason log reads it for every record (one load instead
+    /// of a walk over the placement's nodes and parts).
+    held: f64,
     /// Global batch the job currently runs at.
     pub batch: u32,
     /// The batch choice of the current allocation (re-applied at epoch
@@ -123,6 +128,7 @@ impl JobState {
             size_factor: 1.0,
             phase: Phase::Future,
             placement: None,
+            held: 0.0,
             batch: 0,
             choice: None,
             rate: 0.0,
@@ -160,13 +166,15 @@ impl JobState {
     /// Sets (or clears) the job's GPUs and the power they draw. Call
     /// `advance` first, so that the time before is charged at the old power.
     pub fn set_placement(&mut self, placement: Option<Placement>) -> Option<Placement> {
+        let held = placement.as_ref().map_or(0.0, |p| p.gpu_equiv());
         let (busy, idle) = placement.as_ref().map_or((0.0, 0.0), |p| {
             let w = schedlab_model::perf::power::gpu_power(p.kind);
             // A slice draws its fraction of the GPU's power.
-            (w.busy_w * p.gpu_equiv(), w.idle_w * p.gpu_equiv())
+            (w.busy_w * held, w.idle_w * held)
         });
         self.busy_w = busy;
         self.idle_w = idle;
+        self.held = held;
         std::mem::replace(&mut self.placement, placement)
     }
 
@@ -191,7 +199,7 @@ impl JobState {
 
     /// GPUs held, a slice counting as its fraction.
     pub fn gpu_equiv(&self) -> f64 {
-        self.placement.as_ref().map_or(0.0, |p| p.gpu_equiv())
+        self.held
     }
 
     pub fn gpus(&self) -> u32 {
@@ -292,5 +300,61 @@ impl RestartKinds {
 
     pub fn total(&self) -> u32 {
         self.grow + self.shrink + self.moved + self.resumed
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use schedlab_model::cluster::{GpuKind, NodeShare, Part, Placement, Slice};
+
+    /// `gpu_equiv` is kept with the placement (the reason log reads it for
+    /// every record): it must be the placement's own count whatever it
+    /// holds (whole GPUs on two nodes, a slice, whole GPUs plus parts).
+    #[test]
+    fn held_gpus_follow_the_placement() {
+        let mut st = JobState::new(ModelId(0), 1.0);
+        assert_eq!(st.gpu_equiv(), 0.0);
+        let two_nodes = Placement::whole(
+            GpuKind(0),
+            vec![
+                NodeShare {
+                    node: 0,
+                    mask: 0b1011,
+                },
+                NodeShare { node: 3, mask: 0b1 },
+            ],
+        );
+        let mut slice = Placement::whole(GpuKind(1), vec![NodeShare { node: 1, mask: 0b1 }]);
+        slice.slice = Some(Slice {
+            share: 375,
+            mem_mb: 1000,
+        });
+        let mut parts = Placement::whole(
+            GpuKind(0),
+            vec![NodeShare {
+                node: 2,
+                mask: 0b11,
+            }],
+        );
+        parts.parts = vec![
+            Part {
+                node: 2,
+                gpu: 5,
+                share: 250,
+            },
+            Part {
+                node: 4,
+                gpu: 0,
+                share: 333,
+            },
+        ];
+        for p in [two_nodes, slice, parts] {
+            let want = p.gpu_equiv();
+            st.set_placement(Some(p));
+            assert_eq!(st.gpu_equiv().to_bits(), want.to_bits());
+        }
+        st.set_placement(None);
+        assert_eq!(st.gpu_equiv(), 0.0);
     }
 }

@@ -169,6 +169,15 @@ impl<'a> View<'a> {
         self.breach.borrow_mut().take()
     }
 
+    /// Whether this call is inside a forecast (a prediction's fork, which
+    /// sees no further arrivals) rather than the run itself. For a policy
+    /// whose published simulator copies its state into the snapshot
+    /// differently from the run (`themis-pcs`); nothing else should depend
+    /// on it.
+    pub fn in_forecast(&self) -> bool {
+        self.sim.is_fork
+    }
+
     /// Simulated time of this call.
     pub fn now(&self) -> f64 {
         self.now
@@ -226,6 +235,13 @@ impl<'a> View<'a> {
     /// True when this call is a round tick (round-based policies).
     pub fn round_tick(&self) -> bool {
         self.round_tick
+    }
+
+    /// The latest simulated time the run reaches (`engine.max_days`): a
+    /// bound on the age of every job for proofs over the rest of a run
+    /// (`Policy::steady_to_the_end`).
+    pub fn stop_time(&self) -> f64 {
+        self.sim.stop_time()
     }
 
     /// True when throughput is learnt by measurement

@@ -920,6 +920,58 @@ mod tests {
         }
     }
 
+    /// A type the cluster does not have never has a free GPU: random
+    /// claims, slices, releases and unclaims on two GPU types (fixed LCG)
+    /// keep `free_total` equal to the sum over the cluster's types (what a
+    /// walk that gives reasons reads at every turn).
+    #[test]
+    fn the_free_total_is_the_sum_over_the_clusters_kinds() {
+        let mut next = lcg(49);
+        let c = parse_cluster("t4:3x4,a100:2x8").unwrap();
+        let kinds = [t4(), GpuKind::by_name("a100").unwrap()];
+        let sum = |p: &Packer| c.kinds.iter().map(|&k| p.free_of(k)).sum::<u32>();
+        for rule in [PlacementRule::Packed, PlacementRule::Any] {
+            for _ in 0..50 {
+                let mut first = Packer::empty(&c, rule);
+                let mut held: Vec<(u32, Placement)> = Vec::new();
+                for job in 0..next(8) {
+                    let kind = kinds[next(2) as usize];
+                    let p = if next(3) == 0 {
+                        let slice = Slice {
+                            share: 250,
+                            mem_mb: 100,
+                        };
+                        first.claim_slice(job, kind, slice)
+                    } else {
+                        first.claim(job, kind, 1 + next(4))
+                    };
+                    held.extend(p.map(|p| (job, p)));
+                    assert_eq!(first.free_total(), sum(&first));
+                }
+                let mut p = Packer::replanning(&c, rule, held.iter().map(|(j, pl)| (*j, pl)));
+                assert_eq!(p.free_total(), sum(&p));
+                for (job, pl) in &held {
+                    match next(3) {
+                        0 => p.release(*job),
+                        1 => {
+                            let _ = p.claim(*job, pl.kind, 1 + next(4));
+                        }
+                        _ => {
+                            if p.claim_exact(*job, pl) {
+                                p.unclaim(pl);
+                            }
+                        }
+                    }
+                    assert_eq!(p.free_total(), sum(&p));
+                }
+                for job in 100..100 + next(4) {
+                    let _ = p.claim(job, kinds[next(2) as usize], 1 + next(6));
+                    assert_eq!(p.free_total(), sum(&p));
+                }
+            }
+        }
+    }
+
     #[test]
     fn failed_counts_stay_failed_up_to_the_promised_bound() {
         // Random fill levels (fixed LCG), homogeneous and mixed node sizes.

@@ -160,7 +160,12 @@ pub fn gang_plan_walk(
     mut turns: Option<&mut Vec<Turn>>,
 ) -> (crate::helpers::alloc::Plan, Vec<u32>, usize) {
     let mut packer = view.packer_replan();
-    let mut plan = Vec::new();
+    // Room for every job the plan can hold (one per job, each holding a
+    // GPU, bar slices) from the start: growing it by doublings copied it
+    // whenever the heap had no room behind it, which varied from run to run
+    // by tens of millions of instructions (issue 49's measure).
+    let room = view.active().len().min(view.cluster().total_gpus as usize);
+    let mut plan = Vec::with_capacity(room);
     let batch = |j: u32| rigid_batch.then(|| BatchChoice::Fixed(view.rigid_batch(j)));
     for &j in view.running().iter() {
         if view.pinned(j) {
@@ -174,13 +179,17 @@ pub fn gang_plan_walk(
     let pinned: std::collections::BTreeSet<u32> = plan.iter().map(|(j, _, _)| *j).collect();
     let mut walked = 0;
     let mut failed = FailedCounts::default();
+    // The unclaimed GPUs a turn records, summed over the cluster's types
+    // (`Packer::free_total` sums the catalog's dozen, a type the cluster
+    // lacks having none): read at every turn of a walk that gives reasons.
+    let kinds = &view.cluster().kinds;
     while let Some(j) = next(&packer) {
         walked += 1;
         if pinned.contains(&j) {
             continue;
         }
         let free = if turns.is_some() {
-            packer.free_total()
+            kinds.iter().map(|&k| packer.free_of(k)).sum()
         } else {
             0
         };

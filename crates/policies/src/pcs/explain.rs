@@ -73,7 +73,7 @@ impl Pcs {
         let rows = jobs.iter().zip(&fluid).zip(&alloc);
         let clip = self.cfg.clip;
         let rows = rows.map(|((&j, f), &a)| (j, *f, size_on_one_gpu(view, j), cap(f, clip), a));
-        self.explain_rows(out, &shares, &members, rows);
+        self.explain_rows(out, &shares, members.iter().copied(), rows);
     }
 
     /// Reasons when the class queues stand for the active jobs, from the
@@ -102,14 +102,14 @@ impl Pcs {
         let queues = self.queues.as_ref().expect("synced");
         let fixed = &self.fixed;
         let describe = |j: u32| fixed[j as usize].as_ref().expect("queued jobs are fixed");
-        let members: Vec<usize> = (0..self.cfg.classes()).map(|c| queues.count(c)).collect();
+        let members = (0..self.cfg.classes()).map(|c| queues.count(c));
         let mut next = served.iter().peekable();
         let rows = view.active().iter().map(|&j| {
             let share = next.next_if(|(s, _)| *s == j).map_or(0.0, |(_, x)| *x);
             let (size, cap) = self.sizes.0[j as usize];
             (j, describe(j), size, cap, share)
         });
-        self.explain_rows(out, shares, &members, rows);
+        self.explain_rows(out, shares, members, rows);
     }
 
     /// One reason per (job, description, size, cap, fluid share) row, in arrival
@@ -118,22 +118,25 @@ impl Pcs {
         &self,
         out: &mut Decision,
         shares: &[f64],
-        members: &[usize],
+        members: impl Iterator<Item = usize>,
         rows: impl Iterator<Item = (u32, &'a FluidJob, f64, u32, f64)>,
     ) {
         // The queue's order: by class, first come first served within it
         // (a job's rank = the jobs of lower classes + those ahead in its own).
-        let mut next_rank = vec![0u32; members.len()];
+        // Per class, in one buffer: (its jobs, the next rank it gives, its
+        // jobs seen so far).
         let mut below = 0u32;
-        for (c, &m) in members.iter().enumerate() {
-            next_rank[c] = below;
-            below += m as u32;
-        }
-        let mut seen = vec![0usize; members.len()];
+        let mut classes: Vec<(usize, u32, usize)> = members
+            .map(|m| {
+                below += m as u32;
+                (m, below - m as u32, 0)
+            })
+            .collect();
         for (j, f, size, cap, alloc) in rows {
-            seen[f.class] += 1;
-            let rank = next_rank[f.class];
-            next_rank[f.class] += 1;
+            let (members, next_rank, seen) = &mut classes[f.class];
+            *seen += 1;
+            let rank = *next_rank;
+            *next_rank += 1;
             out.explain_numbers(
                 j,
                 if alloc > 1e-9 { &SHARE } else { &WAITS },
@@ -143,8 +146,8 @@ impl Pcs {
                     size,
                     self.cfg.weights[f.class],
                     shares[f.class],
-                    members[f.class] as f64,
-                    seen[f.class] as f64,
+                    *members as f64,
+                    *seen as f64,
                     alloc,
                     cap as f64,
                 ],

@@ -122,7 +122,12 @@ impl Round<'_> {
             let changed = !same_cells(row, &self.current[j]);
             sum += terms.get(j, n, k, changed, || self.term(j, n, k, changed));
         }
-        let mean = sum / jn as f64;
+        self.fitness_of_sum(sum)
+    }
+
+    /// The power mean from the sum of every job's term.
+    pub(super) fn fitness_of_sum(&self, sum: f64) -> f64 {
+        let mean = sum / self.jobs() as f64;
         if self.p == 0.0 {
             num::exp(mean)
         } else {
@@ -136,6 +141,12 @@ impl Round<'_> {
         if changed {
             s *= self.restart_mult[j];
         }
+        self.term_of_speedup(s)
+    }
+
+    /// A job's term of the power mean at speedup `s` (restart factor
+    /// applied).
+    pub(super) fn term_of_speedup(&self, s: f64) -> f64 {
         if self.p == 0.0 {
             num::ln(s + 1e-3)
         } else {

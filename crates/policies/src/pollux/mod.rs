@@ -10,6 +10,7 @@
 
 mod ga;
 mod nsga;
+mod steady;
 mod vnodes;
 
 pub use vnodes::{decode, virtual_nodes, VNode};
@@ -93,6 +94,7 @@ fn build(p: &Params, seed: u64) -> Result<Box<dyn Policy>> {
             PolluxKnowledge::Oracle => false,
         },
         bank: None,
+        settled: false,
     }))
 }
 
@@ -117,6 +119,9 @@ pub struct Pollux {
     learned: bool,
     /// One pooled model per job under the reference type (built on first use).
     bank: Option<EstimatorBank>,
+    /// This round's decision holds for every remaining round whatever the
+    /// search's draws (`steady.rs`).
+    settled: bool,
 }
 
 impl Pollux {
@@ -280,6 +285,7 @@ impl Policy for Pollux {
         let mut rng = self.rng.clone();
         let (best, population) = round.search(seeds, self.population, self.generations, &mut rng);
         self.rng = rng;
+        self.settled = self.settles(view, &jobs, &round, &best);
         let v = self.vnodes.len();
         let rows: Vec<&[u8]> = (0..jobs.len()).map(|i| &best[i * v..(i + 1) * v]).collect();
         let current: Vec<_> = jobs.iter().map(|&j| view.placement(j)).collect();
@@ -318,6 +324,13 @@ impl Policy for Pollux {
         out.apply_plan(view, plan);
         self.last_population = population;
         self.last_jobs = jobs;
+    }
+
+    /// A lone job that the search provably keeps where it is at every
+    /// remaining round, whatever its stream and warm start (`steady.rs`):
+    /// with no job left to arrive, the rest of the run decides the same.
+    fn steady_to_the_end(&self) -> bool {
+        self.settled
     }
 }
 

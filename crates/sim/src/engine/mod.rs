@@ -78,6 +78,9 @@ pub struct Simulation {
     /// The reasons buffers of the last call, emptied, lent to the next
     /// call's decision (so a call with reasons allocates nothing new).
     spare_reasons: crate::reason::Reasons,
+    /// The changes of the last call with reasons, by job (emptied, reused:
+    /// a call allocates nothing to look up what its decision gives a job).
+    spare_changed: Vec<(u32, f64)>,
     /// A fork made inside a policy call repeats that call first (with its
     /// round-tick flag) before any time passes.
     pending_call: Option<bool>,
@@ -101,8 +104,9 @@ pub struct Simulation {
     /// Rounds skipped since the policy's last call (told before the next).
     skipped: u64,
     /// A fork (`fork`): only its jobs' completion times are read, so its
-    /// stale events are dropped instead of each taking a step.
-    is_fork: bool,
+    /// stale events are dropped instead of each taking a step
+    /// (`View::in_forecast` tells a policy).
+    pub(crate) is_fork: bool,
 }
 
 /// Draws each job's true work around its declared work (`engine.length_noise`):
@@ -238,6 +242,7 @@ impl Simulation {
             occupancy: Occupancy::new(&cluster, zoo.prices()),
             recorder: Recorder::new(cfg.record_timeline, cfg.record_insight),
             spare_reasons: Default::default(),
+            spare_changed: Vec::new(),
             pending_call: None,
             pending_decision: None,
             decision_token: 0,
@@ -278,6 +283,11 @@ impl Simulation {
             cluster,
             zoo,
         })
+    }
+
+    /// The latest simulated time the run reaches (`engine.max_days`).
+    pub fn stop_time(&self) -> f64 {
+        self.cfg.max_time
     }
 
     /// The pool's home cells (GPU masks per node) under
@@ -341,7 +351,7 @@ impl Simulation {
     }
 
     /// Runs to the end. `progress` is called now and then; returning false
-    /// cancels the run.
+    /// cancels the run. The outcome takes the run's reasons (see below).
     pub fn run(&mut self, progress: &mut dyn FnMut(&Progress) -> bool) -> Result<Outcome> {
         let mut n = 0u32;
         while self.step()? {
@@ -351,7 +361,13 @@ impl Simulation {
             }
         }
         progress(&self.progress());
-        Ok(self.outcome())
+        // The run is over: its reasons move to the outcome instead of being
+        // copied (a full log is tens of MB, and copying it costs about as
+        // much as writing it did); `outcome()` after this has none.
+        let reasons = self.recorder.take_reasons();
+        let mut outcome = self.outcome();
+        outcome.reasons = reasons;
+        Ok(outcome)
     }
 
     /// Runs until simulated time reaches `t` or the run ends.
@@ -684,8 +700,11 @@ impl Simulation {
             policy.schedule(&view, &mut decision);
             breach = view.take_breach();
         }
-        self.quiet =
-            tick && decision.changes.is_empty() && decision.wake_at.is_none() && policy.steady();
+        let no_arrival_left = self.next_arrival >= self.specs.len();
+        self.quiet = tick
+            && decision.changes.is_empty()
+            && decision.wake_at.is_none()
+            && (policy.steady() || (no_arrival_left && policy.steady_to_the_end()));
         self.policy = Some(policy);
         if let Some(why) = breach {
             return Err(Error::Internal(format!(
@@ -766,24 +785,27 @@ impl Simulation {
         let mut reasons = std::mem::take(&mut decision.reasons);
         // The changes sorted by job (stable: a job changed twice gets its
         // last change, as the decision applies them), searched per reason.
-        let mut changed: Vec<(u32, f64)> = decision
-            .changes
-            .iter()
-            .map(|(j, a)| (*j, a.as_ref().map_or(0.0, |a| a.placement.gpu_equiv())))
-            .collect();
+        let mut changed = std::mem::take(&mut self.spare_changed);
+        changed.extend(
+            decision
+                .changes
+                .iter()
+                .map(|(j, a)| (*j, a.as_ref().map_or(0.0, |a| a.placement.gpu_equiv()))),
+        );
         changed.sort_by_key(|(j, _)| *j);
         let jobs = &self.jobs;
+        // What a job holds is kept with its placement (`JobState::gpu_equiv`).
+        let held = |j: u32| jobs.get(j as usize).map_or(0.0, |s| s.gpu_equiv());
         self.recorder.reasons(self.now, &reasons, |j| {
             match changed.partition_point(|(c, _)| *c <= j).checked_sub(1) {
                 Some(i) if changed[i].0 == j => changed[i].1,
-                _ => jobs
-                    .get(j as usize)
-                    .and_then(|s| s.placement.as_ref())
-                    .map_or(0.0, |p| p.gpu_equiv()),
+                _ => held(j),
             }
         });
         reasons.clear();
         self.spare_reasons = reasons;
+        changed.clear();
+        self.spare_changed = changed;
     }
 
     /// Applies a decision now: its changes, announced plans and groups, and wake-up.
