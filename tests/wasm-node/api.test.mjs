@@ -26,7 +26,7 @@ test('the core package lists every policy, runs its own as the full one does, an
   assert.deepEqual(c.policies.map((p) => p.name), full.policies.map((p) => p.name));
   assert.deepEqual(c.policies.map((p) => p.params), full.policies.map((p) => p.params));
   // The LP-based and large policies; the default comparison's are all in the core.
-  assert.deepEqual([...c.full_package].sort(), ['anticipatory', 'anticipatory-oracle', 'anticipatory-vc', 'avg-dp', 'avg-edf', 'avg-rg', 'dp', 'edf', 'gavel', 'gavel-ftf', 'gssf', 'hived-rtc', 'optimus', 'pollux', 'pool-maxmin', 'pool-ssf', 'rg', 'shockwave', 'sia', 'sts', 'themis', 'themis-pcs', 'themis-rtc']);
+  assert.deepEqual([...c.full_package].sort(), ['anticipatory', 'anticipatory-oracle', 'anticipatory-vc', 'avg-dp', 'avg-edf', 'avg-rg', 'dp', 'edf', 'gavel', 'gavel-ftf', 'gssf', 'hived-rtc', 'optimus', 'pollux', 'pool-maxmin', 'pool-ssf', 'rg', 'shockwave', 'sia', 'srsf-e', 'srtf-e', 'sts', 'themis', 'themis-pcs', 'themis-rtc']);
   for (const p of c.traces.find((t) => t.name === 'afs-mini').policies) assert.ok(!c.full_package.includes(p), p);
   assert.throws(() => new core.Run('afs-mini', '', 'afs-64', 'sia', [], 1n), (e) => e.kind === 'config' && /full wasm package/.test(e.text));
   const strip = (t) => t.replace(/"wall_s": [0-9.e+-]+/g, '');
