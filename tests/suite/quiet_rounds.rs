@@ -231,9 +231,10 @@ fn sia_skipping_quiet_rounds_changes_no_result() {
     );
 }
 
-#[test]
-fn a_job_of_a_billion_seconds_costs_sia_its_events_not_its_rounds() {
-    let trace = sia_trace(&[line(
+/// Issue 47's case: 20 jobs of sia-philly and one adaptive job of 1e9 s
+/// arriving at 500 s.
+fn issue_case() -> Trace {
+    sia_trace(&[line(
         "long",
         500.0,
         "cifar10",
@@ -241,7 +242,12 @@ fn a_job_of_a_billion_seconds_costs_sia_its_events_not_its_rounds() {
         2048,
         1e9,
         "adaptive,true",
-    )]);
+    )])
+}
+
+#[test]
+fn a_job_of_a_billion_seconds_costs_sia_its_events_not_its_rounds() {
+    let trace = issue_case();
     let (p, _) = policy::build("sia", &[], 1).unwrap();
     let (out, calls) = run(&trace, p);
     assert_eq!(out.incomplete, 0, "sia: {}", out.stop_reason);
@@ -254,15 +260,7 @@ fn a_job_of_a_billion_seconds_costs_sia_its_events_not_its_rounds() {
 #[test]
 #[ignore]
 fn sia_on_the_issues_billion_second_job_gives_the_results_of_every_round() {
-    let trace = sia_trace(&[line(
-        "long",
-        500.0,
-        "cifar10",
-        4,
-        2048,
-        1e9,
-        "adaptive,true",
-    )]);
+    let trace = issue_case();
     let (few, many) = sia_both_ways(&trace, &[]);
     eprintln!("sia: {few} calls skipping, {many} calling every round");
     assert!(few * 1000 < many, "sia: {few} calls against {many}");
@@ -388,15 +386,7 @@ fn pollux_skipping_rounds_to_the_end_changes_no_result() {
 /// small search: millions of rounds without skipping.
 #[test]
 fn a_job_of_a_billion_seconds_costs_pollux_its_events_not_its_rounds() {
-    let trace = sia_trace(&[line(
-        "long",
-        500.0,
-        "cifar10",
-        4,
-        2048,
-        1e9,
-        "adaptive,true",
-    )]);
+    let trace = issue_case();
     let (out, calls) = run(&trace, pollux(&[]));
     eprintln!("pollux: {calls} calls, {}", out.stop_reason);
     assert_eq!(out.incomplete, 0, "pollux: {}", out.stop_reason);
@@ -409,15 +399,7 @@ fn a_job_of_a_billion_seconds_costs_pollux_its_events_not_its_rounds() {
 #[test]
 #[ignore]
 fn pollux_on_the_issues_billion_second_job_gives_the_results_of_every_round() {
-    let trace = sia_trace(&[line(
-        "long",
-        500.0,
-        "cifar10",
-        4,
-        2048,
-        1e9,
-        "adaptive,true",
-    )]);
+    let trace = issue_case();
     let cluster = parse_cluster("sia-hetero-64").unwrap();
     let zoo = ModelZoo::builtin();
     let cfg = EngineConfig {

@@ -976,7 +976,7 @@ mod tests {
         assert_eq!(cnt.iter().sum::<u32>(), 10);
     }
 
-    /// The naive Algorithm 1 loop: one full scan per GPU.
+    /// The naive Algorithm 1 loop: one full scan per GPU (its log unread).
     fn naive(
         entries: &mut [Entry],
         total: u32,
@@ -984,50 +984,7 @@ mod tests {
         seed: u64,
         rate: &mut dyn FnMut(usize, u32) -> f64,
     ) {
-        let mut left = stage_one(entries, total, knowledge, rate);
-        for (i, e) in entries.iter_mut().enumerate() {
-            if e.cnt >= 1 {
-                e.p_next = if e.cnt < e.cap {
-                    rate(i, e.cnt + 1)
-                } else {
-                    e.p
-                };
-            }
-        }
-        let mut salt = 0u64;
-        let mut start: Option<usize> = None;
-        while left > 0 {
-            let elig: Vec<usize> = (0..entries.len())
-                .filter(|&i| entries[i].can_grow())
-                .collect();
-            if elig.is_empty() {
-                break;
-            }
-            let s = match start {
-                Some(s) if elig.contains(&s) => s,
-                Some(_) => {
-                    salt += 1;
-                    elig[(mix(seed ^ salt) % elig.len() as u64) as usize]
-                }
-                None => elig[(mix(seed) % elig.len() as u64) as usize],
-            };
-            start = Some(s);
-            let mut x = s;
-            for &y in &elig {
-                if replaces(&entries[x], &entries[y], knowledge, seed) {
-                    x = y;
-                }
-            }
-            let e = &mut entries[x];
-            e.cnt += 1;
-            e.p = e.p_next;
-            e.p_next = if e.cnt < e.cap {
-                rate(x, e.cnt + 1)
-            } else {
-                e.p
-            };
-            left -= 1;
-        }
+        naive_logged(entries, total, knowledge, seed, rate);
     }
 
     /// The fast tournament (suffix replays, AFS-L's chunked search, AFS-P's streaks)
