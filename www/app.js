@@ -818,7 +818,7 @@ function bind() {
     const run = gantt.run;
     if (!run || h.job < 0) { setHover(-1); return; }
     const j = h.job, jobs = run.jobs, f = jobs.finish[j];
-    setHover(j, `<b>${esc(jobs.names[j])}</b> <small>job ${j}</small><br>model ${esc(jobs.models[jobs.model[j]])} · asked ${jobs.gpus_requested[j]} GPUs<br>
+    setHover(j, `<b>${esc(jobs.names[j])}</b> <small>job ${j}</small><br>model ${esc(jobs.models[jobs.model[j]])} · asked ${jobs.gpus_requested[j]} ${jobs.gpus_requested[j] === 1 ? 'GPU' : 'GPUs'}<br>
       restarts ${jobs.restarts[j]} · preemptions ${jobs.preemptions[j]}<br>${f === f ? `JCT ${fmtDur(jobs.jct[j])} · queued ${fmtDur(jobs.queue[j])}` : 'unfinished'}`, ev);
   };
   gc.addEventListener('pointermove', (ev) => { if (ev.pointerType === 'mouse' && !pinned) hoverGantt(ev); });

@@ -17,7 +17,7 @@ const LIMIT = 40;
 function item(r, names, selected) {
   const key = r.key ? ` · ${esc(r.key)} = <b>${esc(fmtValue(r.values[r.key]))}</b>` : '';
   const place = r.rank !== null && r.rank !== undefined ? `${r.rank + 1}. ` : '';
-  return `<li><button type="button" class="why-pick${r.job === selected ? ' on' : ''}" data-job="${r.job}" aria-pressed="${r.job === selected}">${place}<b>${esc(names[r.job])}</b> <small>${esc(r.rule)}${key} · ${esc(fmtValue(r.gpus))} GPUs</small></button></li>`;
+  return `<li><button type="button" class="why-pick${r.job === selected ? ' on' : ''}" data-job="${r.job}" aria-pressed="${r.job === selected}">${place}<b>${esc(names[r.job])}</b> <small>${esc(r.rule)}${key} · ${esc(fmtValue(r.gpus))} ${r.gpus === 1 ? 'GPU' : 'GPUs'}</small></button></li>`;
 }
 
 /**
