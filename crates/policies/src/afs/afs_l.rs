@@ -116,14 +116,7 @@ impl Policy for AfsL {
             shares
         });
         if let Some((e, log)) = explained {
-            explain::explain(
-                out,
-                explain::Variant::L,
-                &e,
-                &log.grants,
-                &log.first,
-                &log.order,
-            );
+            explain::explain(out, explain::Variant::L, &e, &log);
         }
     }
 }

@@ -324,14 +324,7 @@ impl Policy for AfsP {
             }
         });
         if let Some((e, log)) = explained {
-            explain::explain(
-                out,
-                explain::Variant::P,
-                &e,
-                &log.grants,
-                &log.first,
-                &log.order,
-            );
+            explain::explain(out, explain::Variant::P, &e, &log);
         }
         if !maxmin_shares.is_empty() {
             explain::explain_max_min(out, &maxmin_shares, free);

@@ -4,7 +4,7 @@
 //! reason names the job it beat with both sides' ratios, g = (p' − p) / p
 //! and h = (p' − p) / p'.
 
-use super::share::{Entry, Grant};
+use super::share::{Entry, Log};
 use schedlab_sim::{field, Decision, Field, Rule, Unit, Val};
 
 const FIELDS: &[Field] = &[
@@ -101,19 +101,12 @@ pub enum Variant {
 }
 
 /// Reasons for the entries of the final allocation and each entry's last
-/// grant (by entry index, as `share::allocate_logged` notes them).
-/// `len1[i]` is entry i's stage-one key (`share::Log::first`: its remaining
-/// time on its first grant for AFS-L, 0 for AFS-P), the order stage one
-/// served them in; `order` is that order when stage one sorted every entry
-/// (`share::Log::order`), else empty.
-pub fn explain(
-    out: &mut Decision,
-    variant: Variant,
-    entries: &[Entry],
-    grants: &[Option<Grant>],
-    len1: &[f64],
-    order: &[usize],
-) {
+/// grant, from the log `share::allocate_logged` filled (by entry index):
+/// `first[i]` is entry i's stage-one key (its remaining time on its first
+/// grant for AFS-L, 0 for AFS-P), the order stage one served them in;
+/// `order` is that order when stage one sorted every entry, else empty.
+pub fn explain(out: &mut Decision, variant: Variant, entries: &[Entry], log: &Log) {
+    let (grants, len1, order) = (&log.grants, &log.first, &log.order);
     // Stage one's order: by length on the first grant, then the tie key,
     // then the entry (a total order, so an unstable sort gives the same);
     // stage one's own when it sorted every entry.

@@ -976,6 +976,34 @@ mod tests {
         assert_eq!(cnt.iter().sum::<u32>(), 10);
     }
 
+    /// Up to `jobs` random entries (a fifth of them of equal length) with
+    /// random curves up to `width` GPUs and caps up to `cap`, and up to
+    /// `gpus` GPUs to share.
+    fn random_jobs(
+        rng: &mut schedlab_core::rng::Sampler,
+        jobs: u64,
+        gpus: u64,
+        width: u64,
+        cap: u64,
+    ) -> (u32, Vec<SpeedupCurve>, Vec<Entry>) {
+        let n = 1 + rng.below(jobs) as usize;
+        let total = rng.below(gpus) as u32;
+        let curves: Vec<SpeedupCurve> = (0..n)
+            .map(|_| SpeedupCurve::bsp(1 + rng.below(width) as u32, rng.range(0.0, 0.3)))
+            .collect();
+        let base: Vec<Entry> = (0..n)
+            .map(|i| {
+                let rem = if rng.chance(0.2) {
+                    500.0
+                } else {
+                    rng.range(1.0, 1e5)
+                };
+                Entry::new(i as u32, 1, 1 + rng.below(cap) as u32, rem, rng.next_u64())
+            })
+            .collect();
+        (total, curves, base)
+    }
+
     /// The naive Algorithm 1 loop: one full scan per GPU (its log unread).
     fn naive(
         entries: &mut [Entry],
@@ -995,21 +1023,13 @@ mod tests {
         let mut rng = schedlab_core::rng::Sampler::new(11);
         for case in 0..400 {
             let big = case % 4 == 0;
-            let n = 1 + rng.below(if big { 150 } else { 40 }) as usize;
-            let total = rng.below(if big { 1500 } else { 200 }) as u32;
-            let curves: Vec<SpeedupCurve> = (0..n)
-                .map(|_| SpeedupCurve::bsp(1 + rng.below(52) as u32, rng.range(0.0, 0.3)))
-                .collect();
-            let base: Vec<Entry> = (0..n)
-                .map(|i| {
-                    let rem = if rng.chance(0.2) {
-                        500.0
-                    } else {
-                        rng.range(1.0, 1e5)
-                    };
-                    Entry::new(i as u32, 1, 1 + rng.below(60) as u32, rem, rng.next_u64())
-                })
-                .collect();
+            let (total, curves, base) = random_jobs(
+                &mut rng,
+                if big { 150 } else { 40 },
+                if big { 1500 } else { 200 },
+                52,
+                60,
+            );
             for knowledge in [
                 Knowledge::Length,
                 Knowledge::NoLength { random: true },
@@ -1131,21 +1151,8 @@ mod tests {
         let mut rng = schedlab_core::rng::Sampler::new(23);
         let (mut dethroned, mut held, mut sorted) = (0, 0, 0);
         for case in 0..300 {
-            let n = 1 + rng.below(if case % 4 == 0 { 120 } else { 30 }) as usize;
-            let total = rng.below(600) as u32;
-            let curves: Vec<SpeedupCurve> = (0..n)
-                .map(|_| SpeedupCurve::bsp(1 + rng.below(40) as u32, rng.range(0.0, 0.3)))
-                .collect();
-            let base: Vec<Entry> = (0..n)
-                .map(|i| {
-                    let rem = if rng.chance(0.2) {
-                        500.0
-                    } else {
-                        rng.range(1.0, 1e5)
-                    };
-                    Entry::new(i as u32, 1, 1 + rng.below(50) as u32, rem, rng.next_u64())
-                })
-                .collect();
+            let (total, curves, base) =
+                random_jobs(&mut rng, if case % 4 == 0 { 120 } else { 30 }, 600, 40, 50);
             for knowledge in [
                 Knowledge::Length,
                 Knowledge::NoLength { random: true },
@@ -1169,7 +1176,7 @@ mod tests {
                     .collect();
                 assert_eq!(log.first, len1, "case {case} {knowledge:?}");
                 if !log.order.is_empty() {
-                    let mut want: Vec<usize> = (0..n).collect();
+                    let mut want: Vec<usize> = (0..base.len()).collect();
                     want.sort_by(|&x, &y| {
                         len1[x]
                             .total_cmp(&len1[y])
