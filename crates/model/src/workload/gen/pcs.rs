@@ -319,7 +319,7 @@ pub(super) mod tests {
 
     /// The pools of seeds 1..=400 pooled: 40,000 draws by the CDF, so a
     /// share p has a binomial sd of at most sqrt(0.25 / 40,000) = 0.0025;
-    /// the callers' tolerances are about 4 sd of their share.
+    /// the callers' tolerances are at least 4 sd of their share.
     pub(in crate::workload::gen) fn pools_over_seeds(gpus: Cdf) -> Vec<u32> {
         (1..=400).flat_map(|seed| pool_of(gpus, seed)).collect()
     }
