@@ -346,14 +346,17 @@ fn reproduce_pcs_runs_the_toy_without_data() {
 
 /// `reproduce pcs --sections fig8`: the gavel workload under the eight schemes
 /// of Fig. 8 beside the artifact's numbers (a small workload here; 3,000 apps in
-/// `reproduce`). FIFO promises exactly, AFS is the reference, and the artifact's
+/// `reproduce`). 600 apps, because seed 4567's first 120 (116 of 1 GPU, 4 of
+/// 2 from its GPU pool) never queue on 64 GPUs, so every scheme gave the same
+/// JCT there; at 600 FIFO queues (0.60 h against AFS's 0.45 h, no
+/// predictions). FIFO promises exactly, AFS is the reference, and the artifact's
 /// Fig. 8b values are shown relative to its AFS value.
 #[test]
 fn reproduce_pcs_runs_fig8_on_the_gavel_workload() {
     use schedlab::repro::pcs;
     let opts = pcs::Options {
         fig8: true,
-        fig8_apps: 120,
+        fig8_apps: 600,
         ..Default::default()
     };
     let r = pcs::reproduce(&opts, &mut |_| {}).unwrap();
@@ -370,7 +373,7 @@ fn reproduce_pcs_runs_fig8_on_the_gavel_workload() {
     assert_eq!(r.fig8[7].paper_avg_err, None, "Fig. 8a has no FS bar");
     let text = pcs::to_table(&r);
     assert!(
-        text.contains("Fig. 8: workload-3 (gavel, load 1.2, 64 GPUs, 120 apps"),
+        text.contains("Fig. 8: workload-3 (gavel, load 1.2, 64 GPUs, 600 apps"),
         "{text}"
     );
 }
@@ -506,7 +509,8 @@ fn reproduce_pcs_compares_the_search_with_and_without_heuristics() {
 /// service within 10% (except 0e4a51, where the artifact's file-order rule
 /// reads two out-of-order rows as a bin from 472 to 5,322 s around the
 /// median), the 1-GPU share raised by exactly the 2-GPU share (the 1-2 bin
-/// truncates to 1), mean service and mean gap no lower than the trace's
+/// truncates to 1; averaged over seeds, since each workload's GPUs come from
+/// its own pool of 100 draws), mean service and mean gap no lower than the trace's
 /// (the coarse tail bins are drawn uniformly, which raises the means by up
 /// to 2x). Skipped when ../shared/data is absent; docs/PCS.md has the table.
 #[test]
@@ -571,9 +575,36 @@ fn the_per_vc_generator_follows_the_artifacts_cdfs_and_traces() {
             t.jobs.iter().filter(|j| j.max_gpus == g).count() as f64 / t.jobs.len() as f64
         };
         let quirk = share(&trace, 1) + share(&trace, 2);
+        // One workload's GPUs come from a pool of 100 draws, so its 1-GPU
+        // share is the pool's (binomial sd sqrt(q (1 - q) / 100), up to
+        // 0.05) and at most 100 distinct counts; over 200 seeds of 1,000
+        // apps the mean share has sd <= sqrt(0.25 x (1/100 + 1/1000) / 200)
+        // = 0.0037, so 0.015 is 4 sd.
+        let seeds: Vec<f64> = (1..=200)
+            .map(|seed| {
+                let t =
+                    schedlab::workload::gen::generate("pcs-vc", Some(1000), seed, &set).unwrap();
+                let mut counts: Vec<u32> = t.jobs.iter().map(|j| j.max_gpus).collect();
+                counts.sort_unstable();
+                counts.dedup();
+                assert!(
+                    counts.len() <= 100,
+                    "{vc} seed {seed}: {} GPU counts",
+                    counts.len()
+                );
+                share(&t, 1)
+            })
+            .collect();
+        let over_seeds = mean(&mut seeds.iter().copied());
+        eprintln!(
+            "   1-GPU share {:.3} (seed 1), {over_seeds:.3} (200 seeds) vs trace {:.3} + {:.3}",
+            share(&made, 1),
+            share(&trace, 1),
+            share(&trace, 2)
+        );
         assert!(
-            (share(&made, 1) - quirk).abs() < 0.015,
-            "{vc}: one-GPU share"
+            (over_seeds - quirk).abs() < 0.015,
+            "{vc}: one-GPU share {over_seeds} vs {quirk}"
         );
     }
 }

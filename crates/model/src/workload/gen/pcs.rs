@@ -5,14 +5,18 @@
 //! in 1-GPU seconds; arrivals are Poisson with mean gap = mean sampled
 //! service / (load x GPUs), each gap truncated to whole seconds (at least
 //! 0.01 before truncation, as the artifact); the first app arrives at 0.
+//! Every family draws its jobs' GPUs as the artifact does: a pool of 100
+//! draws by the family's GPU CDF, built before the apps, and one uniform
+//! pick from it per job (`GpuPool`), so a workload's GPU mix is its pool's.
 //!
 //! - `pcs-themis1` (Workload-1 in simulation, Figs. 9-10): an app is a set of
-//!   trials (CDF 1-90), each of 1 or 2 GPUs drawn from a pool of 100 samples;
+//!   trials (CDF 1-90), each of 1 or 2 GPUs picked from the pool;
 //!   its demand is the sum and its service is rounded to a multiple of the
 //!   trial count. Load 0.8.
 //! - `pcs-gavel` (Workload-3, Fig. 8): one job per app, service CDF 30-10,000
 //!   (the artifact's units, used as seconds), GPUs 1-8 with the artifact's
-//!   interpolation quirk (90% one GPU). Load 1.2.
+//!   interpolation quirk (90% one GPU in expectation; a pool's share varies
+//!   by seed, sd 3 points). Load 1.2.
 //! - `pcs-themis2`: the artifact's second Themis family, built as themis1
 //!   (same service CDF) with its own trials (1-90, 43% up to 5) and GPUs per
 //!   trial (1-8, mostly 2-4). Load 0.8 (the simulator's default).
@@ -102,6 +106,32 @@ pub(super) fn draw(cdf: Cdf, rng: &mut Sampler) -> f64 {
         .unwrap_or(cdf.len() - 1);
     let lo = if i == 0 { 0.0 } else { cdf[i - 1].0 };
     rng.range(lo, cdf[i].0).trunc()
+}
+
+/// The artifact's GPUs-per-job pool (data README: "GPUs-per-job files are
+/// sampled into a pool of 100 values; an app's demand is the sum of one pool
+/// draw per job"): every PCS family draws its jobs' GPUs from it, so one
+/// workload's GPU mix is that of 100 draws, not of the CDF itself.
+pub(super) struct GpuPool(Vec<u32>);
+
+impl GpuPool {
+    /// Draws in a pool, as the artifact.
+    pub(super) const SIZE: usize = 100;
+
+    /// `SIZE` draws by the family's GPU CDF with the artifact's rule, at
+    /// least 1 GPU each. Built before the apps are drawn.
+    pub(super) fn new(gpus: Cdf, rng: &mut Sampler) -> Self {
+        GpuPool(
+            (0..Self::SIZE)
+                .map(|_| draw(gpus, rng).max(1.0) as u32)
+                .collect(),
+        )
+    }
+
+    /// One job's GPUs: a pool value picked uniformly.
+    pub(super) fn pick(&self, rng: &mut Sampler) -> u32 {
+        self.0[rng.below(self.0.len() as u64) as usize]
+    }
 }
 
 /// The cluster size an offered load refers to (every PCS family).
@@ -222,16 +252,12 @@ fn run_themis2(p: &Params, n: usize, seed: u64) -> Result<Vec<JobSpec>> {
 /// rounded down to a multiple of its trial count.
 fn trial_apps(p: &Params, n: usize, seed: u64, trials: Cdf, gpus: Cdf) -> Result<Vec<JobSpec>> {
     let mut rng = Sampler::new(seed);
-    let pool: Vec<u32> = (0..100)
-        .map(|_| draw(gpus, &mut rng).max(1.0) as u32)
-        .collect();
+    let pool = GpuPool::new(gpus, &mut rng);
     let apps = (0..n)
         .map(|_| {
             let service = draw(THEMIS1_SERVICE, &mut rng);
             let trials = draw(trials, &mut rng).max(1.0);
-            let demand: u32 = (0..trials as usize)
-                .map(|_| pool[rng.below(pool.len() as u64) as usize])
-                .sum();
+            let demand: u32 = (0..trials as usize).map(|_| pool.pick(&mut rng)).sum();
             let per_trial = (service / trials).trunc().max(1.0);
             (per_trial * trials, demand)
         })
@@ -247,8 +273,8 @@ fn run_afs(p: &Params, n: usize, seed: u64) -> Result<Vec<JobSpec>> {
     single_job_apps(p, n, seed, AFS_SERVICE, AFS_GPUS)
 }
 
-/// Apps of one job each (the gavel and afs families): service and GPUs
-/// drawn per app.
+/// Apps of one job each (the gavel and afs families): service drawn per app,
+/// GPUs picked from the family's pool.
 fn single_job_apps(
     p: &Params,
     n: usize,
@@ -257,29 +283,84 @@ fn single_job_apps(
     gpus: Cdf,
 ) -> Result<Vec<JobSpec>> {
     let mut rng = Sampler::new(seed);
-    let apps = (0..n)
-        .map(|_| {
-            let service = draw(service, &mut rng).max(1.0);
-            let gpus = draw(gpus, &mut rng).max(1.0) as u32;
-            (service, gpus)
-        })
-        .collect();
+    let apps = one_job_apps(n, service, gpus, &mut rng);
     Ok(apps_to_jobs(apps, p, &mut rng))
 }
 
+/// `n` one-job apps as (service, GPUs): the GPU pool first, then per app a
+/// service draw (at least 1 s) and one pool pick. Shared by `pcs-gavel`,
+/// `pcs-afs` and `pcs-vc`.
+pub(super) fn one_job_apps(
+    n: usize,
+    service: Cdf,
+    gpus: Cdf,
+    rng: &mut Sampler,
+) -> Vec<(f64, u32)> {
+    let pool = GpuPool::new(gpus, rng);
+    (0..n)
+        .map(|_| (draw(service, rng).max(1.0), pool.pick(rng)))
+        .collect()
+}
+
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
+    /// The pool a family's generator builds for `seed` (it is the first
+    /// thing drawn, so a fresh sampler rebuilds it).
+    pub(in crate::workload::gen) fn pool_of(gpus: Cdf, seed: u64) -> Vec<u32> {
+        GpuPool::new(gpus, &mut Sampler::new(seed)).0
+    }
+
+    /// The share of `values` in `lo..=hi`.
+    pub(in crate::workload::gen) fn share(values: &[u32], lo: u32, hi: u32) -> f64 {
+        values.iter().filter(|v| (lo..=hi).contains(*v)).count() as f64 / values.len() as f64
+    }
+
+    /// The pools of seeds 1..=400 pooled: 40,000 draws by the CDF, so a
+    /// share p has a binomial sd of at most sqrt(0.25 / 40,000) = 0.0025;
+    /// the callers' tolerances are at least 4 sd of their share.
+    pub(in crate::workload::gen) fn pools_over_seeds(gpus: Cdf) -> Vec<u32> {
+        (1..=400).flat_map(|seed| pool_of(gpus, seed)).collect()
+    }
+
     #[test]
-    fn gavel_mix_and_load_follow_the_artifact() {
+    fn gavel_pool_follows_the_artifacts_draw_rule() {
+        let draws = pools_over_seeds(GAVEL_GPUS);
+        // The interpolation quirk: 90% one GPU, 2.5% each of two and three,
+        // 1.25% each of 4-7, never 8 (sd 0.0015, 0.0011, 0.0011).
+        assert!(
+            (share(&draws, 1, 1) - 0.90).abs() < 0.006,
+            "{}",
+            share(&draws, 1, 1)
+        );
+        assert!(
+            (share(&draws, 2, 3) - 0.05).abs() < 0.005,
+            "{}",
+            share(&draws, 2, 3)
+        );
+        assert!(
+            (share(&draws, 4, 7) - 0.05).abs() < 0.005,
+            "{}",
+            share(&draws, 4, 7)
+        );
+        assert_eq!(share(&draws, 8, u32::MAX), 0.0);
+    }
+
+    #[test]
+    fn gavel_apps_pick_their_gpus_from_the_pool_and_meet_the_load() {
         let p = Params::resolve("pcs-gavel", GAVEL_PARAMS, &[]).unwrap();
         let jobs = run_gavel(&p, 20_000, 7).unwrap();
-        let share = |g: u32| jobs.iter().filter(|j| j.gpus == g).count() as f64 / jobs.len() as f64;
-        // The interpolation quirk: 90% one GPU, 2.5% two, 2.5% three, 1.25% each of 4-7.
-        assert!((share(1) - 0.90).abs() < 0.01, "{}", share(1));
-        assert!((share(3) - 0.025).abs() < 0.005, "{}", share(3));
-        assert_eq!(share(8), 0.0);
+        let pool = pool_of(GAVEL_GPUS, 7);
+        let gpus: Vec<u32> = jobs.iter().map(|j| j.max_gpus).collect();
+        assert!(gpus.iter().all(|g| pool.contains(g)));
+        assert!(jobs.iter().all(|j| j.gpus == j.max_gpus && j.min_gpus == 1));
+        // Uniform picks: each share of the apps is the pool's up to the
+        // picks' binomial noise (sd <= sqrt(0.25 / 20,000) = 0.0035).
+        for (lo, hi) in [(1, 1), (2, 3), (4, 7)] {
+            let (apps, drawn) = (share(&gpus, lo, hi), share(&pool, lo, hi));
+            assert!((apps - drawn).abs() < 0.015, "{lo}-{hi}: {apps} vs {drawn}");
+        }
         let span = jobs.last().unwrap().arrival;
         let work: f64 = jobs.iter().map(|j| j.work.unwrap()).sum();
         let load = work / (span * 64.0);
@@ -325,6 +406,27 @@ mod tests {
         let p = Params::resolve("pcs-afs", DEFAULT_LOAD_PARAMS, &[]).unwrap();
         let jobs = run_afs(&p, 20_000, 3).unwrap();
         assert!(jobs.iter().all(|j| (1..=52).contains(&j.max_gpus)));
+        // One pool of 100 draws: the apps use at most its distinct values
+        // (fresh draws would reach nearly all of 1-51 among 20,000 apps).
+        let pool = pool_of(AFS_GPUS, 3);
+        assert!(jobs.iter().all(|j| pool.contains(&j.max_gpus)));
+        // The pools' mix: CDF rows (4, .2) (8, .3) (20, .6) (28, .8) (44, .9)
+        // (52, 1): a draw is 1-3 up to .2, 4-7 up to .3, 8-19 up to .4,
+        // exactly 20 up to .6 (two bins from 20 to 20), 20-27 up to .7,
+        // exactly 28 up to .8, 28-43 up to .9, 44-51 above; never 52.
+        let draws = pools_over_seeds(AFS_GPUS);
+        for (lo, hi, want) in [
+            (1, 3, 0.2),
+            (4, 7, 0.1),
+            (8, 19, 0.1),
+            (20, 27, 0.3),
+            (28, 43, 0.2),
+            (44, 51, 0.1),
+        ] {
+            let got = share(&draws, lo, hi);
+            assert!((got - want).abs() < 0.01, "{lo}-{hi}: {got}");
+        }
+        assert_eq!(share(&draws, 52, u32::MAX), 0.0);
         let mut work: Vec<f64> = jobs.iter().map(|j| j.work.unwrap()).collect();
         work.sort_by(f64::total_cmp);
         // The CDF reaches 0.5 at 52,309 s (draws are uniform inside a bin, so

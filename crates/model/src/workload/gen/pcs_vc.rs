@@ -3,7 +3,8 @@
 //! artifact measured on each Philly VC's trace, with the artifact's draw
 //! rule (`pcs::draw`, file order kept: a few rows out of order make dead
 //! bins there too). One job per app (every VC's trials CDF is 1), minimum
-//! one GPU (every VC's minimum CDF), at most the VC's maximum-GPU draw,
+//! one GPU (every VC's minimum CDF), its GPUs picked from a pool of 100
+//! draws of the VC's GPU CDF (`pcs::one_job_apps`, as every PCS family),
 //! linear scaling as the artifact's generator makes them.
 //!
 //! Arrivals: `poisson` is the artifact generator's rule at an offered load
@@ -17,7 +18,7 @@
 //! (abdullahfsm/PCS 62a6ca3, MIT; `../shared/data/pcs/workloads/`), numbers
 //! only; `tests/pcs.rs` checks them against those files when present.
 
-use super::pcs::{apps_to_jobs, draw, jobs_at, load, Cdf, GPUS};
+use super::pcs::{apps_to_jobs, draw, jobs_at, load, one_job_apps, Cdf, GPUS};
 use super::Generator;
 use crate::workload::JobSpec;
 use schedlab_core::error::Result;
@@ -75,13 +76,7 @@ pub fn cdfs(vc: &str) -> Option<&'static VcCdfs> {
 fn run(p: &Params, n: usize, seed: u64) -> Result<Vec<JobSpec>> {
     let vc = cdfs(p.text("vc")).expect("the vc parameter is one of the tables' names");
     let mut rng = Sampler::new(seed);
-    let apps: Vec<(f64, u32)> = (0..n)
-        .map(|_| {
-            let service = draw(vc.service, &mut rng).max(1.0);
-            let gpus = draw(vc.gpus, &mut rng).max(1.0) as u32;
-            (service, gpus)
-        })
-        .collect();
+    let apps = one_job_apps(n, vc.service, vc.gpus, &mut rng);
     if p.text("arrivals") == "trace" {
         let gpus = p.i64("gpus") as u32;
         return Ok(jobs_at(apps, gpus, &mut rng, |rng| draw(vc.gap, rng)));
@@ -168,6 +163,7 @@ pub(super) const VCS: &[VcCdfs] = &[
 
 #[cfg(test)]
 mod tests {
+    use super::super::pcs::tests::{pool_of, pools_over_seeds, share};
     use super::*;
 
     fn jobs(vc: &str, arrivals: &str, n: usize) -> Vec<JobSpec> {
@@ -198,17 +194,35 @@ mod tests {
         // 0e4a51: rows (1, .634) (2, .738) (4, .968) (8, 1): a draw is 1 GPU
         // below .738 (the 1-2 bin truncates to 1), 2 or 3 GPUs up to .968,
         // 4-7 above; never 8 (the interpolation quirk of every PCS family).
+        // The pools of 400 seeds (40,000 draws; sd 0.0022, 0.0021, 0.0009).
+        let vc = cdfs("0e4a51").unwrap();
+        let draws = pools_over_seeds(vc.gpus);
+        assert!(
+            (share(&draws, 1, 1) - 0.738).abs() < 0.01,
+            "{}",
+            share(&draws, 1, 1)
+        );
+        assert!(
+            (share(&draws, 2, 3) - 0.230).abs() < 0.01,
+            "{}",
+            share(&draws, 2, 3)
+        );
+        assert!(
+            (share(&draws, 4, 7) - 0.032).abs() < 0.004,
+            "{}",
+            share(&draws, 4, 7)
+        );
+        assert_eq!(share(&draws, 8, u32::MAX), 0.0);
+        // A workload's apps pick from its seed's pool, uniformly: their
+        // shares are the pool's up to the picks' noise (sd <= 0.0035).
         let js = jobs("0e4a51", "poisson", 20_000);
-        let share = |lo: u32, hi: u32| {
-            js.iter()
-                .filter(|j| (lo..=hi).contains(&j.max_gpus))
-                .count() as f64
-                / js.len() as f64
-        };
-        assert!((share(1, 1) - 0.738).abs() < 0.01, "{}", share(1, 1));
-        assert!((share(2, 3) - 0.230).abs() < 0.01, "{}", share(2, 3));
-        assert!((share(4, 7) - 0.032).abs() < 0.005, "{}", share(4, 7));
-        assert_eq!(share(8, 1000), 0.0);
+        let pool = pool_of(vc.gpus, 4567);
+        let gpus: Vec<u32> = js.iter().map(|j| j.max_gpus).collect();
+        assert!(gpus.iter().all(|g| pool.contains(g)));
+        for (lo, hi) in [(1, 1), (2, 3), (4, 7)] {
+            let (apps, drawn) = (share(&gpus, lo, hi), share(&pool, lo, hi));
+            assert!((apps - drawn).abs() < 0.015, "{lo}-{hi}: {apps} vs {drawn}");
+        }
         assert!(js.iter().all(|j| j.min_gpus == 1 && j.gpus == j.max_gpus));
         // ed69ec's jobs are all single-GPU.
         assert!(jobs("ed69ec", "poisson", 2000)
