@@ -35,7 +35,9 @@ pub struct ReproduceArgs {
     pub jobs: Option<usize>,
     /// afs: trace ids to run, comma-separated (default: all). sia: traces
     /// per workload (default 3; the thesis used 10). pcs: Philly VC ids
-    /// (default 0e4a51,b436b2,ee9e8c; `all` adds 6214e9 and 6c71a0, the slowest).
+    /// (default 0e4a51,b436b2,ee9e8c; `all` adds 6214e9 and 6c71a0, the slowest:
+    /// Fig. 7 predicts every arrival, as the artifact's figure; `--set
+    /// engine.predict_max=5000` samples as its simulator states, much faster there).
     /// sts: arrival patterns (default exponential,high,low).
     #[arg(long)]
     pub traces: Option<String>,
