@@ -317,6 +317,30 @@ pub(super) mod tests {
         values.iter().filter(|v| (lo..=hi).contains(*v)).count() as f64 / values.len() as f64
     }
 
+    /// Asserts each share of `values` in `lo..=hi` is `want` within `tol`
+    /// (the rows are (lo, hi, want, tol)).
+    pub(in crate::workload::gen) fn assert_shares(values: &[u32], rows: &[(u32, u32, f64, f64)]) {
+        for &(lo, hi, want, tol) in rows {
+            let got = share(values, lo, hi);
+            assert!((got - want).abs() < tol, "{lo}-{hi}: {got}, want {want}");
+        }
+    }
+
+    /// Asserts a workload's GPU counts are picks from `pool`: each one of its
+    /// values, and in `lo..=hi` as often as the pool is up to the picks'
+    /// binomial noise (sd <= sqrt(0.25 / 20,000) = 0.0035 at 20,000 apps).
+    pub(in crate::workload::gen) fn assert_picked_from(
+        gpus: &[u32],
+        pool: &[u32],
+        ranges: &[(u32, u32)],
+    ) {
+        assert!(gpus.iter().all(|g| pool.contains(g)));
+        for &(lo, hi) in ranges {
+            let (apps, drawn) = (share(gpus, lo, hi), share(pool, lo, hi));
+            assert!((apps - drawn).abs() < 0.015, "{lo}-{hi}: {apps} vs {drawn}");
+        }
+    }
+
     /// The pools of seeds 1..=400 pooled: 40,000 draws by the CDF, so a
     /// share p has a binomial sd of at most sqrt(0.25 / 40,000) = 0.0025;
     /// the callers' tolerances are at least 4 sd of their share.
@@ -329,20 +353,13 @@ pub(super) mod tests {
         let draws = pools_over_seeds(GAVEL_GPUS);
         // The interpolation quirk: 90% one GPU, 2.5% each of two and three,
         // 1.25% each of 4-7, never 8 (sd 0.0015, 0.0011, 0.0011).
-        assert!(
-            (share(&draws, 1, 1) - 0.90).abs() < 0.006,
-            "{}",
-            share(&draws, 1, 1)
-        );
-        assert!(
-            (share(&draws, 2, 3) - 0.05).abs() < 0.005,
-            "{}",
-            share(&draws, 2, 3)
-        );
-        assert!(
-            (share(&draws, 4, 7) - 0.05).abs() < 0.005,
-            "{}",
-            share(&draws, 4, 7)
+        assert_shares(
+            &draws,
+            &[
+                (1, 1, 0.90, 0.006),
+                (2, 3, 0.05, 0.005),
+                (4, 7, 0.05, 0.005),
+            ],
         );
         assert_eq!(share(&draws, 8, u32::MAX), 0.0);
     }
@@ -353,14 +370,8 @@ pub(super) mod tests {
         let jobs = run_gavel(&p, 20_000, 7).unwrap();
         let pool = pool_of(GAVEL_GPUS, 7);
         let gpus: Vec<u32> = jobs.iter().map(|j| j.max_gpus).collect();
-        assert!(gpus.iter().all(|g| pool.contains(g)));
+        assert_picked_from(&gpus, &pool, &[(1, 1), (2, 3), (4, 7)]);
         assert!(jobs.iter().all(|j| j.gpus == j.max_gpus && j.min_gpus == 1));
-        // Uniform picks: each share of the apps is the pool's up to the
-        // picks' binomial noise (sd <= sqrt(0.25 / 20,000) = 0.0035).
-        for (lo, hi) in [(1, 1), (2, 3), (4, 7)] {
-            let (apps, drawn) = (share(&gpus, lo, hi), share(&pool, lo, hi));
-            assert!((apps - drawn).abs() < 0.015, "{lo}-{hi}: {apps} vs {drawn}");
-        }
         let span = jobs.last().unwrap().arrival;
         let work: f64 = jobs.iter().map(|j| j.work.unwrap()).sum();
         let load = work / (span * 64.0);
@@ -415,17 +426,17 @@ pub(super) mod tests {
         // exactly 20 up to .6 (two bins from 20 to 20), 20-27 up to .7,
         // exactly 28 up to .8, 28-43 up to .9, 44-51 above; never 52.
         let draws = pools_over_seeds(AFS_GPUS);
-        for (lo, hi, want) in [
-            (1, 3, 0.2),
-            (4, 7, 0.1),
-            (8, 19, 0.1),
-            (20, 27, 0.3),
-            (28, 43, 0.2),
-            (44, 51, 0.1),
-        ] {
-            let got = share(&draws, lo, hi);
-            assert!((got - want).abs() < 0.01, "{lo}-{hi}: {got}");
-        }
+        assert_shares(
+            &draws,
+            &[
+                (1, 3, 0.2, 0.01),
+                (4, 7, 0.1, 0.01),
+                (8, 19, 0.1, 0.01),
+                (20, 27, 0.3, 0.01),
+                (28, 43, 0.2, 0.01),
+                (44, 51, 0.1, 0.01),
+            ],
+        );
         assert_eq!(share(&draws, 52, u32::MAX), 0.0);
         let mut work: Vec<f64> = jobs.iter().map(|j| j.work.unwrap()).collect();
         work.sort_by(f64::total_cmp);

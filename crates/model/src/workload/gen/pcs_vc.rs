@@ -163,7 +163,9 @@ pub(super) const VCS: &[VcCdfs] = &[
 
 #[cfg(test)]
 mod tests {
-    use super::super::pcs::tests::{pool_of, pools_over_seeds, share};
+    use super::super::pcs::tests::{
+        assert_picked_from, assert_shares, pool_of, pools_over_seeds, share,
+    };
     use super::*;
 
     fn jobs(vc: &str, arrivals: &str, n: usize) -> Vec<JobSpec> {
@@ -197,20 +199,13 @@ mod tests {
         // The pools of 400 seeds (40,000 draws; sd 0.0022, 0.0021, 0.0009).
         let vc = cdfs("0e4a51").unwrap();
         let draws = pools_over_seeds(vc.gpus);
-        assert!(
-            (share(&draws, 1, 1) - 0.738).abs() < 0.01,
-            "{}",
-            share(&draws, 1, 1)
-        );
-        assert!(
-            (share(&draws, 2, 3) - 0.230).abs() < 0.01,
-            "{}",
-            share(&draws, 2, 3)
-        );
-        assert!(
-            (share(&draws, 4, 7) - 0.032).abs() < 0.004,
-            "{}",
-            share(&draws, 4, 7)
+        assert_shares(
+            &draws,
+            &[
+                (1, 1, 0.738, 0.01),
+                (2, 3, 0.230, 0.01),
+                (4, 7, 0.032, 0.004),
+            ],
         );
         assert_eq!(share(&draws, 8, u32::MAX), 0.0);
         // A workload's apps pick from its seed's pool, uniformly: their
@@ -218,11 +213,7 @@ mod tests {
         let js = jobs("0e4a51", "poisson", 20_000);
         let pool = pool_of(vc.gpus, 4567);
         let gpus: Vec<u32> = js.iter().map(|j| j.max_gpus).collect();
-        assert!(gpus.iter().all(|g| pool.contains(g)));
-        for (lo, hi) in [(1, 1), (2, 3), (4, 7)] {
-            let (apps, drawn) = (share(&gpus, lo, hi), share(&pool, lo, hi));
-            assert!((apps - drawn).abs() < 0.015, "{lo}-{hi}: {apps} vs {drawn}");
-        }
+        assert_picked_from(&gpus, &pool, &[(1, 1), (2, 3), (4, 7)]);
         assert!(js.iter().all(|j| j.min_gpus == 1 && j.gpus == j.max_gpus));
         // ed69ec's jobs are all single-GPU.
         assert!(jobs("ed69ec", "poisson", 2000)
