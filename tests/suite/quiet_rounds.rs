@@ -58,6 +58,15 @@ fn run(trace: &Trace, policy: Box<dyn Policy>) -> (Outcome, u64) {
     (out, sim.policy_time().0)
 }
 
+/// Asserts that `policy` finishes the issue's case (20 jobs and a job of
+/// 1e9 s) in under 20,000 calls: its events, not its millions of rounds.
+fn assert_the_issue_case_costs_events_not_rounds(label: &str, policy: Box<dyn Policy>) {
+    let (out, calls) = run(&issue_case(), policy);
+    eprintln!("{label}: {calls} calls, {}", out.stop_reason);
+    assert_eq!(out.incomplete, 0, "{label}: {}", out.stop_reason);
+    assert!(calls < 20_000, "{label}: {calls} policy calls");
+}
+
 /// Asserts that a run skipping rounds and one calling every round gave
 /// every job the same start, finish, GPU time, restarts and migrations, and
 /// the same end and GPU time, to the bit.
@@ -247,11 +256,8 @@ fn issue_case() -> Trace {
 
 #[test]
 fn a_job_of_a_billion_seconds_costs_sia_its_events_not_its_rounds() {
-    let trace = issue_case();
     let (p, _) = policy::build("sia", &[], 1).unwrap();
-    let (out, calls) = run(&trace, p);
-    assert_eq!(out.incomplete, 0, "sia: {}", out.stop_reason);
-    assert!(calls < 20_000, "sia: {calls} policy calls");
+    assert_the_issue_case_costs_events_not_rounds("sia", p);
 }
 
 /// The issue's case itself, both ways (about a million rounds called one by
@@ -386,11 +392,7 @@ fn pollux_skipping_rounds_to_the_end_changes_no_result() {
 /// small search: millions of rounds without skipping.
 #[test]
 fn a_job_of_a_billion_seconds_costs_pollux_its_events_not_its_rounds() {
-    let trace = issue_case();
-    let (out, calls) = run(&trace, pollux(&[]));
-    eprintln!("pollux: {calls} calls, {}", out.stop_reason);
-    assert_eq!(out.incomplete, 0, "pollux: {}", out.stop_reason);
-    assert!(calls < 20_000, "pollux: {calls} policy calls");
+    assert_the_issue_case_costs_events_not_rounds("pollux", pollux(&[]));
 }
 
 /// The issue's own case with Pollux's own search, both ways, to a stop at

@@ -366,7 +366,7 @@ const SCHEME_COST_RANK: [u8; 7] = [5, 4, 0, 3, 2, 1, 6];
 
 /// `engine.predict_max` that predicts every arrival of any trace (the
 /// setting's upper bound).
-const EVERY_ARRIVAL: &str = "100000000";
+const EVERY_ARRIVAL: u64 = 100_000_000;
 
 /// Fig. 7's settings: predictions at every arrival unless the user set
 /// `engine.predict_max`. The artifact's simulator samples arrivals with
@@ -376,18 +376,16 @@ const EVERY_ARRIVAL: &str = "100000000";
 /// predicted"); spec §7 item 2 recommends it too.
 fn fig7_settings(opts: &Options) -> Result<RunSettings> {
     let mut s = predicting(&opts.settings)?;
-    s.set_unless_given("engine", "predict_max", EVERY_ARRIVAL)?;
+    s.set_unless_given("engine", "predict_max", &EVERY_ARRIVAL.to_string())?;
     Ok(s)
 }
 
-/// Fig. 7's prediction rule in words, for the table's title.
-fn fig7_predictions(opts: &Options) -> Result<String> {
-    let max = fig7_settings(opts)?.engine().predict_max;
-    Ok(if max.to_string() == EVERY_ARRIVAL {
-        "predictions at every arrival".to_string()
-    } else {
-        format!("predictions at arrivals sampled with probability min(1, {max}/N)")
-    })
+/// The prediction rule of settings `s` in words, for Fig. 7's title.
+fn predictions_rule(s: &RunSettings) -> String {
+    match s.engine().predict_max {
+        EVERY_ARRIVAL => "predictions at every arrival".to_string(),
+        max => format!("predictions at arrivals sampled with probability min(1, {max}/N)"),
+    }
 }
 
 /// Runs Fig. 7's schemes on the artifact's traces, the runs spread over
@@ -395,6 +393,7 @@ fn fig7_predictions(opts: &Options) -> Result<String> {
 /// depend on the threads), costliest first; rows in trace then scheme order.
 fn run_fig7(
     opts: &Options,
+    base: &RunSettings,
     dir: &std::path::Path,
     threads: usize,
     progress: &mut dyn FnMut(&str),
@@ -416,14 +415,13 @@ fn run_fig7(
     });
     let cluster: Arc<Cluster> = Arc::new(parse_cluster("pcs-64")?);
     let zoo = Arc::new(ModelZoo::builtin());
-    let base = fig7_settings(opts)?;
     // Runs report as they end, through the calling thread.
     let (say, heard) = std::sync::mpsc::channel::<String>();
     let run = |&(t, i): &(usize, usize),
                say: &std::sync::mpsc::Sender<String>|
      -> Result<(Summary, f64)> {
         let (tr, (scheme, policy)) = (&traces[t], SCHEMES[i]);
-        let (name, o) = scheme_settings(policy, tr.picks, &base)?;
+        let (name, o) = scheme_settings(policy, tr.picks, base)?;
         let run = run_policy(&tr.trace, &cluster, &zoo, name, &o, opts.seed, &mut |_| {
             true
         })?;
@@ -785,9 +783,11 @@ pub fn reproduce(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<Repor
     let mut notes = Vec::new();
     let mut fig7 = Vec::new();
     let mut fig7_cost = None;
+    let fig7_base = fig7_settings(opts)?;
     match &opts.pcs_dir {
         Some(dir) if dir.join("traces").is_dir() => {
-            let (rows, cost) = clock::timed(|| run_fig7(opts, dir, opts.threads(), progress));
+            let (rows, cost) =
+                clock::timed(|| run_fig7(opts, &fig7_base, dir, opts.threads(), progress));
             fig7 = rows?;
             fig7_cost = Some(cost);
         }
@@ -836,7 +836,7 @@ pub fn reproduce(opts: &Options, progress: &mut dyn FnMut(&str)) -> Result<Repor
         toy,
         fig7,
         fig7_cost,
-        fig7_predictions: fig7_predictions(opts)?,
+        fig7_predictions: predictions_rule(&fig7_base),
         threads: opts.threads(),
         fig8,
         fig8_apps: opts.fig8_apps,
@@ -1111,13 +1111,11 @@ mod tests {
         let mut opts = Options::default();
         let s = fig7_settings(&opts).unwrap();
         assert!(s.engine().predict);
-        assert_eq!(s.engine().predict_max.to_string(), EVERY_ARRIVAL);
-        assert_eq!(
-            fig7_predictions(&opts).unwrap(),
-            "predictions at every arrival"
-        );
+        assert_eq!(s.engine().predict_max, EVERY_ARRIVAL);
+        assert_eq!(predictions_rule(&s), "predictions at every arrival");
         opts.settings.set("engine", "predict_max", "5000").unwrap();
-        assert_eq!(fig7_settings(&opts).unwrap().engine().predict_max, 5000);
-        assert!(fig7_predictions(&opts).unwrap().contains("min(1, 5000/N)"));
+        let s = fig7_settings(&opts).unwrap();
+        assert_eq!(s.engine().predict_max, 5000);
+        assert!(predictions_rule(&s).contains("min(1, 5000/N)"));
     }
 }
